@@ -1,0 +1,131 @@
+"""Checkpoint save/restore throughput: trainflow's tensor bundle vs TensorFlow's SaveV2/RestoreV2.
+
+Saves N float32 tensors totalling --mb megabytes to a V2 checkpoint and restores them, and
+reports the best GB/s over --repeat runs (page cache warm, as in a training loop).
+
+  python benchmarks/checkpoint_io.py                      # trainflow, then TF if found
+  python benchmarks/checkpoint_io.py --module trainflow
+  /path/to/tf/python benchmarks/checkpoint_io.py --module tensorflow
+
+TensorFlow runs in a subprocess using --tf-python (default: $TRAINFLOW_TF_PYTHON, else
+/work/tfenv/bin/python when present), since it pins its own protobuf.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def _tensors(total_mb, count):
+    rng = np.random.default_rng(0)
+    per = int(total_mb * 1e6) // 4 // count
+    return {f"layer_{i:03d}/kernel": rng.standard_normal(per, dtype=np.float32)
+            for i in range(count)}
+
+
+def _bench_trainflow(tensors, directory, repeat, sync):
+    from trainflow.formats.tensor_bundle import BundleWriter
+    from trainflow.formats.tensor_bundle_reader import BundleReader
+    prefix = os.path.join(directory, "tf_model.ckpt")
+    names = sorted(tensors)
+    save, restore = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        with BundleWriter(prefix, sync=sync) as w:
+            for n in names:
+                w.add(n, tensors[n])
+        save.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        with BundleReader(prefix) as r:
+            out = [r.lookup(n) for n in names]
+        restore.append(time.perf_counter() - t0)
+        assert all(np.array_equal(a, tensors[n]) for a, n in zip(out, names))
+    return save, restore
+
+
+def _bench_tensorflow(tensors, directory, repeat):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    import tensorflow as tf
+    prefix = os.path.join(directory, "tf_model.ckpt")
+    names = sorted(tensors)
+    values = [tf.constant(tensors[n]) for n in names]
+    dtypes = [tf.float32] * len(names)
+    slices = [""] * len(names)
+    save, restore = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=slices,
+                          tensors=values)
+        save.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        out = tf.raw_ops.RestoreV2(prefix=prefix, tensor_names=names,
+                                   shape_and_slices=slices, dtypes=dtypes)
+        out = [o.numpy() for o in out]
+        restore.append(time.perf_counter() - t0)
+        assert all(np.array_equal(a, tensors[n]) for a, n in zip(out, names))
+    return save, restore
+
+
+def _report(module, tensors, save, restore, extra=""):
+    nbytes = sum(v.nbytes for v in tensors.values())
+    result = {"module": module + extra, "megabytes": round(nbytes / 1e6, 1),
+              "tensors": len(tensors),
+              "save_GBps": round(nbytes / min(save) / 1e9, 3),
+              "restore_GBps": round(nbytes / min(restore) / 1e9, 3),
+              "save_s": [round(s, 4) for s in save], "restore_s": [round(s, 4) for s in restore]}
+    print(json.dumps(result))
+    return result
+
+
+def _default_tf_python():
+    env = os.environ.get("TRAINFLOW_TF_PYTHON")
+    if env:
+        return env
+    return "/work/tfenv/bin/python" if os.path.exists("/work/tfenv/bin/python") else None
+
+
+def main(argv=None):
+    """Runs the benchmark; prints one JSON line per module."""
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--module", choices=["trainflow", "tensorflow", "both"], default="both")
+    p.add_argument("--mb", type=float, default=200.0, help="total tensor megabytes")
+    p.add_argument("--tensors", type=int, default=50, help="number of tensors")
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--dir", default=None, help="directory for the checkpoint (default: temp)")
+    p.add_argument("--no-sync", action="store_true", help="trainflow: skip fsync on save")
+    p.add_argument("--tf-python", default=_default_tf_python())
+    args = p.parse_args(argv)
+    tensors = _tensors(args.mb, args.tensors)
+    directory = args.dir or tempfile.mkdtemp(prefix="ckpt_bench_")
+    os.makedirs(directory, exist_ok=True)
+    try:
+        if args.module in ("trainflow", "both"):
+            save, restore = _bench_trainflow(tensors, directory, args.repeat, not args.no_sync)
+            _report("trainflow", tensors, save, restore,
+                    extra="" if not args.no_sync else " (no fsync)")
+        if args.module == "tensorflow":
+            save, restore = _bench_tensorflow(tensors, directory, args.repeat)
+            _report("tensorflow", tensors, save, restore)
+        elif args.module == "both":
+            if not args.tf_python:
+                print("# TensorFlow not found (set TRAINFLOW_TF_PYTHON or --tf-python)")
+            else:
+                cmd = [args.tf_python, os.path.abspath(__file__), "--module", "tensorflow",
+                       "--mb", str(args.mb), "--tensors", str(args.tensors),
+                       "--repeat", str(args.repeat), "--dir", directory]
+                subprocess.run(cmd, check=True)
+    finally:
+        if args.dir is None:
+            shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

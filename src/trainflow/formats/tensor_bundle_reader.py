@@ -1,0 +1,386 @@
+"""Reading tensor bundles (V2 checkpoints): entries, tensors, slices, every CRC checked."""
+import os
+import struct
+import threading
+from typing import NamedTuple
+
+import numpy as np
+
+from trainflow.formats import crc32c
+from trainflow.formats import leveldb_table
+from trainflow.formats.tensor_bundle import (
+    FORMAT_VERSION, HEADER_KEY, as_key, data_filename, index_filename, key_str, readonly_bytes)
+from trainflow.formats.tensor_bundle_slices import (
+    TensorSlice, assemble, decode_tensor_name_slice, encode_tensor_name_slice, is_slice_key)
+from trainflow.framework import dtypes
+from trainflow.framework import errors
+
+_MAX_READ = 1 << 30  # bytes per pread call; the OS may return fewer for larger requests
+
+
+class BundleEntry(NamedTuple):
+    """Metadata of one bundle entry.
+
+    Attributes:
+      key: the entry's key (str; binary slice keys decoded with surrogateescape).
+      dtype: trainflow DType.
+      shape: tuple of ints (the full shape for a partitioned tensor).
+      shard_id, offset, size: where the data lies (data file shard, byte offset, length).
+      crc32c: the stored masked CRC32C.
+      slices: tuple of TensorSlice for a partitioned tensor's full entry, else ().
+    """
+    key: str
+    dtype: object
+    shape: tuple
+    shard_id: int
+    offset: int
+    size: int
+    crc32c: int
+    slices: tuple
+
+
+def dtype_name(enum):
+    """TF's DataType name of an enum value ("DT_FLOAT")."""
+    from trainflow.protos import types_pb2
+    try:
+        return types_pb2.DataType.Name(enum)
+    except ValueError:
+        return f"DT_UNKNOWN_{enum}"
+
+
+def shape_string(shape):
+    """TF's TensorShape::DebugString ("[2,3]", "[]")."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _pread_into(fd, view, offset):
+    """Fills `view` (a writable uint8 buffer) from `fd` at `offset`; returns bytes read."""
+    done = 0
+    total = len(view)
+    while done < total:
+        n = os.preadv(fd, [view[done:done + _MAX_READ]], offset + done)
+        if n <= 0:
+            break
+        done += n
+    return done
+
+
+class BundleReader:
+    """Reads a V2 checkpoint written by TensorFlow or `BundleWriter`.
+
+    Args:
+      prefix: the checkpoint prefix (the path without `.index`).
+
+    Raises:
+      NotFoundError: `PREFIX.index` does not exist.
+      DataLossError: the index is corrupt (bad table, missing or unparseable header).
+      InvalidArgumentError: the bundle was written by an incompatible format version.
+    """
+
+    def __init__(self, prefix):
+        from trainflow.protos import tensor_bundle_pb2
+        self._pb = tensor_bundle_pb2
+        self.prefix = os.fspath(prefix)
+        self.index_path = index_filename(self.prefix)
+        if not os.path.exists(self.index_path):
+            raise errors.NotFoundError(None, None,
+                                       f"{self.index_path}; No such file or directory")
+        self._table = leveldb_table.TableReader(self.index_path)
+        first = next(self._table.items(), None)
+        if first is None or first[0] != HEADER_KEY:
+            raise errors.DataLossError(None, None, f"Unable to read file ({self.index_path}): "
+                                       "failed to seek to the header entry")
+        try:
+            self.header = tensor_bundle_pb2.BundleHeaderProto.FromString(first[1])
+        except Exception:  # noqa: BLE001 - protobuf raises DecodeError subclasses
+            raise errors.DataLossError(None, None, f"Unable to read file ({self.index_path}): "
+                                       "unable to parse the header") from None
+        version = self.header.version
+        if version.min_consumer > FORMAT_VERSION or FORMAT_VERSION in version.bad_consumers:
+            raise errors.InvalidArgumentError(
+                None, None, f"Checkpoint {self.prefix} needs a newer reader: min consumer "
+                f"version {version.min_consumer}, bad consumers "
+                f"{list(version.bad_consumers)}, this reader is version {FORMAT_VERSION}")
+        self.num_shards = self.header.num_shards
+        big = self.header.endianness == tensor_bundle_pb2.BundleHeaderProto.BIG
+        self._byteorder = ">" if big else "<"
+        self._fds = {}
+        self._lock = threading.Lock()
+
+    # -- lifetime
+    def close(self):
+        """Closes the open data files."""
+        with self._lock:
+            for fd in self._fds.values():
+                os.close(fd)
+            self._fds.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # -- entries
+    def _parse_entry(self, key, value):
+        try:
+            entry = self._pb.BundleEntryProto.FromString(value)
+        except Exception:  # noqa: BLE001 - protobuf raises DecodeError subclasses
+            raise errors.DataLossError(None, None, f"Entry for key {key_str(key)} not "
+                                       f"parseable in {self.index_path}") from None
+        if any(d.size < 0 for d in entry.shape.dim) or entry.shape.unknown_rank:
+            raise errors.DataLossError(None, None, f"Invalid tensor shape: {key_str(key)} "
+                                       f"{[d.size for d in entry.shape.dim]} in "
+                                       f"{self.index_path}")
+        return entry
+
+    def entry_proto(self, key):
+        """The BundleEntryProto stored under `key`.
+
+        Raises:
+          NotFoundError: no such key.
+        """
+        k = as_key(key)
+        value = self._table.get(k) if k != HEADER_KEY else None
+        if value is None:
+            raise errors.NotFoundError(None, None, f"Key {key_str(k)} not found in checkpoint")
+        return self._parse_entry(k, value)
+
+    def _to_entry(self, key, proto):
+        try:
+            dtype = dtypes.as_dtype(proto.dtype)
+        except TypeError:
+            raise errors.DataLossError(None, None, f"Entry {key_str(key)} in {self.index_path} "
+                                       f"has unknown dtype enum {proto.dtype}") from None
+        return BundleEntry(key_str(key), dtype, tuple(d.size for d in proto.shape.dim),
+                           proto.shard_id, proto.offset, proto.size, proto.crc32c,
+                           tuple(TensorSlice.from_proto(s) for s in proto.slices))
+
+    def entry(self, key):
+        """The BundleEntry (dtype, shape, shard, offset, size, crc32c, slices) of `key`."""
+        k = as_key(key)
+        return self._to_entry(k, self.entry_proto(k))
+
+    def entries(self):
+        """Yields the BundleEntry of every key (slice keys included) in key order."""
+        for k, v in self._table.items():
+            if k != HEADER_KEY:
+                yield self._to_entry(k, self._parse_entry(k, v))
+
+    def raw_keys(self):
+        """Every key except the header, as bytes, in order (slice keys included)."""
+        return [k for k in self._table.keys() if k != HEADER_KEY]
+
+    def keys(self):
+        """Names of the stored tensors, in key order, without the keys of individual slices."""
+        out = []
+        for k in self.raw_keys():
+            if is_slice_key(k):
+                try:
+                    decode_tensor_name_slice(k)
+                    continue
+                except ValueError:
+                    pass
+            out.append(key_str(k))
+        return out
+
+    def __contains__(self, key):
+        k = as_key(key)
+        return k != HEADER_KEY and self._table.get(k) is not None
+
+    contains = __contains__
+
+    def slices(self, key):
+        """The stored slices of a partitioned tensor (empty for an ordinary one)."""
+        return self.entry(key).slices
+
+    # -- data
+    def _fd(self, shard_id):
+        fd = self._fds.get(shard_id)
+        if fd is None:
+            with self._lock:
+                fd = self._fds.get(shard_id)
+                if fd is None:
+                    path = data_filename(self.prefix, shard_id, self.num_shards)
+                    try:
+                        fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+                    except FileNotFoundError:
+                        raise errors.NotFoundError(
+                            None, None, f"{path}; No such file or directory (data shard of "
+                            f"checkpoint {self.prefix})") from None
+                    self._fds[shard_id] = fd
+        return fd
+
+    def _read_region(self, key, proto, view):
+        if proto.shard_id < 0 or proto.shard_id >= max(self.num_shards, 1):
+            raise errors.DataLossError(None, None, f"Entry {key_str(key)} in {self.index_path} "
+                                       f"names data shard {proto.shard_id} of "
+                                       f"{self.num_shards}")
+        got = _pread_into(self._fd(proto.shard_id), view, proto.offset)
+        if got != len(view):
+            path = data_filename(self.prefix, proto.shard_id, self.num_shards)
+            raise errors.DataLossError(
+                None, None, f"Truncated data file {path}: tensor {key_str(key)} needs bytes "
+                f"[{proto.offset}, {proto.offset + len(view)}) but only {got} could be read")
+
+    def _crc_error(self, key, proto, actual):
+        path = data_filename(self.prefix, proto.shard_id, self.num_shards)
+        return errors.DataLossError(
+            None, None, f"Checksum does not match for tensor {key_str(key)} in {path} "
+            f"(offset {proto.offset}, {proto.size} bytes): stored "
+            f"{crc32c.unmask(proto.crc32c):08x} vs. calculated on the restored bytes "
+            f"{actual:08x}")
+
+    def _read_value(self, key, proto, out=None):
+        dtype = self._to_entry(key, proto).dtype
+        shape = tuple(d.size for d in proto.shape.dim)
+        if dtype == dtypes.string:
+            return self._read_strings(key, proto, shape)
+        if dtype in (dtypes.resource, dtypes.variant):
+            raise errors.UnimplementedError(None, None, f"Tensor {key_str(key)} has dtype "
+                                            f"{dtype.name}, which bundles cannot restore here")
+        np_dtype = np.dtype(dtype.as_numpy_dtype)
+        expected = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
+        if proto.size != expected:
+            raise errors.DataLossError(
+                None, None, f"Invalid size in bundle entry: key {key_str(key)}; stored size "
+                f"{proto.size}; expected size {expected} ({dtype.name} {list(shape)})")
+        file_dtype = np_dtype
+        if self._byteorder == ">" and np_dtype.byteorder not in "|>":
+            file_dtype = np_dtype.newbyteorder(">")
+        if (out is not None and out.shape == shape and out.dtype == file_dtype and
+                out.flags.c_contiguous and out.flags.writeable):
+            arr = out
+        else:
+            arr = np.empty(shape, dtype=file_dtype)
+        view = arr.reshape(-1).view(np.uint8)
+        if expected:
+            self._read_region(key, proto, view)
+        actual = crc32c.crc32c(readonly_bytes(arr)) if expected else 0
+        if actual != crc32c.unmask(proto.crc32c):
+            raise self._crc_error(key, proto, actual)
+        if arr.dtype != np_dtype:
+            arr = arr.astype(np_dtype)
+        if out is not None and arr is not out:
+            out[...] = arr
+            return out
+        return arr
+
+    def _read_strings(self, key, proto, shape):
+        count = int(np.prod(shape, dtype=np.int64))
+        result = np.empty(count, dtype=object)
+        if proto.size == 0:
+            if count:
+                raise errors.DataLossError(None, None, f"Invalid size in bundle entry: key "
+                                           f"{key_str(key)}; stored size 0 for {count} strings")
+            return result.reshape(shape)
+        buf = bytearray(proto.size)
+        self._read_region(key, proto, memoryview(buf))
+        buf = bytes(buf)
+        pos = 0
+        lengths = []
+        crc = 0
+        u32 = struct.Struct(self._byteorder + "I")
+        u64 = struct.Struct(self._byteorder + "Q")
+        where = f"string tensor {key_str(key)} in checkpoint {self.prefix}"
+        try:
+            for _ in range(count):
+                n, pos = leveldb_table.decode_varint(buf, pos)
+                lengths.append(n)
+                crc = crc32c.extend(crc, u32.pack(n) if n <= 0xFFFFFFFF else u64.pack(n))
+        except ValueError:
+            raise errors.DataLossError(None, None, f"Corrupt lengths of {where}") from None
+        if pos + 4 > len(buf):
+            raise errors.DataLossError(None, None, f"String lengths longer than expected in "
+                                       f"{where}")
+        stored = u32.unpack_from(buf, pos)[0]
+        if crc32c.unmask(stored) != crc:
+            raise errors.DataLossError(
+                None, None, f"The length checksum does not match for {where}: expected "
+                f"{crc32c.unmask(stored):08x} but actual is {crc:08x}")
+        pos += 4
+        if pos + sum(lengths) != len(buf):
+            raise errors.DataLossError(None, None, f"Invalid size in bundle entry: {where} "
+                                       f"holds {pos + sum(lengths)} bytes, entry says "
+                                       f"{proto.size}")
+        # The entry's CRC covers the lengths as fixed-width integers (not the varints in the
+        # file), then the 4 length-checksum bytes, then the string bytes.
+        crc = crc32c.extend(crc, buf[pos - 4:])
+        if crc != crc32c.unmask(proto.crc32c):
+            raise self._crc_error(key, proto, crc)
+        for i, n in enumerate(lengths):
+            result[i] = buf[pos:pos + n]
+            pos += n
+        return result.reshape(shape)
+
+    def lookup(self, key, out=None):
+        """Returns the tensor stored under `key` as an ndarray (strings: object array of bytes).
+
+        A partitioned tensor is assembled from its slices.
+
+        Args:
+          key: the tensor's name (str or bytes).
+          out: optional C-contiguous array of the right shape and dtype to read into.
+
+        Raises:
+          NotFoundError: no such key (or a missing data file).
+          DataLossError: a CRC mismatch, truncated data or an inconsistent entry.
+        """
+        k = as_key(key)
+        proto = self.entry_proto(k)
+        if not proto.slices:
+            return self._read_value(k, proto, out)
+        result = self.lookup_slice(k, TensorSlice.full(len(proto.shape.dim)), _proto=proto)
+        if out is not None:
+            out[...] = result
+            return out
+        return result
+
+    def lookup_slice(self, key, slice_spec, _proto=None):
+        """Returns slice `slice_spec` (TensorSlice or "0,4:-") of the tensor under `key`.
+
+        Works for partitioned tensors (from the stored slices that overlap) and for tensors
+        saved whole.
+
+        Raises:
+          InvalidArgumentError: the stored slices do not cover the requested one.
+        """
+        k = as_key(key)
+        proto = _proto if _proto is not None else self.entry_proto(k)
+        wanted = slice_spec if isinstance(slice_spec, TensorSlice) else \
+            TensorSlice.parse(slice_spec)
+        entry = self._to_entry(k, proto)
+        if not proto.slices:
+            full = self._read_value(k, proto)
+            return np.ascontiguousarray(full[wanted.index(entry.shape)])
+
+        def loader(sl):
+            return lambda: self._read_value(encode_tensor_name_slice(k, sl),
+                                            self.entry_proto(encode_tensor_name_slice(k, sl)))
+
+        np_dtype = object if entry.dtype == dtypes.string else entry.dtype.as_numpy_dtype
+        return assemble(entry.shape, np_dtype, [(s, loader(s)) for s in entry.slices],
+                        wanted=wanted, name=entry.key)
+
+    def debug_string(self):
+        """TF's BundleReader::DebugString: `key (DT_X) [shape]` per line (bytes).
+
+        Full entries of partitioned tensors are left out; their slices are listed.
+        """
+        lines = []
+        for k, v in self._table.items():
+            if k == HEADER_KEY:
+                continue
+            proto = self._parse_entry(k, v)
+            if proto.slices:
+                continue
+            lines.append(k + f" ({dtype_name(proto.dtype)}) "
+                         f"{shape_string(d.size for d in proto.shape.dim)}\n".encode())
+        return b"".join(lines)

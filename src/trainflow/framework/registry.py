@@ -1,0 +1,145 @@
+"""The op registry: one entry per op type with its signature, shape function,
+kernel, gradient and flags (DESIGN contract 1).
+
+Kernels are plain functions ``kernel(*inputs, **attrs) -> array | tuple``. The
+attrs a kernel wants are its keyword-only parameters; a keyword-only ``ctx``
+parameter receives the op's `KernelContext` (session resources, the op itself).
+List inputs (``N * T``) arrive as one Python list.
+"""
+import inspect
+
+from trainflow.framework.op_def import OpDef
+
+
+class OpInfo:
+    """Everything known about one op type."""
+
+    __slots__ = ("op_def", "shape_fn", "kernel", "kernel_attrs", "kernel_wants_ctx",
+                 "stateful", "blocking", "host_only", "gradient", "has_gradient",
+                 "is_ref_op", "output_aliases_input")
+
+    def __init__(self, op_def, shape_fn, kernel, stateful, blocking, host_only,
+                 output_aliases_input):
+        self.op_def = op_def
+        self.shape_fn = shape_fn
+        self.stateful = stateful
+        self.blocking = blocking
+        self.host_only = host_only
+        self.output_aliases_input = output_aliases_input
+        self.gradient = None
+        self.has_gradient = False
+        self.set_kernel(kernel)
+
+    @property
+    def name(self):
+        return self.op_def.name
+
+    def set_kernel(self, kernel):
+        """Installs `kernel` and records which attrs it takes."""
+        self.kernel = kernel
+        self.kernel_attrs = ()
+        self.kernel_wants_ctx = False
+        if kernel is None:
+            return
+        params = inspect.signature(kernel).parameters.values()
+        kw = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        self.kernel_wants_ctx = "ctx" in kw
+        self.kernel_attrs = tuple(k for k in kw if k != "ctx")
+
+
+_REGISTRY = {}
+_GRADIENTS = {}
+
+
+def register_op(name, inputs=(), outputs=(), attrs=(), shape_fn=None, kernel=None,
+                stateful=False, blocking=False, host_only=False, output_aliases_input=False):
+    """Registers op type `name`. Returns its OpInfo.
+
+    Args:
+      name: TensorFlow's op type name, e.g. "MatMul".
+      inputs, outputs, attrs: TF-style signature strings (see op_def).
+      shape_fn: ``fn(op) -> list of TensorShape`` (one per output), or None.
+      kernel: the NumPy kernel, or None for ops the executor handles itself.
+      stateful: the op has side effects or hidden state (never pruned/folded).
+      blocking: the kernel may wait (queues); it must honour cancellation.
+      host_only: the op cannot move to a compiled backend.
+      output_aliases_input: the kernel may return (a view of) an input.
+
+    Raises:
+      KeyError: if `name` is already registered.
+    """
+    if name in _REGISTRY:
+        raise KeyError(f"Op type {name!r} is already registered")
+    info = OpInfo(OpDef(name, inputs, outputs, attrs), shape_fn, kernel, stateful, blocking,
+                  host_only, output_aliases_input)
+    _REGISTRY[name] = info
+    if name in _GRADIENTS:
+        info.gradient, info.has_gradient = _GRADIENTS[name], True
+    return info
+
+
+def get(name):
+    """Returns the OpInfo of op type `name`.
+
+    Raises:
+      KeyError: naming the op type if it is unknown.
+    """
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"Op type not registered '{name}' in trainflow") from None
+
+
+def is_registered(name):
+    """True if op type `name` is registered."""
+    return name in _REGISTRY
+
+
+def registered_names():
+    """All registered op type names."""
+    return sorted(_REGISTRY)
+
+
+def set_gradient(op_type, fn):
+    """Records the gradient function of `op_type` (None marks it not differentiable)."""
+    _GRADIENTS[op_type] = fn
+    info = _REGISTRY.get(op_type)
+    if info is not None:
+        info.gradient, info.has_gradient = fn, True
+
+
+def get_gradient(op_type):
+    """Returns (found, fn): fn is None for ops marked not differentiable."""
+    if op_type in _GRADIENTS:
+        return True, _GRADIENTS[op_type]
+    return False, None
+
+
+class RegisterGradient:
+    """Decorator registering a gradient function for an op type (`tf.RegisterGradient`).
+
+    Raises:
+      KeyError: if `op_type` already has a gradient registered.
+    """
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn):
+        if self._op_type in _GRADIENTS:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'! "
+                           f"(Previous registration was in {_GRADIENTS[self._op_type]!r})")
+        set_gradient(self._op_type, fn)
+        return fn
+
+
+def NotDifferentiable(op_type):  # noqa: N802 - TF's name
+    """Marks `op_type` as having no gradient (its inputs get None)."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    set_gradient(op_type, None)
+
+
+NoGradient = NotDifferentiable

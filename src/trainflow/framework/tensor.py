@@ -1,0 +1,132 @@
+"""`Tensor`: a symbolic handle to one output of an Operation."""
+from trainflow.framework import dtypes
+
+
+class Tensor:
+    """One output of an `Operation`, computed when a Session runs it.
+
+    Tensors hash by identity (TF1 semantics); `==` is identity too. Arithmetic,
+    comparison, logical and indexing operators build ops in the tensor's graph.
+    """
+
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+
+    # Lets NumPy defer to our reflected operators (np.float32(2) * t -> t.__rmul__).
+    __array_priority__ = 100
+
+    def __init__(self, op, value_index, dtype, shape):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = shape
+        self._consumers = []
+
+    @property
+    def op(self):
+        """The Operation that produces this tensor."""
+        return self._op
+
+    @property
+    def value_index(self):
+        """The index of this tensor among its op's outputs."""
+        return self._value_index
+
+    @property
+    def dtype(self):
+        """The DType of the elements."""
+        return self._dtype
+
+    @property
+    def graph(self):
+        """The Graph that holds this tensor."""
+        return self._op._graph
+
+    @property
+    def name(self):
+        """``"<op name>:<output index>"``."""
+        return f"{self._op._name}:{self._value_index}"
+
+    @property
+    def device(self):
+        """The device of the producing op."""
+        return self._op.device
+
+    @property
+    def shape(self):
+        """The statically known TensorShape."""
+        return self._shape
+
+    def get_shape(self):
+        """Alias of `shape`."""
+        return self._shape
+
+    def set_shape(self, shape):
+        """Refines the static shape.
+
+        Raises:
+          ValueError: if `shape` is not compatible with the current shape.
+        """
+        from trainflow.framework.tensor_shape import as_shape
+        self._shape = self._shape.merge_with(as_shape(shape))
+
+    def consumers(self):
+        """The Operations that take this tensor as an input."""
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        """Computes this tensor in `session` (default: the default session)."""
+        from trainflow.runtime.session import _run_using_default_session
+        return _run_using_default_session(self, feed_dict, self.graph, session)
+
+    def _as_node_def_input(self):
+        if self._value_index == 0:
+            return self._op._name
+        return f"{self._op._name}:{self._value_index}"
+
+    def __repr__(self):
+        return (f"<tf.Tensor '{self.name}' shape={self._shape} "
+                f"dtype={self._dtype.name}>")
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use "
+                        "`if t is not None:` instead of `if t:` to test if a tensor is "
+                        "defined, and use TensorFlow ops such as tf.cond to execute "
+                        "subgraphs conditioned on the value of a tensor.")
+
+    def __iter__(self):
+        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
+                        "To iterate over this tensor use tf.map_fn.")
+
+    def __len__(self):
+        raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) "
+                        "Please call `x.shape` rather than `len(x)` for shape information.")
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array. Run it in a "
+            "Session to get its value.")
+
+    @classmethod
+    def _override_operator(cls, operator, func):
+        """Installs `func` as `operator` (e.g. "__add__"); used by the math/array ops."""
+        setattr(cls, operator, func)
+
+
+def is_ref_tensor(t):
+    """True if `t` is a reference-typed tensor (a variable's ref output)."""
+    return isinstance(t, Tensor) and t._dtype._is_ref_dtype
+
+
+def base_dtype_of(t):
+    return t._dtype.base_dtype if isinstance(t._dtype, dtypes.DType) else t._dtype

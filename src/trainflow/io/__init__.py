@@ -1,0 +1,6 @@
+"""The `tf.io` namespace."""
+# --- formats: TFRecord (issue 3) ---
+from trainflow.formats.tfrecord import (  # noqa: F401
+    TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
+
+# --- graph core (issue 2) ---

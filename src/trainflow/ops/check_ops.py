@@ -1,0 +1,2 @@
+"""check_ops (being written)."""
+__all__ = []

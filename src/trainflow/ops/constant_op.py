@@ -1,0 +1,101 @@
+"""Const, Placeholder and PlaceholderWithDefault: ops and graph-building functions."""
+__all__ = ["constant", "placeholder", "placeholder_with_default"]
+
+
+from trainflow.framework import dtypes, errors
+from trainflow.framework.graph import get_default_graph
+from trainflow.framework.numpy_conversion import fit_to_shape, to_numpy
+from trainflow.framework.op_builder import apply_op
+from trainflow.framework.registry import register_op
+from trainflow.framework.tensor_shape import TensorShape, as_shape
+
+_TF_TYPE_STRINGS = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def dtype_string(dtype):
+    """TF's C++ name of a dtype ("float" for float32), as its runtime errors print it."""
+    return _TF_TYPE_STRINGS.get(dtype.base_dtype.name, dtype.base_dtype.name)
+
+
+def _const_kernel(*, value):
+    return value
+
+
+register_op("Const", outputs=["output: dtype"], attrs=["value: tensor", "dtype: type"],
+            shape_fn=lambda op: [TensorShape._from_values(op._attrs["value"].shape)],
+            kernel=_const_kernel)
+
+
+def _placeholder_kernel(*, ctx, dtype, shape):
+    shape_str = "unknown" if shape.rank is None else \
+        "[" + ",".join("?" if d is None else str(d) for d in shape._dims) + "]"
+    raise errors.InvalidArgumentError(
+        None, None, f"You must feed a value for placeholder tensor '{ctx.op.name}' with dtype "
+                    f"{dtype_string(dtype)}" + ("" if shape.rank is None else
+                                                f" and shape {shape_str}"))
+
+
+register_op("Placeholder", outputs=["output: dtype"],
+            attrs=["dtype: type", "shape: shape = unknown_shape"],
+            shape_fn=lambda op: [op._attrs["shape"]], kernel=_placeholder_kernel)
+
+
+def _placeholder_with_default_kernel(x):
+    return x
+
+
+def _pwd_shape(op):
+    shape = op._attrs["shape"]
+    op._inputs[0]._shape.assert_is_compatible_with(shape) if shape.rank is not None else None
+    return [shape]
+
+
+register_op("PlaceholderWithDefault", inputs=["input: dtype"], outputs=["output: dtype"],
+            attrs=["dtype: type", "shape: shape"], shape_fn=_pwd_shape,
+            kernel=_placeholder_with_default_kernel, output_aliases_input=True)
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """Creates a constant tensor (TF1 `tf.constant`).
+
+    Args:
+      value: a Python or NumPy value (a scalar or list is padded to `shape` by
+        repeating its last element).
+      dtype: the element type; inferred from `value` when None.
+      shape: optional shape.
+      name: the op name.
+      verify_shape: require `value` to have exactly `shape`.
+
+    Raises:
+      TypeError: if `value` can't be represented in `dtype`.
+      ValueError: if `value` has more elements than `shape`.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    arr = to_numpy(value, dtype)
+    if shape is not None:
+        arr = fit_to_shape(arr, as_shape(shape).as_list(), verify_shape)
+    if dtype is None:
+        dtype = dtypes.as_dtype(arr.dtype)
+    arr.flags.writeable = False
+    g = get_default_graph()
+    op = g._create_op_internal(
+        "Const", [], [dtype], name, {"value": arr, "dtype": dtype}, _CONST_INFO)
+    return op._outputs[0]
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor that must be fed at run time (`tf.placeholder`)."""
+    dtype = dtypes.as_dtype(dtype)
+    return apply_op("Placeholder", dtype=dtype, shape=as_shape(shape), name=name).outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's name
+    """A tensor that takes `input` unless fed (`tf.placeholder_with_default`)."""
+    return apply_op("PlaceholderWithDefault", input=input, shape=as_shape(shape),
+                    name=name).outputs[0]
+
+
+from trainflow.framework import registry as _registry  # noqa: E402
+
+_CONST_INFO = _registry.get("Const")

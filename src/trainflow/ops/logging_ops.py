@@ -1,0 +1,2 @@
+"""logging_ops (being written)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""math_ops (being written)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""random_ops (being written)."""
+__all__ = []

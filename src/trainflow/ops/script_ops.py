@@ -1,0 +1,2 @@
+"""script_ops (being written)."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""variable_scope (being written)."""
+__all__ = []

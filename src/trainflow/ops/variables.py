@@ -1,0 +1,2 @@
+"""variables (being written)."""
+__all__ = []

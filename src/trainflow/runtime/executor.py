@@ -1,0 +1,298 @@
+"""Execution plans: the ops needed for a (fetches, feeds, targets) signature, ordered
+once and compiled to a Python function that calls the bound kernels in turn.
+
+A plan's code is generated source, one statement (or a small block) per op, so a
+step costs one pass of straight-line kernel calls. Errors are mapped back to the
+op whose statement raised. Dead branches of `Switch` propagate as the `DEAD`
+sentinel; only ops downstream of a Switch pay for the check.
+"""
+import bisect
+import functools
+import heapq
+import time
+
+import numpy as np
+
+from trainflow.framework import errors
+from trainflow.runtime.kernel_context import KernelContext
+from trainflow.runtime.resources import Uninitialized
+
+
+class _Dead:
+    """Marks the value of a tensor on an untaken branch."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "DEAD"
+
+
+DEAD = _Dead()
+SWITCH_TYPES = frozenset(["Switch", "RefSwitch"])
+MERGE_TYPES = frozenset(["Merge", "RefMerge"])
+
+
+def needed_ops(fetch_ops, fed, done=frozenset()):
+    """The ops that must run to produce `fetch_ops`' results, in a valid run order.
+
+    Args:
+      fetch_ops: Operations whose outputs (or effects) are wanted.
+      fed: set of Tensors whose values are supplied (their producers are not run
+        for their sake).
+      done: Operations already run (partial_run); they are skipped.
+
+    Returns:
+      the list of Operations, inputs before consumers, ties by creation order.
+    """
+    needed = set()
+    stack = [op for op in fetch_ops if op not in done]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        for t in op._inputs:
+            if t not in fed and t._op not in needed and t._op not in done:
+                stack.append(t._op)
+        for c in op._control_inputs:
+            if c not in needed and c not in done:
+                stack.append(c)
+    indegree = {}
+    consumers = {}
+    for op in needed:
+        deps = {t._op for t in op._inputs if t not in fed and t._op in needed}
+        deps.update(c for c in op._control_inputs if c in needed)
+        indegree[op] = len(deps)
+        for d in deps:
+            consumers.setdefault(d, []).append(op)
+    ready = [(op._id, op) for op, n in indegree.items() if n == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, op = heapq.heappop(ready)
+        order.append(op)
+        for c in consumers.get(op, ()):
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                heapq.heappush(ready, (c._id, c))
+    if len(order) != len(needed):
+        cyclic = sorted(op.name for op, n in indegree.items() if n > 0)
+        raise errors.InvalidArgumentError(
+            None, None, f"Graph has a cycle through the ops: {', '.join(cyclic[:10])}")
+    return order
+
+
+def bind_kernel(op, session, resources):
+    """The op's kernel with its attrs (and context) bound, ready to call with inputs."""
+    info = op._info
+    if info is None or info.kernel is None:
+        raise errors.UnimplementedError(
+            None, op, f"No kernel registered for op type '{op.type}' (node {op.name})")
+    kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
+    if info.kernel_wants_ctx:
+        kwargs["ctx"] = KernelContext(op, session, resources)
+    if not kwargs:
+        return info.kernel
+    return functools.partial(info.kernel, **kwargs)
+
+
+def _input_groups(op):
+    """Number of tensors per input argument; None marks a single (non-list) argument."""
+    groups = []
+    attrs = op._attrs
+    for arg in op._info.op_def.inputs:
+        if arg.number_attr is not None:
+            groups.append(attrs[arg.number_attr])
+        elif arg.type_list_attr is not None:
+            groups.append(len(attrs[arg.type_list_attr]))
+        else:
+            groups.append(None)
+    return groups
+
+
+class Plan:
+    """A compiled step for one (fetches, feeds, targets) signature of a session."""
+
+    def __init__(self, session, fetches, targets, feeds, done=frozenset()):
+        """
+        Args:
+          session: the owning session (supplies bound kernels and resources).
+          fetches: list of Tensors whose values are returned, in order.
+          targets: list of Operations run for their effects.
+          feeds: list of Tensors whose values are passed to `run`, in order.
+          done: ops already run in a partial run.
+        """
+        self.fetches = list(fetches)
+        self.feeds = list(feeds)
+        fed = set(self.feeds)
+        roots = [t._op for t in self.fetches if t not in fed] + list(targets)
+        self.ops = needed_ops(roots, fed, done)
+        self._session = session
+        self._slots = {t: i for i, t in enumerate(self.feeds)}
+        self._build(session)
+
+    def _slot(self, t):
+        s = self._slots.get(t)
+        if s is None:
+            s = self._slots[t] = len(self._slots)
+        return s
+
+    def _build(self, session):
+        kernels = session._bound_kernels
+        self._env = {"DEAD": DEAD, "_clock": time.perf_counter_ns}
+        for k, op in enumerate(self.ops):
+            fn = kernels.get(op)
+            if fn is None:
+                fn = kernels.setdefault(op, bind_kernel(op, session, session._resources))
+            self._env[f"k{k}"] = fn
+        self._fn, self._code, self._starts = self._compile(traced=False)
+        self._traced = None
+
+    def _compile(self, traced):
+        src, starts = self._generate(traced)
+        name = "_plan_traced" if traced else "_plan"
+        code = compile(src, f"<trainflow plan {id(self):#x}{' traced' if traced else ''}>",
+                       "exec")
+        exec(code, self._env)  # noqa: S102 - generated from the graph, not user text
+        fn = self._env[name]
+        return fn, fn.__code__, starts
+
+    def _generate(self, traced):
+        fed = set(self.feeds)
+        lines = ["def _plan_traced(_f, _trace):" if traced else "def _plan(_f):"]
+        if traced:
+            lines.append("    _now = _clock")
+        if self.feeds:
+            lines.append("    " + ", ".join(f"v{i}" for i in range(len(self.feeds))) +
+                         (", = _f" if len(self.feeds) == 1 else " = _f"))
+        may_dead = set()
+        markers = {}
+        starts = []
+        for k, op in enumerate(self.ops):
+            args = self._arg_exprs(op, fed)
+            outs = [f"v{self._slot(t)}" for t in op._outputs]
+            dead_inputs = [t for t in op._inputs if t._op in may_dead and t not in fed]
+            dead_controls = [c for c in op._control_inputs if c in may_dead]
+            is_switch = op._type in SWITCH_TYPES
+            is_merge = op._type in MERGE_TYPES
+            call = f"k{k}({args})"
+            if traced:
+                lines.append("    _t0 = _now()")
+            starts.append(len(lines) + 1)
+            if dead_inputs or dead_controls or is_switch:
+                may_dead.add(op)
+                marker = markers[op] = f"m{k}"
+                conds = [] if is_merge else [f"v{self._slots[t]} is DEAD" for t in dead_inputs]
+                conds += [f"{markers[c]} is DEAD" for c in dead_controls]
+                indent = "    "
+                if conds:
+                    lines.append(f"    if {' or '.join(conds)}:")
+                    lines.append("        " + ", ".join(outs + [marker]) + " = " +
+                                 ", ".join(["DEAD"] * (len(outs) + 1)))
+                    lines.append("    else:")
+                    indent = "        "
+                lines.append(indent + self._assign(outs, call))
+                if is_merge:
+                    lines.append(indent + f"{marker} = {outs[0]}")
+                else:
+                    lines.append(indent + f"{marker} = True")
+            else:
+                lines.append("    " + self._assign(outs, call))
+            if traced:
+                lines.append(f"    _trace({k}, _t0, _now())")
+        self.may_dead = bool(may_dead)
+        exprs = []
+        self._fetch_is_ref = []
+        for t in self.fetches:
+            is_ref = t._dtype._is_ref_dtype and t not in fed
+            exprs.append(f"v{self._slot(t)}.get()" if is_ref else f"v{self._slot(t)}")
+            self._fetch_is_ref.append(is_ref)
+        lines.append(f"    return [{', '.join(exprs)}]")
+        if not traced:
+            self.source = "\n".join(lines)
+        return "\n".join(lines), starts
+
+    def _arg_exprs(self, op, fed):
+        info_inputs = op._info.op_def.inputs
+        groups = _input_groups(op)
+        i = 0
+        out = []
+        for arg, n in zip(info_inputs, groups):
+            count = 1 if n is None else n
+            items = []
+            for t in op._inputs[i:i + count]:
+                e = f"v{self._slot(t)}"
+                if t._dtype._is_ref_dtype and not arg.is_ref and t not in fed:
+                    e += ".get()"
+                items.append(e)
+            i += count
+            out.append(items[0] if n is None else "[" + ", ".join(items) + "]")
+        return ", ".join(out)
+
+    @staticmethod
+    def _assign(outs, call):
+        if not outs:
+            return call
+        if len(outs) == 1:
+            return f"{outs[0]} = {call}"
+        return f"{', '.join(outs)}, = {call}"
+
+    # -- running ------------------------------------------------------------------
+    def run(self, feed_values, trace=None):
+        """Runs the step. Returns the fetched values (raw kernel outputs).
+
+        Args:
+          feed_values: the values of `feeds`, in order.
+          trace: optional callback ``trace(op_index, start_ns, end_ns)`` per op.
+
+        Raises:
+          OpError: naming the failing node.
+        """
+        try:
+            if trace is not None:
+                if self._traced is None:
+                    self._traced = self._compile(traced=True)
+                return self._traced[0](feed_values, trace)
+            return self._fn(feed_values)
+        except errors.OpError as e:
+            if e.op is not None:
+                raise
+            raise self._translate(e) from None
+        except Uninitialized as e:
+            raise self._translate(e) from None
+        except (ValueError, TypeError, IndexError, ArithmeticError, KeyError, AttributeError,
+                MemoryError, RuntimeError, AssertionError, OSError, np.linalg.LinAlgError) as e:
+            raise self._translate(e) from e
+
+    def _failing_op(self, exc):
+        maps = {self._code: self._starts}
+        if self._traced is not None:
+            maps[self._traced[1]] = self._traced[2]
+        tb = exc.__traceback__
+        found = None
+        while tb is not None:
+            starts = maps.get(tb.tb_frame.f_code)
+            if starts is not None:
+                found = (starts, tb.tb_lineno)
+            tb = tb.tb_next
+        if found is None:
+            return None
+        idx = bisect.bisect_right(found[0], found[1]) - 1
+        return self.ops[idx] if 0 <= idx < len(self.ops) else None
+
+    def _translate(self, exc):
+        op = self._failing_op(exc)
+        where = ""
+        if op is not None:
+            where = f"\n\t [[node {op.name} (defined at {op.creation_site}) ]]"
+        if isinstance(exc, Uninitialized):
+            return errors.FailedPreconditionError(
+                None, op, f"Attempting to use uninitialized value {exc.name}{where}")
+        if isinstance(exc, errors.OpError):
+            if type(exc) is errors.OpError:
+                return errors.OpError(None, op, f"{exc.message}{where}", exc.error_code)
+            return type(exc)(None, op, f"{exc.message}{where}")
+        cls = errors.ResourceExhaustedError if isinstance(exc, MemoryError) else \
+            errors.InvalidArgumentError
+        kind = "" if op is None else f"{op.type}: "
+        return cls(None, op, f"{kind}{type(exc).__name__}: {exc}{where}")

@@ -1,0 +1,475 @@
+"""`tf.Session` / `tf.InteractiveSession`: run graph fragments (DESIGN contract 4)."""
+import itertools
+import threading
+import time
+
+import numpy as np
+
+from trainflow.framework import errors
+from trainflow.framework.graph import Graph, get_default_graph
+from trainflow.framework.operation import Operation
+from trainflow.framework.tensor import Tensor
+from trainflow.runtime import run_state, session_stack
+from trainflow.runtime.executor import DEAD, Plan
+from trainflow.runtime.fetches import FetchStructure
+from trainflow.runtime.resources import ResourceManager
+
+_LOCAL_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+_step_ids = itertools.count(1)
+
+
+def _feed_error_value(value, key):
+    raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                    "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
+                    f"For reference, the tensor object was {value} which was passed to the "
+                    f"feed with key {key}.")
+
+
+def _shape_ok(static_dims, shape):
+    if static_dims is None:
+        return True
+    if len(static_dims) != len(shape):
+        return False
+    for d, s in zip(static_dims, shape):
+        if d is not None and d != s:
+            return False
+    return True
+
+
+def _shape_str(shape):
+    if shape.rank is None:
+        return "<unknown>"
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape._dims) + \
+        ("," if shape.rank == 1 else "") + ")"
+
+
+class _DeviceAttributes:
+    """What `Session.list_devices()` reports about one device."""
+
+    def __init__(self, name, device_type, memory_limit_bytes, incarnation):
+        self.name = name
+        self.device_type = device_type
+        self.memory_limit_bytes = memory_limit_bytes
+        self.incarnation = incarnation
+
+    def __repr__(self):
+        return (f"_DeviceAttributes({self.name}, {self.device_type}, "
+                f"{self.memory_limit_bytes}, {self.incarnation})")
+
+
+class BaseSession:
+    """Runs ops of one graph; holds that graph's variable values and other state."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = get_default_graph()
+        elif not isinstance(graph, Graph):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        self._graph = graph
+        self._target = target.decode() if isinstance(target, bytes) else (target or "")
+        self._config = config
+        self._resources = self._make_resources(self._target)
+        self._bound_kernels = {}
+        self._plans = {}
+        self._lock = threading.Lock()
+        self._active = set()
+        self._closed = False
+        self._partial_runs = {}
+        self._partial_ids = itertools.count()
+        self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+        self._context_managers = []
+
+    @staticmethod
+    def _make_resources(target):
+        if target:
+            from trainflow.runtime import targets
+            return targets.resources_for(target)
+        return ResourceManager()
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def graph(self):
+        """The graph this session runs."""
+        return self._graph
+
+    @property
+    def graph_def(self):
+        """The GraphDef of the session's graph."""
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    def list_devices(self):
+        """The devices this session can place ops on."""
+        return [_DeviceAttributes(_LOCAL_DEVICE, "CPU", 268435456, 1)]
+
+    def as_default(self):
+        """Context manager making this the default session of the thread."""
+        return session_stack.default_session(self)
+
+    # -- running ----------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Computes `fetches` (a Tensor, Operation, name, or nested structure of them).
+
+        Args:
+          fetches: what to compute; Operations give None.
+          feed_dict: {Tensor or name: value} overriding tensor values.
+          options: a RunOptions proto (timeout_in_ms, trace_level).
+          run_metadata: a RunMetadata proto filled with step stats under FULL_TRACE.
+
+        Returns:
+          the values, in the structure of `fetches`.
+
+        Raises:
+          RuntimeError: if the session is closed or the graph is empty.
+          TypeError / ValueError: for bad fetches or feeds (before anything runs).
+          OpError: if an op fails while running.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if type(fetches) is Tensor and fetches._op._graph is self._graph:
+            structure = None
+            elements = (fetches,)
+        else:
+            structure = FetchStructure(self._graph, fetches)
+            elements = tuple(structure.elements)
+        feed_tensors, feed_values = self._process_feeds(feed_dict)
+        values = self._run_elements(elements, feed_tensors, feed_values, options, run_metadata)
+        if structure is None:
+            return values[0]
+        return structure.build(values)
+
+    def _run_elements(self, elements, feed_tensors, feed_values, options, run_metadata):
+        plan = self._plan_for(elements, feed_tensors)
+        timeout = self._default_timeout_ms
+        trace = None
+        if options is not None:
+            timeout = options.timeout_in_ms or timeout
+            if options.trace_level and run_metadata is not None:
+                trace = []
+        state = run_state.RunState(timeout, next(_step_ids))
+        with self._lock:
+            self._active.add(state)
+        prev = run_state.set_current(state)
+        start_us = time.time_ns() // 1000
+        try:
+            if trace is not None:
+                raw = plan.run(feed_values, lambda k, t0, t1: trace.append((k, t0, t1)))
+            else:
+                raw = plan.run(feed_values)
+        finally:
+            run_state.set_current(prev)
+            with self._lock:
+                self._active.discard(state)
+        if trace is not None:
+            self._fill_step_stats(run_metadata, plan, trace, start_us)
+        return self._convert_results(elements, plan, raw)
+
+    def _convert_results(self, elements, plan, raw):
+        out = []
+        i = 0
+        for el in elements:
+            if isinstance(el, Operation):
+                out.append(None)
+                continue
+            v = raw[i]
+            copy = plan._fetch_is_ref[i] or plan.fetch_aliases[i]
+            i += 1
+            if v is DEAD:
+                raise errors.InvalidArgumentError(
+                    None, el.op, f"Retval[{i - 1}] does not have value ({el.name} is on an "
+                                 "untaken branch of a conditional)")
+            if type(v) is np.ndarray:
+                if copy or v.base is not None or not v.flags.writeable:
+                    v = v.copy()
+                if v.ndim == 0:
+                    v = v[()]
+            out.append(v)
+        return out
+
+    def _plan_for(self, elements, feed_tensors, done=None):
+        key = (elements, tuple(feed_tensors), self._graph._version,
+               self._graph._structure_version)
+        plan = self._plans.get(key)
+        if plan is None:
+            for el in elements:
+                if not self._graph.is_fetchable(el):
+                    raise ValueError(f"{'Operation' if isinstance(el, Operation) else 'Tensor'} "
+                                     f"{el.name!r} has been marked as not fetchable.")
+            fetch_tensors = [e for e in elements if isinstance(e, Tensor)]
+            targets = [e for e in elements if isinstance(e, Operation)]
+            with self._lock:
+                plan = self._plans.get(key)
+                if plan is None:
+                    plan = Plan(self, fetch_tensors, targets, feed_tensors)
+                    plan.fetch_aliases = [
+                        t._op._info is not None and t._op._info.output_aliases_input
+                        for t in fetch_tensors]
+                    if len(self._plans) > 1000:
+                        self._plans.clear()
+                    self._plans[key] = plan
+        return plan
+
+    def _process_feeds(self, feed_dict):
+        if not feed_dict:
+            return (), ()
+        tensors = []
+        values = []
+        graph = self._graph
+        for key, value in feed_dict.items():
+            for sub_key, sub_value in self._expand_feed(key, value):
+                if isinstance(sub_value, Tensor):
+                    _feed_error_value(sub_value, sub_key)
+                try:
+                    t = graph.as_graph_element(sub_key, allow_tensor=True, allow_operation=False)
+                except Exception as e:
+                    raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+                if not graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t.name} may not be fed.")
+                tensors.append(t)
+                values.append(self._convert_feed(t, sub_value))
+        return tensors, values
+
+    @staticmethod
+    def _expand_feed(key, value):
+        expand = getattr(key, "_feed_components", None)
+        if callable(expand):
+            return expand(value)
+        if not isinstance(key, (Tensor, str)):
+            conv = getattr(key, "_as_graph_element", None)
+            if callable(conv):
+                return [(conv(), value)]
+        return [(key, value)]
+
+    @staticmethod
+    def _convert_feed(t, value):
+        dtype = t._dtype.base_dtype
+        np_dtype = dtype.as_numpy_dtype
+        if type(value) is np.ndarray and value.dtype == np_dtype:
+            arr = value
+        elif np_dtype is np.object_:
+            from trainflow.framework.numpy_conversion import to_numpy
+            arr = to_numpy(value, dtype)
+        else:
+            try:
+                arr = np.asarray(value, dtype=np_dtype)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype "
+                                 f"{dtype.name}: {e}") from None
+        if not _shape_ok(t._shape._dims, arr.shape):
+            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name!r}, "
+                             f"which has shape {_shape_str(t._shape)!r}")
+        return arr
+
+    def _fill_step_stats(self, run_metadata, plan, trace, start_us):
+        base_ns = trace[0][1] if trace else 0
+        dev = run_metadata.step_stats.dev_stats.add()
+        dev.device = _LOCAL_DEVICE
+        for k, t0, t1 in trace:
+            op = plan.ops[k]
+            ns = dev.node_stats.add()
+            ns.node_name = op.name
+            ns.timeline_label = f"{op.name} = {op.type}()"
+            ns.all_start_micros = start_us + (t0 - base_ns) // 1000
+            ns.all_start_nanos = ns.all_start_micros * 1000
+            ns.op_start_rel_micros = 0
+            ns.op_end_rel_micros = (t1 - t0) // 1000
+            ns.all_end_rel_micros = (t1 - t0) // 1000
+            ns.op_end_rel_nanos = t1 - t0
+            ns.all_end_rel_nanos = t1 - t0
+            ns.thread_id = threading.get_ident() & 0xFFFFFFFF
+
+    # -- callables and partial runs ----------------------------------------------------
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """A function computing `fetches` from positional feed values (faster than run).
+
+        Returns:
+          fn(*feed_values[, options=..., run_metadata=...]) -> fetched values.
+        """
+        structure = FetchStructure(self._graph, fetches)
+        elements = tuple(structure.elements)
+        feed_tensors = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+                        for f in (feed_list or [])]
+        single = len(elements) == 1 and isinstance(fetches, (Tensor, Operation, str))
+
+        def _callable(*args, options=None, run_metadata=None):
+            if len(args) != len(feed_tensors):
+                raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
+            values = [self._convert_feed(t, v) for t, v in zip(feed_tensors, args)]
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            out = self._run_elements(elements, feed_tensors, values,
+                                     options if accept_options else None, run_metadata)
+            return out[0] if single else structure.build(out)
+        return _callable
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Declares the fetches and feeds of a sequence of `partial_run` calls.
+
+        Returns:
+          a handle string for `partial_run`.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        structure = FetchStructure(self._graph, fetches)
+        feed_tensors = set()
+        for f in feeds or []:
+            for sub, _ in self._expand_feed(f, None):
+                feed_tensors.add(self._graph.as_graph_element(sub, allow_tensor=True,
+                                                              allow_operation=False))
+        handle = f"partial_run_{next(self._partial_ids)}"
+        self._partial_runs[handle] = {"fetches": set(structure.elements),
+                                      "feeds": feed_tensors, "values": {}, "done": set()}
+        return handle
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues partial run `handle`: feeds more inputs and fetches more results.
+        Ops already run in this partial run are not run again.
+
+        Raises:
+          InvalidArgumentError: for feeds or fetches not declared in `partial_run_setup`,
+            or fed twice.
+        """
+        state = self._partial_runs.get(handle)
+        if state is None:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"Must run 'setup' before performing partial "
+                                              f"runs! ({handle})")
+        structure = FetchStructure(self._graph, fetches)
+        feed_tensors, feed_values = self._process_feeds(feed_dict)
+        for t in feed_tensors:
+            if t not in state["feeds"]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Feed {t.name} was not specified in partial_run_setup.")
+            if t in state["values"]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"The feed {t.name} has already been fed.")
+        for el in structure.elements:
+            if el not in state["fetches"]:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {el.name} was not specified in partial_run_setup.")
+        known = dict(state["values"])
+        known.update(zip(feed_tensors, feed_values))
+        wanted_t = [e for e in structure.elements if isinstance(e, Tensor) and e not in known]
+        wanted_ops = [e for e in structure.elements if isinstance(e, Operation)
+                      and e not in state["done"]]
+        probe = Plan(self, wanted_t, wanted_ops, list(known), done=state["done"])
+        extra = [t for op in probe.ops for t in op._outputs]
+        plan = Plan(self, wanted_t + extra, wanted_ops, list(known), done=state["done"])
+        plan.fetch_aliases = [True] * len(plan.fetches)
+        prev = run_state.set_current(run_state.RunState(self._default_timeout_ms))
+        try:
+            raw = plan.run([known[t] for t in plan.feeds])
+        finally:
+            run_state.set_current(prev)
+        for t, v in zip(plan.fetches, raw):
+            known[t] = v
+        state["values"] = known
+        state["done"].update(probe.ops)
+        out = []
+        for el in structure.elements:
+            if isinstance(el, Operation):
+                out.append(None)
+            else:
+                v = known[el]
+                if hasattr(v, "get") and not isinstance(v, np.ndarray):
+                    v = v.get()
+                out.append(np.array(v)[()] if isinstance(v, np.ndarray) and v.ndim == 0
+                           else np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
+        return structure.build(out)
+
+    # -- lifetime -------------------------------------------------------------------------
+    def close(self):
+        """Cancels running steps, releases resources; later runs raise RuntimeError."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            active = list(self._active)
+        for state in active:
+            state.cancel("Session has been closed.")
+        if not self._target:
+            self._resources.clear()
+        self._plans.clear()
+
+    def __enter__(self):
+        graph_cm = self._graph.as_default()
+        sess_cm = self.as_default()
+        graph_cm.__enter__()
+        sess_cm.__enter__()
+        self._context_managers.append((graph_cm, sess_cm))
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        graph_cm, sess_cm = self._context_managers.pop()
+        sess_cm.__exit__(exc_type, exc, tb)
+        graph_cm.__exit__(exc_type, exc, tb)
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+class Session(BaseSession):
+    """A TF1 session: `Session(target="", graph=None, config=None)`."""
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        """Clears the resource containers of the process at `target`."""
+        from trainflow.runtime import targets
+        targets.reset(target, containers)
+
+
+class InteractiveSession(BaseSession):
+    """A session that makes itself the default session (and its graph the default graph)
+    until closed, for shells and notebooks."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._graph_cm = self._graph.as_default()
+        self._graph_cm.__enter__()
+        self._sess_cm = self.as_default()
+        self._sess_cm.__enter__()
+        self._explicitly_closed = False
+
+    def close(self):
+        super().close()
+        if not self._explicitly_closed:
+            self._explicitly_closed = True
+            try:
+                self._sess_cm.__exit__(None, None, None)
+                self._graph_cm.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001 - another thread may own the stacks
+                pass
+
+
+def get_default_session():
+    """The default session of the current thread, or None."""
+    return session_stack.get_default_session()
+
+
+def _run_using_default_session(fetch, feed_dict, graph, session=None):
+    if session is None:
+        session = session_stack.get_default_session()
+        if session is None:
+            what = "evaluate tensor using `eval()`" if isinstance(fetch, Tensor) else \
+                "execute operation using `run()`"
+            raise ValueError(f"Cannot {what}: No default session is registered. Use `with "
+                             "sess.as_default()` or pass an explicit session to "
+                             f"`{'eval' if isinstance(fetch, Tensor) else 'run'}"
+                             "(session=sess)`")
+        if session.graph is not graph:
+            raise ValueError("Cannot use the default session to evaluate tensor: the tensor's "
+                             "graph is different from the session's graph. Pass an explicit "
+                             "session to `eval(session=sess)`.")
+    elif session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
+                         "is different from the session's graph.")
+    return session.run(fetch, feed_dict)

@@ -1,0 +1,23 @@
+"""The `tf.train` namespace."""
+# Each area adds its public names in its own section below.
+
+# --- formats: Example protos and other protos (issue 3, records/events) ---
+from trainflow.protos.cluster_pb2 import ClusterDef, JobDef  # noqa: F401
+from trainflow.protos.example_pb2 import Example, SequenceExample  # noqa: F401
+from trainflow.protos.feature_pb2 import (  # noqa: F401
+    BytesList, Feature, FeatureList, FeatureLists, Features, FloatList, Int64List)
+from trainflow.protos.saver_pb2 import SaverDef  # noqa: F401
+from trainflow.protos.tensorflow_server_pb2 import ServerDef  # noqa: F401
+
+# --- formats: checkpoint reading, checkpoint state (issue 3, checkpoints) ---
+from trainflow.train.checkpoint_management import (  # noqa: E402,F401
+    checkpoint_exists, generate_checkpoint_state_proto, get_checkpoint_mtimes,
+    get_checkpoint_state, latest_checkpoint, remove_checkpoint, update_checkpoint_state)
+from trainflow.train.checkpoint_reader import NewCheckpointReader  # noqa: E402,F401
+from trainflow.train.checkpoint_utils import (  # noqa: E402,F401
+    checkpoints_iterator, list_variables, load_checkpoint, load_variable,
+    wait_for_new_checkpoint)
+
+# --- events: summary_iterator, SummaryWriter alias (issue 3, events) ---
+
+# --- graph core / training (issues 2, 4) ---
