@@ -17,10 +17,13 @@ from trainflow.framework.scopes import (  # noqa: F401
     add_to_collection, add_to_collections, colocate_with, container, control_dependencies,
     device, get_collection, get_collection_ref, name_scope, op_scope)
 from trainflow.framework.tensor import Tensor  # noqa: F401
+from trainflow.gradients.gradients_impl import (  # noqa: F401
+    AggregationMethod, UnconnectedGradients, gradients, hessians)
 from trainflow.framework.tensor_conversion import (  # noqa: F401
     convert_to_tensor, convert_n_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor,
     register_tensor_conversion_function)
-from trainflow.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
+from trainflow.framework.tensor_shape import (  # noqa: F401
+    Dimension, TensorShape, dimension_at_index, dimension_value)
 from trainflow.framework.tensor_util import constant_value, get_static_value  # noqa: F401
 from trainflow.ops.array_ops import *  # noqa: F401,F403
 from trainflow.ops.check_ops import *  # noqa: F401,F403

@@ -128,11 +128,13 @@ class TFRecordWriter:
       ValueError: if `options` names no valid compression type.
     """
 
+    _MODE = "wb"
+
     def __init__(self, path, options=None):
         options = _as_options(options)
         kind = TFRecordOptions.get_compression_type_string(options)
         self._path = _path_str(path)
-        file = zlib_stream.open_file(self._path, "wb", buffering=_READ_CHUNK)
+        file = zlib_stream.open_file(self._path, self._MODE, buffering=_READ_CHUNK)
         if kind:
             self._sink = zlib_stream.ZlibSink(
                 file, gzip=(kind == "GZIP"), level=options.compression_level,
@@ -209,6 +211,15 @@ class TFRecordWriter:
                 self.close()
             except Exception:  # noqa: BLE001 - nothing to report to at interpreter exit
                 pass
+
+
+class _AppendingWriter(TFRecordWriter):
+    _MODE = "ab"
+
+
+def appending_writer(path):
+    """A TFRecordWriter (uncompressed) that appends to `path` instead of replacing it."""
+    return _AppendingWriter(path)
 
 
 def _read_records(source, file, path, state, start):

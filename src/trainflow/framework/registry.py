@@ -49,6 +49,21 @@ class OpInfo:
 
 _REGISTRY = {}
 _GRADIENTS = {}
+# Op modules not imported by `import trainflow` (kept out of the fast import path); they
+# are loaded the first time an unknown op type is looked up (e.g. by import_graph_def).
+_LAZY_OP_MODULES = ["trainflow.ops.training_ops"]
+
+
+def register_lazy_op_module(module_name):
+    """Names a module that registers ops but is not imported eagerly."""
+    if module_name not in _LAZY_OP_MODULES:
+        _LAZY_OP_MODULES.append(module_name)
+
+
+def _load_lazy_modules():
+    import importlib
+    while _LAZY_OP_MODULES:
+        importlib.import_module(_LAZY_OP_MODULES.pop(0))
 
 
 def register_op(name, inputs=(), outputs=(), attrs=(), shape_fn=None, kernel=None,
@@ -84,14 +99,19 @@ def get(name):
     Raises:
       KeyError: naming the op type if it is unknown.
     """
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"Op type not registered '{name}' in trainflow") from None
+    info = _REGISTRY.get(name)
+    if info is None and _LAZY_OP_MODULES:
+        _load_lazy_modules()
+        info = _REGISTRY.get(name)
+    if info is None:
+        raise KeyError(f"Op type not registered '{name}' in trainflow")
+    return info
 
 
 def is_registered(name):
     """True if op type `name` is registered."""
+    if name not in _REGISTRY and _LAZY_OP_MODULES:
+        _load_lazy_modules()
     return name in _REGISTRY
 
 

@@ -4,3 +4,4 @@ from trainflow.formats.tfrecord import (  # noqa: F401
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
 
 # --- graph core (issue 2) ---
+from trainflow import gfile  # noqa: E402,F401  (tf.io.gfile)

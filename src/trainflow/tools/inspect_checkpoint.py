@@ -86,7 +86,9 @@ def run(args):
         values = {}
         for name in names:
             try:
-                values[name] = reader.get_tensor(name)
+                value = reader.get_tensor(name)
+                values[name] = np.asarray(value, dtype=object if isinstance(value, bytes)
+                                          else None)
             except errors.OpError as e:
                 print(f"trainflow inspect: {e}", file=sys.stderr)
                 return 1

@@ -19,5 +19,14 @@ from trainflow.train.checkpoint_utils import (  # noqa: E402,F401
     wait_for_new_checkpoint)
 
 # --- events: summary_iterator, SummaryWriter alias (issue 3, events) ---
+from trainflow.summary.summary_iterator import summary_iterator  # noqa: E402,F401
+from trainflow.summary.writer import SummaryWriter  # noqa: E402,F401
 
 # --- graph core / training (issues 2, 4) ---
+from trainflow.ops import training_ops as _training_ops  # noqa: E402,F401  (registers Apply* ops)
+from trainflow.train.adam import AdamOptimizer  # noqa: E402,F401
+from trainflow.train.gradient_descent import GradientDescentOptimizer  # noqa: E402,F401
+from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
+from trainflow.train.training_util import (  # noqa: E402,F401
+    assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
+    global_step)

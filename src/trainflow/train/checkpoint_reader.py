@@ -58,15 +58,18 @@ class CheckpointReader:
     def get_tensor(self, tensor_str):
         """Returns the tensor named `tensor_str` as an ndarray (strings: object array of bytes).
 
-        Partitioned tensors come back whole.
+        Partitioned tensors come back whole. A scalar comes back as a NumPy scalar (bytes for
+        a string), as TF's reader returns it.
 
         Raises:
           NotFoundError: no such tensor ("Key NAME not found in checkpoint" for V2).
           DataLossError: the stored bytes fail their checksum.
         """
         if self._v2 is not None:
-            return self._v2.lookup(tensor_str)
-        return self._v1.get_tensor(tensor_str)
+            value = self._v2.lookup(tensor_str)
+        else:
+            value = self._v1.get_tensor(tensor_str)
+        return value[()] if value.ndim == 0 else value
 
     def has_tensor(self, tensor_str):
         """True if the checkpoint holds a tensor (or V2 key) named `tensor_str`."""
@@ -111,7 +114,7 @@ class CheckpointReader:
         if not self.has_tensor(OBJECT_GRAPH_KEY):
             return None
         raw = self.get_tensor(OBJECT_GRAPH_KEY)
-        return trackable_object_graph_pb2.TrackableObjectGraph.FromString(bytes(raw.item()))
+        return trackable_object_graph_pb2.TrackableObjectGraph.FromString(bytes(raw))
 
     def close(self):
         """Releases open files."""

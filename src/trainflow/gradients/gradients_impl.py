@@ -1,0 +1,341 @@
+"""`tf.gradients`: symbolic reverse-mode differentiation over the graph (DESIGN contract 3).
+
+Walks back from `ys` to `xs` over the ops between them, in reverse dependency
+order, calling each op type's registered gradient function (which adds ops) and
+summing the gradients that reach each tensor. Iterative, never recursive.
+"""
+import collections
+
+from trainflow.framework import dtypes, registry
+from trainflow.framework.graph import _get_graph_from_inputs
+from trainflow.framework.tensor import Tensor
+
+
+class AggregationMethod:
+    """How gradients reaching one tensor are summed (`tf.AggregationMethod`)."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients:
+    """What `tf.gradients` returns for an x that the ys do not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def is_trainable(t):
+    """Gradients flow only through floating and complex tensors."""
+    base = t.dtype.base_dtype
+    return base.is_floating or base.is_complex or base in (dtypes.resource, dtypes.variant)
+
+
+def _is_sparse(g):
+    return not isinstance(g, Tensor) and hasattr(g, "indices") and hasattr(g, "values")
+
+
+def gradient_function(op):
+    """The gradient function registered for `op` (honouring gradient_override_map).
+
+    Returns:
+      the function, or None if the op type is marked not differentiable.
+
+    Raises:
+      LookupError: if no gradient is registered for the op type.
+    """
+    op_type = op._attrs.get("_gradient_op_type")
+    if op_type is not None:
+        op_type = op_type.decode() if isinstance(op_type, bytes) else op_type
+    else:
+        op_type = op._type
+    found, fn = registry.get_gradient(op_type)
+    if not found:
+        raise LookupError(
+            f"No gradient defined for operation '{op.name}' (op type: {op_type}). In general "
+            "every operation must have an associated `@tf.RegisterGradient` for correct "
+            "autodiff, which this op is lacking. If you want to pretend this operation is a "
+            "constant in your program, you may insert `tf.stop_gradient`.")
+    return fn
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _reached_ops(from_ops):
+    reached = set()
+    queue = collections.deque(from_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            continue
+        reached.add(op)
+        for out in op._outputs:
+            if is_trainable(out):
+                queue.extend(out._consumers)
+    return reached
+
+
+def _between_ops(to_ops, reached):
+    between = set()
+    queue = collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached and op not in between:
+            between.add(op)
+            queue.extend(t._op for t in op._inputs)
+    return between
+
+
+def _default_grad_ys(ys, grad_ys, colocate):
+    from trainflow.ops import array_ops, constant_op
+    out = []
+    for i, (y, gy) in enumerate(zip(ys, grad_ys)):
+        if gy is None:
+            if y.dtype.is_complex:
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.base_dtype.name})")
+            g = y.graph
+            ctx = g.colocate_with(y.op) if colocate else _null()
+            with ctx:
+                shape = array_ops.shape(y)
+                one = constant_op.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
+                out.append(array_ops.fill(shape, one))
+            continue
+        if isinstance(gy, Tensor) or _is_sparse(gy):
+            gdt = gy.dtype.base_dtype
+            ydt = y.dtype.base_dtype
+            if ydt.is_floating or ydt.is_integer:
+                if not (gdt.is_floating or gdt.is_integer):
+                    raise TypeError(f"Gradient type {gdt.name} generated for real or integer "
+                                    f"tensor {y} with type {ydt.name} must be real or integer")
+            elif ydt.is_complex and not gdt.is_complex:
+                raise TypeError(f"Gradient type {gdt.name} generated for complex tensor {y} "
+                                f"with type {ydt.name} must be complex")
+            out.append(gy)
+        else:
+            from trainflow.framework.tensor_conversion import convert_to_tensor
+            out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
+    return out
+
+
+class _null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def _aggregate(grads_for_output, aggregation_method):
+    """Sums the gradients reaching one tensor (add_n; IndexedSlices concat if any is sparse)."""
+    from trainflow.ops import array_ops, math_ops
+    grads = [g for g in grads_for_output if g is not None]
+    if not grads:
+        return None
+    if len(grads) == 1:
+        return grads[0]
+    if all(isinstance(g, Tensor) for g in grads):
+        if aggregation_method == AggregationMethod.EXPERIMENTAL_TREE:
+            total = grads[0]
+            for g in grads[1:]:
+                total = math_ops.add(total, g)
+            return total
+        if aggregation_method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N:
+            return math_ops.accumulate_n(grads)
+        return math_ops.add_n(grads)
+    from trainflow.framework.indexed_slices import IndexedSlices, as_indexed_slices
+    slices = [as_indexed_slices(g) for g in grads]
+    return IndexedSlices(array_ops.concat([s.values for s in slices], 0),
+                         array_ops.concat([s.indices for s in slices], 0),
+                         slices[0].dense_shape)
+
+
+def _zeros_like_output(op, i):
+    from trainflow.ops import array_ops
+    return array_ops.zeros_like(op._outputs[i])
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
+    """Symbolic derivatives of sum(ys) with respect to each x in xs (`tf.gradients`).
+
+    Args:
+      ys: a Tensor or list of Tensors to differentiate.
+      xs: a Tensor/Variable or list of them.
+      grad_ys: optional initial gradients, one per y (default: ones).
+      name: name scope of the gradient ops.
+      colocate_gradients_with_ops: place each gradient op with its forward op.
+      gate_gradients: wrap each op's input gradients in a `tuple` (no races).
+      aggregation_method: an AggregationMethod constant.
+      stop_gradients: tensors not to differentiate through.
+      unconnected_gradients: "none" (None) or "zero" (zeros) for unconnected xs.
+
+    Returns:
+      a list with one gradient (Tensor, IndexedSlices or None) per x.
+
+    Raises:
+      LookupError: if an op on the path has no registered gradient.
+      ValueError / TypeError: for bad arguments.
+    """
+    from trainflow.framework.tensor_conversion import convert_to_tensor
+    ys = _as_list(ys)
+    xs = _as_list(xs)
+    stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
+    if grad_ys is None:
+        grad_ys = [None] * len(ys)
+    else:
+        grad_ys = _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    g = _get_graph_from_inputs(list(ys) + list(xs))
+    with g.as_default(), g.name_scope(name or "gradients"):
+        ys = [convert_to_tensor(y, name="y") if not isinstance(y, Tensor) else y for y in ys]
+        xs = [x if isinstance(x, Tensor) else convert_to_tensor(x, name="x", as_ref=True)
+              for x in xs]
+        stop_gradients = [convert_to_tensor(s) if not isinstance(s, Tensor) else s
+                          for s in stop_gradients]
+        grad_ys = _default_grad_ys(ys, grad_ys, colocate_gradients_with_ops)
+        to_ops = [y.op for y in ys]
+        from_ops = [x.op for x in xs]
+        reached = _reached_ops(from_ops)
+        between = _between_ops(to_ops, reached)
+        pending = collections.defaultdict(int)
+        for op in between:
+            for t in op._inputs:
+                if t._op in between:
+                    pending[t._op] += 1
+        stop_ops = set(s.op for s in stop_gradients)
+        for op in from_ops:
+            if all(pending[t._op] == 0 for t in op._inputs):
+                stop_ops.add(op)
+        grads = {}
+        for y, gy in zip(ys, grad_ys):
+            _set_grad(grads, y, gy)
+        queue = collections.deque()
+        queued = set()
+        for op in to_ops:
+            if pending[op] == 0 and op in between and op not in queued:
+                queued.add(op)
+                queue.append(op)
+        while queue:
+            op = queue.popleft()
+            _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method,
+                         colocate_gradients_with_ops)
+            for t in op._inputs:
+                src = t._op
+                if src in between:
+                    pending[src] -= 1
+                    if pending[src] == 0 and src not in queued:
+                        queued.add(src)
+                        queue.append(src)
+        out = []
+        for x in xs:
+            gx = _get_grad(grads, x)
+            if gx is None and unconnected_gradients == UnconnectedGradients.ZERO:
+                from trainflow.ops import array_ops
+                gx = array_ops.zeros_like(x)
+            out.append(gx)
+        return out
+
+
+def _set_grad(grads, t, grad):
+    op_grads = grads.setdefault(t._op, [[] for _ in t._op._outputs])
+    op_grads[t._value_index].append(grad)
+
+
+def _get_grad(grads, t):
+    op_grads = grads.get(t._op)
+    if op_grads is None:
+        return None
+    g = op_grads[t._value_index]
+    if isinstance(g, list):
+        return _aggregate(g, None)
+    return g
+
+
+def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, colocate):
+    from trainflow.ops import control_flow_ops
+    ctx = g.colocate_with(op) if colocate else _null()
+    with ctx:
+        op_grads = grads.get(op)
+        if op_grads is None:
+            out_grads = [None] * len(op._outputs)
+        else:
+            out_grads = [_aggregate(lst, aggregation_method) if isinstance(lst, list) else lst
+                         for lst in op_grads]
+            grads[op] = out_grads
+        has_out_grads = any(x is not None for x in out_grads)
+        grad_fn = None
+        if has_out_grads and op not in stop_ops:
+            grad_fn = gradient_function(op)
+        if grad_fn is not None and has_out_grads:
+            for i, og in enumerate(out_grads):
+                if og is None and is_trainable(op._outputs[i]):
+                    out_grads[i] = _zeros_like_output(op, i)
+            with g.name_scope(op.name + "_grad"):
+                in_grads = _as_list(grad_fn(op, *out_grads))
+                if len(in_grads) != len(op._inputs):
+                    raise ValueError(f"Num gradients {len(in_grads)} generated for op "
+                                     f"{op.node_def} do not match num inputs "
+                                     f"{len(op._inputs)}")
+                if gate_gradients and sum(x is not None for x in in_grads) > 1:
+                    with g.device(None):
+                        in_grads = control_flow_ops.tuple(in_grads)
+        else:
+            in_grads = [None] * len(op._inputs)
+    for i, (t_in, in_grad) in enumerate(zip(op._inputs, in_grads)):
+        if in_grad is None:
+            continue
+        if isinstance(in_grad, Tensor) and t_in.dtype.base_dtype != dtypes.resource:
+            try:
+                in_grad.set_shape(t_in.get_shape())
+            except ValueError:
+                raise ValueError("Incompatible shapes between op input and calculated input "
+                                 f"gradient. Forward operation: {op.name}. Input index: {i}. "
+                                 f"Original input shape: {t_in.shape}. Calculated input "
+                                 f"gradient shape: {in_grad.shape}") from None
+        _set_grad(grads, t_in, in_grad)
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):
+    """Second derivatives of sum(ys) for each x (`tf.hessians`): one Tensor of shape
+    x.shape + x.shape per x. Each x needs a fully defined static shape.
+
+    Raises:
+      ValueError: if an x's shape is not fully defined.
+    """
+    from trainflow.ops import array_ops
+    xs = _as_list(xs)
+    kwargs = dict(colocate_gradients_with_ops=colocate_gradients_with_ops,
+                  gate_gradients=gate_gradients, aggregation_method=aggregation_method)
+    first = gradients(ys, xs, **kwargs)
+    g = _get_graph_from_inputs(xs)
+    out = []
+    with g.as_default(), g.name_scope(name):
+        for grad, x in zip(first, xs):
+            shape = x.get_shape()
+            if not shape.is_fully_defined():
+                raise ValueError(f"tf.hessians needs a fully defined shape for {x}, got {shape}")
+            n = shape.num_elements()
+            if grad is None:
+                out.append(None)
+                continue
+            flat = array_ops.reshape(grad, [-1])
+            rows = []
+            for j in range(n):
+                row = gradients(flat[j], x, **kwargs)[0]
+                rows.append(array_ops.zeros_like(x) if row is None else row)
+            stacked = array_ops.stack(rows)
+            out.append(array_ops.reshape(stacked, shape.as_list() + shape.as_list()))
+    return out
+
+
+__all__ = ["gradients", "hessians", "AggregationMethod", "UnconnectedGradients"]

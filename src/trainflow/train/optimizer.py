@@ -1,0 +1,351 @@
+"""`tf.train.Optimizer`: the base class of the TF1 optimizers.
+
+Subclasses supply `_create_slots`, `_prepare`, `_apply_dense`, `_apply_sparse` (and
+optionally `_finish`); the base class computes gradients, converts and checks them,
+creates slots, sums duplicate sparse indices, names and colocates the update ops
+as TensorFlow does, and increments `global_step` after the update.
+"""
+from trainflow.framework import dtypes
+from trainflow.framework.graph import get_default_graph
+from trainflow.framework.graph_keys import GraphKeys
+from trainflow.framework.tensor import Tensor
+
+
+def _var_key(var):
+    return (var.op.graph, var.op.name)
+
+
+def _is_indexed_slices(g):
+    from trainflow.framework.indexed_slices import IndexedSlices
+    return isinstance(g, IndexedSlices)
+
+
+def deduplicate_indexed_slices(values, indices):
+    """Sums `values` rows that share an index. Returns (summed_values, unique_indices)."""
+    from trainflow.ops import array_ops, math_ops
+    unique_indices, new_positions = array_ops.unique(indices)
+    summed = math_ops.unsorted_segment_sum(values, new_positions,
+                                           array_ops.shape(unique_indices)[0])
+    return summed, unique_indices
+
+
+class Optimizer:
+    """Base class for optimizers (`tf.compat.v1.train.Optimizer`).
+
+    Args:
+      use_locking: use locks for the update operations.
+      name: the optimizer's name, used for slot names and the update scope.
+
+    Raises:
+      ValueError: if `name` is empty.
+    """
+
+    GATE_NONE = 0
+    GATE_OP = 1
+    GATE_GRAPH = 2
+
+    def __init__(self, use_locking, name):
+        if not name:
+            raise ValueError("Must specify the optimizer name")
+        self._use_locking = use_locking
+        self._name = name
+        self._slots = {}
+        self._non_slot_dict = {}
+
+    def get_name(self):
+        """The optimizer's name."""
+        return self._name
+
+    # -- the public contract ---------------------------------------------------------
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
+                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
+                 grad_loss=None):
+        """compute_gradients + apply_gradients in one call.
+
+        Returns:
+          the training Operation (it also increments `global_step` if given).
+
+        Raises:
+          ValueError: if no variable gets a gradient; the message says, per variable,
+            why (not connected to the loss).
+        """
+        grads_and_vars = self.compute_gradients(
+            loss, var_list=var_list, gate_gradients=gate_gradients,
+            aggregation_method=aggregation_method,
+            colocate_gradients_with_ops=colocate_gradients_with_ops, grad_loss=grad_loss)
+        vars_with_grad = [v for g, v in grads_and_vars if g is not None]
+        if not vars_with_grad:
+            raise ValueError(
+                "No gradients provided for any variable, check your graph for ops that do not "
+                f"support gradients, between variables {[str(v) for _, v in grads_and_vars]} "
+                f"and loss {loss}." + _why_no_gradients(loss, [v for _, v in grads_and_vars]))
+        return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False,
+                          grad_loss=None):
+        """Gradients of `loss` for the variables in `var_list`.
+
+        Returns:
+          a list of (gradient or None, variable) pairs.
+
+        Raises:
+          ValueError: for an invalid gate_gradients, no variables, or bad dtypes.
+        """
+        from trainflow.gradients.gradients_impl import gradients
+        from trainflow.ops import control_flow_ops, variables
+        if callable(loss) and not isinstance(loss, Tensor):
+            loss = loss()
+        if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
+            raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
+                             "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s" % gate_gradients)
+        self._assert_valid_dtypes([loss])
+        if grad_loss is not None:
+            self._assert_valid_dtypes([grad_loss])
+        if var_list is None:
+            var_list = variables.trainable_variables() + get_default_graph().get_collection(
+                GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
+        else:
+            var_list = _flatten(var_list)
+        var_list = list(var_list) + get_default_graph().get_collection(
+            GraphKeys._STREAMING_MODEL_PORTS)
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        for v in var_list:
+            if not isinstance(v, variables.Variable):
+                raise TypeError(f"Trying to optimize unsupported type {v}")
+        var_refs = [v._ref() for v in var_list]
+        grads = gradients(loss, var_refs, grad_ys=grad_loss,
+                          gate_gradients=(gate_gradients == Optimizer.GATE_OP),
+                          aggregation_method=aggregation_method,
+                          colocate_gradients_with_ops=colocate_gradients_with_ops)
+        if gate_gradients == Optimizer.GATE_GRAPH:
+            grads = control_flow_ops.tuple(grads)
+        grads_and_vars = list(zip(grads, var_list))
+        self._assert_valid_dtypes([v for g, v in grads_and_vars if g is not None])
+        return grads_and_vars
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Applies (gradient, variable) pairs; then increments `global_step` if given.
+
+        Returns:
+          the training Operation.
+
+        Raises:
+          TypeError: if a gradient is neither a Tensor, IndexedSlices nor None, or a
+            pair is malformed.
+          ValueError: if there are no pairs or no gradient is given.
+        """
+        from trainflow.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
+        from trainflow.framework.tensor_conversion import convert_to_tensor
+        from trainflow.ops import state_ops, variables
+        grads_and_vars = tuple(grads_and_vars)
+        if not grads_and_vars:
+            raise ValueError("No variables provided.")
+        converted = []
+        for pair in grads_and_vars:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"grads_and_vars must be (gradient, variable) pairs, got {pair!r}")
+            g, v = pair
+            if g is not None:
+                try:
+                    g = convert_to_tensor_or_indexed_slices(g)
+                except TypeError:
+                    raise TypeError("Gradient must be convertible to a Tensor or IndexedSlices, "
+                                    f"or None: {g}") from None
+                if not isinstance(g, Tensor) and not _is_indexed_slices(g):
+                    raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
+            if not isinstance(v, variables.Variable):
+                raise TypeError(f"Trying to update unsupported type {v!r} (not a tf.Variable)")
+            converted.append((g, v))
+        var_list = [v for g, v in converted if g is not None]
+        if not var_list:
+            raise ValueError("No gradients provided for any variable: "
+                             f"{[str(v) for _, v in converted]}.")
+        graph = get_default_graph()
+        with graph.control_dependencies(None):
+            self._create_slots(var_list)
+        update_ops = []
+        with graph.name_scope(name or self._name) as scope:
+            self._prepare()
+            for grad, var in converted:
+                if grad is None:
+                    continue
+                with graph.name_scope("update_" + var.op.name), graph.colocate_with(var.op):
+                    update_ops.append(self._update_op(grad, var))
+            if global_step is None:
+                apply_updates = self._finish(update_ops, scope)
+            else:
+                with graph.control_dependencies([self._finish(update_ops, "update")]):
+                    with graph.colocate_with(global_step.op):
+                        apply_updates = state_ops.assign_add(
+                            global_step, convert_to_tensor(1, dtype=global_step.dtype.base_dtype),
+                            name=scope)
+            if isinstance(apply_updates, Tensor):
+                apply_updates = apply_updates.op
+            train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+            if apply_updates not in train_ops:
+                train_ops.append(apply_updates)
+            return apply_updates
+
+    def _update_op(self, grad, var):
+        if isinstance(grad, Tensor):
+            update = self._apply_dense(grad, var)
+            if getattr(var, "constraint", None) is not None:
+                with get_default_graph().control_dependencies([update]):
+                    return var.assign(var.constraint(var))
+            return update
+        if getattr(var, "constraint", None) is not None:
+            raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+        return self._apply_sparse_duplicate_indices(grad, var)
+
+    # -- slots ---------------------------------------------------------------------------
+    def get_slot(self, var, name):
+        """The slot variable `name` created for `var`, or None."""
+        named = self._slots.get(name)
+        if not named:
+            return None
+        return named.get(_var_key(var))
+
+    def get_slot_names(self):
+        """Sorted names of the slots this optimizer created."""
+        return sorted(self._slots)
+
+    def variables(self):
+        """The optimizer's variables in the current graph: non-slot variables then slots,
+        sorted by name."""
+        graph = get_default_graph()
+        current = [v for (n, g), v in self._non_slot_dict.items() if g is graph]
+        for named in self._slots.values():
+            current.extend(v for (g, _), v in named.items() if g is graph)
+        return sorted(current, key=lambda v: v.name)
+
+    def _slot_dict(self, slot_name):
+        return self._slots.setdefault(slot_name, {})
+
+    def _get_or_make_slot(self, var, val, slot_name, op_name):
+        from trainflow.train import slot_creator
+        named = self._slot_dict(slot_name)
+        if _var_key(var) not in named:
+            named[_var_key(var)] = slot_creator.create_slot(var, val, op_name)
+        return named[_var_key(var)]
+
+    def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name,
+                                           op_name):
+        from trainflow.train import slot_creator
+        named = self._slot_dict(slot_name)
+        if _var_key(var) not in named:
+            named[_var_key(var)] = slot_creator.create_slot_with_initializer(
+                var, initializer, shape, dtype, op_name)
+        return named[_var_key(var)]
+
+    def _zeros_slot(self, var, slot_name, op_name):
+        from trainflow.train import slot_creator
+        named = self._slot_dict(slot_name)
+        if _var_key(var) not in named:
+            named[_var_key(var)] = slot_creator.create_zeros_slot(var, op_name)
+        return named[_var_key(var)]
+
+    def _create_non_slot_variable(self, initial_value, name, colocate_with):
+        from trainflow.ops import variables
+        graph = colocate_with.graph
+        key = (name, graph)
+        v = self._non_slot_dict.get(key)
+        if v is None:
+            with graph.colocate_with(colocate_with.op):
+                v = variables.Variable(initial_value, name=name, trainable=False)
+            self._non_slot_dict[key] = v
+        return v
+
+    def _get_non_slot_variable(self, name, graph=None):
+        return self._non_slot_dict.get((name, graph or get_default_graph()))
+
+    def _non_slot_variables(self):
+        return self._non_slot_dict.values()
+
+    # -- hooks for subclasses --------------------------------------------------------------
+    def _create_slots(self, var_list):
+        """Creates the slots the optimizer needs for `var_list`."""
+
+    def _prepare(self):
+        """Creates the hyperparameter tensors; called inside the update name scope."""
+
+    def _apply_dense(self, grad, var):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense")
+
+    def _apply_sparse(self, grad, var):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse")
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """Sums duplicate indices of `grad`, then calls `_apply_sparse`."""
+        from trainflow.framework.indexed_slices import IndexedSlices
+        summed, unique = deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
+
+    def _finish(self, update_ops, name_scope):
+        from trainflow.ops import control_flow_ops
+        return control_flow_ops.group(*update_ops, name=name_scope)
+
+    def _call_if_callable(self, param):
+        return param() if callable(param) else param
+
+    _valid_dtypes_set = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
+
+    def _valid_dtypes(self):
+        return set(self._valid_dtypes_set)
+
+    def _assert_valid_dtypes(self, tensors):
+        valid = self._valid_dtypes()
+        for t in tensors:
+            dtype = t.dtype.base_dtype
+            if dtype not in valid:
+                raise ValueError(f"Invalid type {dtype!r} for {t.name}, expected: "
+                                 f"{[v for v in sorted(valid, key=lambda d: d.name)]}.")
+
+
+def _flatten(structure):
+    out = []
+    stack = [structure]
+    while stack:
+        s = stack.pop()
+        if isinstance(s, (list, tuple)):
+            stack.extend(reversed(s))
+        elif isinstance(s, dict):
+            stack.extend(s[k] for k in sorted(s, reverse=True))
+        else:
+            out.append(s)
+    return out
+
+
+def _why_no_gradients(loss, var_list):
+    """One line per variable saying why no gradient reaches it from `loss`."""
+    from trainflow.gradients.gradients_impl import is_trainable
+    lines = []
+    ancestors = {}
+    stack = [(loss.op, None)]
+    while stack:
+        op, via = stack.pop()
+        if op in ancestors:
+            continue
+        ancestors[op] = via
+        for t in op._inputs:
+            stack.append((t._op, (op, t)))
+    for v in var_list:
+        op = v.op
+        if op not in ancestors:
+            lines.append(f"  {v.name}: not connected to the loss")
+            continue
+        blocker = None
+        cur = op
+        while ancestors.get(cur) is not None:
+            consumer, t = ancestors[cur]
+            if not is_trainable(t):
+                blocker = (consumer, f"integer/bool tensor {t.name}")
+            cur = consumer
+        if blocker is not None:
+            lines.append(f"  {v.name}: blocked at op {blocker[0].name} of type "
+                         f"{blocker[0].type} ({blocker[1]})")
+        else:
+            lines.append(f"  {v.name}: the path to the loss has no differentiable route "
+                         "(a gradient function returned None)")
+    return "\n" + "\n".join(lines) if lines else ""

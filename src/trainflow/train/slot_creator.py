@@ -1,0 +1,64 @@
+"""Slot variables of optimizers: created next to (colocated with) their primary variable
+and named `<primary>/<OptimizerName>`, `<primary>/<OptimizerName>_1`, ... as TF names them."""
+from trainflow.framework.graph import get_default_graph
+
+
+def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
+    from trainflow.ops import variable_scope, variables
+    current_scope = variable_scope.get_variable_scope()
+    saved_partitioner = current_scope.partitioner
+    current_scope.set_partitioner(None)
+    try:
+        slot = variable_scope.get_variable(
+            scope, initializer=val, trainable=False, shape=shape if callable(val) else None,
+            dtype=dtype, validate_shape=validate_shape)
+    finally:
+        current_scope.set_partitioner(saved_partitioner)
+    slice_info = getattr(primary, "_save_slice_info", None)
+    if isinstance(primary, variables.Variable) and slice_info:
+        real_slot_name = slot.name[len(primary.op.name + "/"):-2]
+        n = slot.shape.ndims
+        if n is None or n > 0:
+            slot._set_save_slice_info(variables.Variable.SaveSliceInfo(
+                slice_info.full_name + "/" + real_slot_name, slice_info.full_shape[:n],
+                slice_info.var_offset[:n], slice_info.var_shape[:n]))
+    return slot
+
+
+def create_slot(primary, val, name, colocate_with_primary=True):
+    """A slot variable for `primary` initialized to the tensor `val`."""
+    from trainflow.ops import variable_scope
+    validate_shape = val.get_shape().is_fully_defined()
+    prefix = primary.op.name
+    with variable_scope.variable_scope(None, prefix + "/" + name):
+        if colocate_with_primary:
+            with get_default_graph().colocate_with(primary.op):
+                return _create_slot_var(primary, val, "", validate_shape, None, None)
+        return _create_slot_var(primary, val, "", validate_shape, None, None)
+
+
+def create_slot_with_initializer(primary, initializer, shape, dtype, name,
+                                 colocate_with_primary=True):
+    """A slot variable for `primary` of `shape`/`dtype` from an initializer."""
+    from trainflow.ops import variable_scope
+    validate_shape = shape.is_fully_defined()
+    prefix = primary.op.name
+    with variable_scope.variable_scope(None, prefix + "/" + name):
+        if colocate_with_primary:
+            with get_default_graph().colocate_with(primary.op):
+                return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
+        return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
+
+
+def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
+    """A slot variable for `primary` holding zeros of its shape."""
+    from trainflow.ops import array_ops, init_ops
+    if dtype is None:
+        dtype = primary.dtype.base_dtype
+    slot_shape = primary.get_shape()
+    if slot_shape.is_fully_defined():
+        return create_slot_with_initializer(primary, init_ops.zeros_initializer(), slot_shape,
+                                            dtype, name, colocate_with_primary)
+    value = primary.initialized_value() if hasattr(primary, "initialized_value") else primary
+    val = array_ops.zeros(array_ops.shape(value), dtype=dtype)
+    return create_slot(primary, val, name, colocate_with_primary)

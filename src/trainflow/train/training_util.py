@@ -1,0 +1,74 @@
+"""Global-step utilities of tf.train."""
+from trainflow.framework import dtypes
+from trainflow.framework.graph import get_default_graph
+from trainflow.framework.graph_keys import GraphKeys
+
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
+
+def global_step(sess, global_step_tensor):
+    """The value of the global step in `sess` as a Python int."""
+    return int(sess.run(global_step_tensor))
+
+
+def get_global_step(graph=None):
+    """The global-step variable of `graph` (collection GLOBAL_STEP, else `global_step:0`),
+    or None.
+
+    Raises:
+      TypeError: if it is not an integer scalar.
+    """
+    graph = graph or get_default_graph()
+    candidates = graph.get_collection(GraphKeys.GLOBAL_STEP)
+    if len(candidates) == 1:
+        step = candidates[0]
+    elif not candidates:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except (KeyError, ValueError):
+            return None
+    else:
+        raise TypeError("Multiple tensors in global_step collection.")
+    assert_global_step(step)
+    return step
+
+
+def create_global_step(graph=None):
+    """Creates the int64 scalar `global_step` variable (zeros, not trainable).
+
+    Raises:
+      ValueError: if the graph already has one.
+    """
+    from trainflow.ops import init_ops, variable_scope
+    graph = graph or get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
+    with graph.as_default(), graph.name_scope(None):
+        return variable_scope.get_variable(
+            GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
+            initializer=init_ops.zeros_initializer(), trainable=False,
+            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
+
+
+def get_or_create_global_step(graph=None):
+    """The global-step variable, created if absent."""
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        step = create_global_step(graph)
+    return step
+
+
+def assert_global_step(global_step_tensor):
+    """Raises TypeError unless `global_step_tensor` is an integer scalar Variable/Tensor."""
+    from trainflow.framework.tensor import Tensor
+    from trainflow.ops import variables
+    if not isinstance(global_step_tensor, (Tensor, variables.Variable)):
+        raise TypeError(f"Existing \"global_step\" must be a Variable or Tensor: "
+                        f"{global_step_tensor}.")
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError(f"Existing \"global_step\" does not have integer type: "
+                        f"{global_step_tensor.dtype}")
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f"Existing \"global_step\" is not scalar: {shape}")
