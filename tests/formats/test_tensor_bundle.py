@@ -91,6 +91,26 @@ def test_every_dtype_round_trips(tmp_path):
         assert r.entry("str_scalar").dtype == dtypes.string
 
 
+def test_large_tensors_are_copied_in_chunks(tmp_path):
+    from trainflow.formats import crc32c
+    big = np.random.default_rng(0).standard_normal(2_500_001).astype(np.float32)  # 10 MB
+    prefix = str(tmp_path / "big")
+    tb.save(prefix, {"big": big, "small": np.ones(3)}, sync=False)
+    with BundleReader(prefix) as r:
+        np.testing.assert_array_equal(r.lookup("big"), big)
+        assert r.entry("big").crc32c == crc32c.mask(crc32c.crc32c(big.tobytes()))
+        assert r.entry("small").offset == big.nbytes
+
+
+def test_a_dropped_writer_cleans_up(tmp_path):
+    w = tb.BundleWriter(str(tmp_path / "x"), sync=False)
+    w.add("a", [1.0])
+    del w
+    import gc
+    gc.collect()
+    assert os.listdir(tmp_path) == []
+
+
 def test_explicit_dtype_and_unsupported_values(tmp_path):
     with tb.BundleWriter(str(tmp_path / "x"), sync=False) as w:
         w.add("as_f16", [1.5, 2], dtype=dtypes.float16)

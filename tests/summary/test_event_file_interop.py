@@ -16,7 +16,11 @@ from trainflow.summary.summary_iterator import summary_iterator
 from trainflow.summary.writer import FileWriter
 
 TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
+                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                          "fixtures"),
+                             "/work/shared/fixtures") if p and os.path.isdir(p)),
+                "/work/shared/fixtures")
 EVENTS = os.path.join(FIXTURES, "events")
 pytestmark = [pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set"),
               pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")]

@@ -15,7 +15,11 @@ from trainflow.summary.summary_iterator import summary_iterator
 from trainflow.summary.writer import FileWriter
 from trainflow.summary.writer_cache import FileWriterCache
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
+                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                          "fixtures"),
+                             "/work/shared/fixtures") if p and os.path.isdir(p)),
+                "/work/shared/fixtures")
 EVENTS = os.path.join(FIXTURES, "events")
 
 
@@ -86,10 +90,17 @@ def test_metadata_is_kept_only_for_the_first_value_of_a_tag(tmp_path):
     with FileWriter(str(tmp_path)) as writer:
         writer.add_summary(summary_pb2.Summary(value=[value]), 1)
         writer.add_summary(summary_pb2.Summary(value=[value]), 2)
-    first, second = _events(tmp_path)[1:]
+        # As in TF: a tag seen first without metadata loses metadata added later.
+        writer.add_summary(_scalar("plain", 1.0), 3)
+        writer.add_summary(summary_pb2.Summary(value=[value]).SerializeToString(), 4)
+        late = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="plain")])
+        late.value[0].metadata.display_name = "late"
+        writer.add_summary(late, 5)
+    first, second, _, _, late_event = _events(tmp_path)[1:]
     assert first.summary.value[0].metadata.plugin_data.plugin_name == "text"
     assert not second.summary.value[0].HasField("metadata")
     assert (first.step, second.step) == (1, 2)
+    assert not late_event.summary.value[0].HasField("metadata")
 
 
 def test_graphs_meta_graphs_and_run_metadata(tmp_path):
@@ -187,3 +198,8 @@ def test_namespace_names():
     assert tf_summary.FileWriter is FileWriter
     assert tf_summary.FileWriterCache is FileWriterCache
     assert train.SummaryWriter is FileWriter
+    assert tf_summary.Summary is summary_pb2.Summary
+    assert tf_summary.Event is event_pb2.Event
+    assert tf_summary.SessionLog.START == 1
+    assert tf_summary.TaggedRunMetadata(tag="t").tag == "t"
+    assert tf_summary.SummaryDescription(type_hint="x").type_hint == "x"

@@ -11,7 +11,11 @@ from trainflow.framework import errors
 from trainflow.protos import config_pb2, event_pb2
 from trainflow.summary.summary_iterator import summary_iterator
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
+                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                          "fixtures"),
+                             "/work/shared/fixtures") if p and os.path.isdir(p)),
+                "/work/shared/fixtures")
 EVENTS = os.path.join(FIXTURES, "events")
 pytestmark = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
 

@@ -12,7 +12,11 @@ from trainflow.protos import summary_pb2
 from trainflow.formats.tensor_proto import make_tensor_proto
 from trainflow.summary.writer import FileWriter
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
+                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
+                                          "fixtures"),
+                             "/work/shared/fixtures") if p and os.path.isdir(p)),
+                "/work/shared/fixtures")
 EVENTS = os.path.join(FIXTURES, "events")
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
 

@@ -27,7 +27,9 @@ from trainflow.framework import errors
 HEADER_KEY = b""
 FORMAT_VERSION = 1  # producer version TF writes (kTensorBundleVersion)
 MIN_CONSUMER = 0
-_WRITE_BUFFER = 8 << 20
+_WRITE_BUFFER = 1 << 20
+_COPY_CHUNK = 8 << 20
+_LITTLE_HOST = np.little_endian
 
 
 def data_filename(prefix, shard_id, num_shards):
@@ -64,9 +66,6 @@ def to_little_endian(arr):
     if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE_HOST):
         return arr.astype(arr.dtype.newbyteorder("<"))
     return arr
-
-
-_LITTLE_HOST = np.little_endian
 
 
 # ----------------------------------------------------------------------------- values
@@ -158,6 +157,7 @@ class BundleWriter:
         tag = f".tempstate{uuid.uuid4().int >> 64}"
         self._data_tmp = data_filename(self.prefix, 0, 1) + tag
         self._index_tmp = index_filename(self.prefix) + tag
+        self._chunk = None
         self._out = open(self._data_tmp, "wb", buffering=_WRITE_BUFFER)
 
     def __enter__(self):
@@ -170,6 +170,14 @@ class BundleWriter:
         else:
             self.abort()
         return False
+
+    def __del__(self):
+        # A writer dropped without finish() must not leave temporary files behind.
+        try:
+            if not self._closed:
+                self.abort()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
 
     def _check_open(self):
         if self._closed:
@@ -213,10 +221,7 @@ class BundleWriter:
                 for chunk in chunks:
                     self._out.write(chunk)
             else:
-                data = readonly_bytes(to_little_endian(arr))
-                crc = crc32c.crc32c(data) if data.size else 0
-                self._out.write(data)
-                size = data.size
+                crc, size = self._write_numeric(to_little_endian(arr))
         except BaseException:
             self.abort()
             raise
@@ -227,6 +232,32 @@ class BundleWriter:
         if pad:
             self._out.write(b"\0" * pad)
             self._size += pad
+
+    def _write_numeric(self, arr):
+        """Writes an array's bytes; returns (unmasked CRC32C, size).
+
+        The bytes are copied chunk by chunk into a private buffer, and the CRC and the write
+        both use that copy, so a tensor updated by another thread while it is being saved
+        still gets a checksum that matches the bytes in the file (as TF's writer ensures).
+        """
+        src = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+        size = src.size
+        if size <= _WRITE_BUFFER:
+            data = bytes(src)
+            self._out.write(data)
+            return (crc32c.crc32c(data) if size else 0), size
+        if self._chunk is None:
+            self._chunk = np.empty(_COPY_CHUNK, dtype=np.uint8)
+            self._chunk_ro = self._chunk.view()
+            self._chunk_ro.flags.writeable = False
+        crc = 0
+        for start in range(0, size, _COPY_CHUNK):
+            n = min(_COPY_CHUNK, size - start)
+            np.copyto(self._chunk[:n], src[start:start + n])
+            chunk = self._chunk_ro[:n]
+            crc = crc32c.extend(crc, chunk)
+            self._out.write(chunk)
+        return crc, size
 
     def add_slice(self, full_name, full_shape, slice_spec, value, dtype=None):
         """Adds one slice of a partitioned tensor.

@@ -6,6 +6,7 @@ little-endian bytes); single values, broadcast values, strings, bools and
 complex numbers go into the typed `*_val` fields. Python numbers without a
 dtype become float32 / int32 (int64 when an int does not fit), as in TF.
 """
+import functools
 import numbers
 
 import numpy as np
@@ -44,12 +45,16 @@ def _flatten(values):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _integral_types():
     try:  # TensorShape's Dimension counts as an int, as in TF.
         from trainflow.framework.tensor_shape import Dimension
         return (numbers.Integral, np.integer, Dimension)
     except ImportError:
         return (numbers.Integral, np.integer)
+
+
+_OK = object()  # returned by the checks below when every element is acceptable
 
 
 def _kind_check(expected):
@@ -60,9 +65,6 @@ def _kind_check(expected):
                 return v
         return _OK
     return check
-
-
-_OK = object()  # marker: every element is acceptable
 
 
 def _check_quantized(values):

@@ -1,6 +1,9 @@
 """Device names: parsing, merging partial specs, canonical strings (TF's DeviceSpec)."""
 
 
+_DEVICE_TYPES = frozenset(["CPU", "GPU", "TPU"])
+
+
 class DeviceSpec:
     """A (possibly partial) device: job, replica, task, device type and index."""
 
@@ -11,7 +14,7 @@ class DeviceSpec:
         self.replica = None if replica is None else int(replica)
         self.task = None if task is None else int(task)
         self.device_type = device_type.upper() if isinstance(device_type, str) and \
-            device_type.lower() in ("cpu", "gpu", "tpu") else device_type
+            device_type.upper() in _DEVICE_TYPES else device_type
         self.device_index = device_index
 
     @classmethod
@@ -26,29 +29,33 @@ class DeviceSpec:
         return d
 
     def _parse(self, spec):
+        device_type_seen = False
         for part in spec.split("/"):
             if not part:
                 continue
             ly = part.split(":")
-            key = ly[0].lower()
+            key = ly[0]
             if len(ly) == 2 and key == "job":
                 self.job = ly[1]
             elif len(ly) == 2 and key == "replica":
                 self.replica = int(ly[1])
             elif len(ly) == 2 and key == "task":
                 self.task = int(ly[1])
-            elif len(ly) in (1, 2) and key in ("cpu", "gpu", "tpu"):
-                self.device_type = key.upper()
-                self.device_index = None if len(ly) == 1 or ly[1] == "*" else int(ly[1])
-            elif len(ly) == 3 and key == "device":
-                self.device_type = ly[1].upper() if ly[1].lower() in ("cpu", "gpu", "tpu") \
-                    else ly[1]
-                self.device_index = None if ly[2] == "*" else int(ly[2])
-            elif len(ly) == 2 and key == "device":
-                self.device_type = ly[1].upper() if ly[1].lower() in ("cpu", "gpu", "tpu") \
-                    else ly[1]
+            elif len(ly) in (1, 2) and key.upper() in _DEVICE_TYPES or \
+                    len(ly) == 3 and key == "device":
+                if device_type_seen:
+                    raise ValueError("Multiple device types are not allowed while parsing the "
+                                     f"device spec: {spec}.")
+                device_type_seen = True
+                if len(ly) == 3:
+                    kind, index = ly[1], ly[2]
+                else:
+                    kind, index = key, ly[1] if len(ly) == 2 else "*"
+                self.device_type = kind.upper() if kind.upper() in _DEVICE_TYPES else kind
+                self.device_index = None if index == "*" else int(index)
             else:
-                raise ValueError(f"Unknown attribute: '{part}' in '{spec}'")
+                raise ValueError(f"Unknown attribute '{key}' is encountered while parsing the "
+                                 f"device spec: '{spec}'.")
 
     def merge_from(self, other):
         """Fills in every field that `other` sets (other's fields win)."""

@@ -40,7 +40,6 @@ class _ControlDependenciesController:
             self._old_stack = state.control_dependencies
             state.control_dependencies = []
         state.control_dependencies.append(self)
-        return self
 
     def __exit__(self, *exc):
         state = self._graph._state
@@ -116,7 +115,11 @@ class Graph:
 
     # -- default graph -------------------------------------------------------------
     def as_default(self):
-        """Context manager making this the default graph of the current thread."""
+        """Context manager making this the default graph of the current thread.
+
+        Raises:
+          AssertionError: on exit, if default-graph blocks were exited out of order.
+        """
         return _default_graph_stack.get_controller(self)
 
     # -- names -----------------------------------------------------------------------
@@ -157,9 +160,16 @@ class Graph:
         if name:
             if isinstance(name, bytes):
                 name = name.decode()
-            regex = _VALID_SCOPE_NAME_REGEX if self._state.name_stack else _VALID_OP_NAME_REGEX
-            if not regex.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
+            if self._state.name_stack:
+                # Nested scopes may start with characters an op name can't ('_', '-', '/').
+                if not _VALID_SCOPE_NAME_REGEX.match(name):
+                    raise ValueError(f"'{name}' is not a valid scope name. A scope name has to "
+                                     "match the following pattern: "
+                                     f"{_VALID_SCOPE_NAME_REGEX.pattern}")
+            elif not _VALID_OP_NAME_REGEX.match(name):
+                raise ValueError(f"'{name}' is not a valid root scope name. A root scope name "
+                                 "has to match the following pattern: "
+                                 f"{_VALID_OP_NAME_REGEX.pattern}")
         state = self._state
         old_stack = state.name_stack
         if not name:
@@ -209,6 +219,9 @@ class Graph:
                 name = name[:-1]
             else:
                 name = self.unique_name(name)
+            if not _VALID_OP_NAME_REGEX.match(name):
+                raise ValueError(f"`{name}` is not a valid node name. Accepted names conform to "
+                                 f"Regex /{_VALID_OP_NAME_REGEX}/")
             if name in self._nodes_by_name:
                 raise ValueError(f"Duplicate node name in graph: '{name}'")
             input_ops = {t._op for t in inputs}
@@ -306,55 +319,42 @@ class Graph:
         return self._nodes_by_name[name]
 
     def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
-        """Resolves a Tensor, Operation or name to an element of this graph.
+        """Resolves a Tensor, Operation or name ("op" / "op:index") to an element of
+        this graph.
+
+        Args:
+          obj: a Tensor, Operation, name (str or bytes), or an object with
+            `_as_graph_element()` (a Variable).
+          allow_tensor: whether a Tensor may be returned.
+          allow_operation: whether an Operation may be returned.
+
+        Returns:
+          the Tensor or Operation.
 
         Raises:
-          TypeError, ValueError, KeyError: as TensorFlow does.
+          TypeError: if `obj` can't be converted to an allowed kind.
+          ValueError: for a malformed name, an element of another graph, or a name
+            naming the wrong kind of element.
+          KeyError: for a well-formed name that is not in the graph.
         """
+        if not allow_tensor and not allow_operation:
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
         if allow_tensor and allow_operation:
             types_str = "Tensor or Operation"
         elif allow_tensor:
             types_str = "Tensor"
         else:
             types_str = "Operation"
-        conv = getattr(obj, "_as_graph_element", None)
-        if conv is not None and not isinstance(obj, (Tensor, Operation)):
-            obj = conv()
+        if not isinstance(obj, (Tensor, Operation, str)):
+            conv = getattr(obj, "_as_graph_element", None)
+            if conv is not None:
+                obj = conv()
+            if isinstance(obj, bytes):
+                obj = obj.decode()
         if isinstance(obj, str):
-            name = obj
-            if ":" in name and allow_tensor:
-                try:
-                    op_name, out_n = name.split(":")
-                    out_n = int(out_n)
-                except ValueError:
-                    raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a "
-                                     "valid one. Tensor names must be of the form "
-                                     "\"<op_name>:<output_index>\".") from None
-                if op_name not in self._nodes_by_name:
-                    raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
-                                   f"The operation, {op_name!r}, does not exist in the graph.")
-                op = self._nodes_by_name[op_name]
-                if out_n >= len(op._outputs):
-                    raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
-                                   f"The operation, {op_name!r}, exists but only has "
-                                   f"{len(op._outputs)} outputs.")
-                return op._outputs[out_n]
-            if ":" in name and not allow_tensor:
-                raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a "
-                                 f"{types_str}.")
-            if not allow_operation:
-                if name in self._nodes_by_name:
-                    raise ValueError(f"The name {name!r} refers to an Operation, not a "
-                                     f"{types_str}. Tensor names must be of the form "
-                                     "\"<op_name>:<output_index>\".")
-                raise ValueError(f"The name {name!r} looks like an (invalid) Operation name, "
-                                 f"not a {types_str}. Tensor names must be of the form "
-                                 "\"<op_name>:<output_index>\".")
-            if name not in self._nodes_by_name:
-                raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
-            return self._nodes_by_name[name]
+            return self._element_by_name(obj, allow_tensor, allow_operation, types_str)
         if isinstance(obj, Tensor) and allow_tensor:
-            if obj.graph is not self:
+            if obj._op._graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")
             return obj
         if isinstance(obj, Operation) and allow_operation:
@@ -363,14 +363,53 @@ class Graph:
             return obj
         raise TypeError(f"Can not convert a {type(obj).__name__} into a {types_str}.")
 
+    def _element_by_name(self, name, allow_tensor, allow_operation, types_str):
+        if ":" in name and allow_tensor:
+            try:
+                op_name, out_n = name.split(":")
+                out_n = int(out_n)
+            except ValueError:
+                raise ValueError(f"The name {name!r} looks a like a Tensor name, but is not a "
+                                 "valid one. Tensor names must be of the form "
+                                 "\"<op_name>:<output_index>\".") from None
+            op = self._nodes_by_name.get(op_name)
+            if op is None:
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
+                               f"The operation, {op_name!r}, does not exist in the graph.")
+            if not 0 <= out_n < len(op._outputs):
+                raise KeyError(f"The name {name!r} refers to a Tensor which does not exist. "
+                               f"The operation, {op_name!r}, exists but only has "
+                               f"{len(op._outputs)} outputs.")
+            return op._outputs[out_n]
+        if ":" in name:
+            raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {types_str}.")
+        if not allow_operation:
+            if name in self._nodes_by_name:
+                raise ValueError(f"The name {name!r} refers to an Operation, not a "
+                                 f"{types_str}. Tensor names must be of the form "
+                                 "\"<op_name>:<output_index>\".")
+            raise ValueError(f"The name {name!r} looks like an (invalid) Operation name, "
+                             f"not a {types_str}. Tensor names must be of the form "
+                             "\"<op_name>:<output_index>\".")
+        op = self._nodes_by_name.get(name)
+        if op is None:
+            raise KeyError(f"The name {name!r} refers to an Operation not in the graph.")
+        return op
+
     # -- collections ---------------------------------------------------------------
     def add_to_collection(self, name, value):
-        """Appends `value` to collection `name`."""
+        """Appends `value` to collection `name`.
+
+        Raises:
+          RuntimeError: if the graph is finalized.
+        """
+        self._check_not_finalized()
         with self._lock:
             self._collections.setdefault(name, []).append(value)
 
     def add_to_collections(self, names, value):
-        """Appends `value` to each collection in `names` (a string or iterable)."""
+        """Appends `value` to each collection in `names` (a string or iterable; each
+        collection once even if named twice)."""
         names = (names,) if isinstance(names, str) else set(names)
         for name in names:
             self.add_to_collection(name, value)
@@ -397,12 +436,17 @@ class Graph:
             return out
 
     def get_all_collection_keys(self):
-        """Names of the non-empty... (all) collections."""
+        """The string keys of every collection created so far (even if now empty)."""
         with self._lock:
             return [k for k in self._collections if isinstance(k, str)]
 
     def clear_collection(self, name):
-        """Removes collection `name`."""
+        """Removes collection `name`.
+
+        Raises:
+          RuntimeError: if the graph is finalized.
+        """
+        self._check_not_finalized()
         with self._lock:
             self._collections.pop(name, None)
 
@@ -423,7 +467,16 @@ class Graph:
         return ret
 
     def control_dependencies(self, control_inputs):
-        """Context manager: ops created inside run after `control_inputs` (None clears).
+        """Context manager: ops created inside run after `control_inputs`.
+
+        Nested contexts accumulate; None clears the outer ones. An op whose inputs
+        already come from an op created inside the same context gets no redundant
+        control edge, and a control input is never added when it is also a data input.
+        The ops used as control inputs get TF's `_has_manual_control_dependencies` attr.
+
+        Args:
+          control_inputs: a list of Operations or Tensors (or objects with
+            `_as_graph_element`, or names), or None.
 
         Raises:
           TypeError: if an element is not an Operation or Tensor.
@@ -446,6 +499,7 @@ class Graph:
             if c not in current:
                 control_ops.append(c)
                 current.add(c)
+                c._attrs["_has_manual_control_dependencies"] = True
         return _ControlDependenciesController(self, control_ops)
 
     # -- devices and colocation --------------------------------------------------------
@@ -503,7 +557,8 @@ class Graph:
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
         """Context manager: ops of the mapped types use another type's gradient."""
-        if not isinstance(op_type_map, dict):
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
             raise TypeError("op_type_map must be a dictionary mapping strings to strings")
         saved = dict(self._gradient_override_map)
         self._gradient_override_map.update(op_type_map)
@@ -541,57 +596,69 @@ class Graph:
 
 
 class _DefaultGraphStack(threading.local):
-    """Per-thread stack of default graphs over one global default graph."""
-
-    _global_default = None
+    """The default-graph stack of one thread, over that thread's own global default graph
+    (as in TF, a new thread starts with a fresh global default graph)."""
 
     def __init__(self):
         self.stack = []
+        self.global_default = None
 
     def get_default(self):
         if self.stack:
             return self.stack[-1]
-        if _DefaultGraphStack._global_default is None:
-            _DefaultGraphStack._global_default = Graph()
-        return _DefaultGraphStack._global_default
+        if self.global_default is None:
+            self.global_default = Graph()
+        return self.global_default
 
     def reset(self):
         if self.stack:
             raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
                                  "If you need a cleared graph, exit the nesting and create a "
                                  "new graph.")
-        _DefaultGraphStack._global_default = None
+        self.global_default = None
 
-    @contextlib.contextmanager
-    def get_controller(self, graph):
-        self.stack.append(graph)
-        try:
-            yield graph
-        finally:
-            if self.stack and self.stack[-1] is graph:
-                self.stack.pop()
-            elif graph in self.stack:
-                self.stack.remove(graph)
+    def get_controller(self, graph, enforce_nesting=True):
+        return nesting_controller(self.stack, graph, enforce_nesting)
+
+
+@contextlib.contextmanager
+def nesting_controller(stack, item, enforce_nesting=True):
+    """Pushes `item` on `stack` for the duration of the block.
+
+    Raises:
+      AssertionError: on exit, if `enforce_nesting` and `item` is no longer on top
+        (blocks were exited out of order).
+    """
+    stack.append(item)
+    try:
+        yield item
+    finally:
+        if stack:  # empty if the stack was reset inside the block
+            if stack[-1] is item:
+                stack.pop()
+            elif enforce_nesting:
+                raise AssertionError("Nesting violated for default stack of "
+                                     f"{type(item)} objects")
+            elif item in stack:
+                stack.remove(item)
 
 
 _default_graph_stack = _DefaultGraphStack()
 
 
 def get_default_graph():
-    """The default graph of the current thread."""
+    """The default graph of the current thread: the innermost `as_default()` graph, else
+    the thread's global default graph."""
     return _default_graph_stack.get_default()
 
 
 def reset_default_graph():
-    """Clears the global default graph.
+    """Replaces the current thread's global default graph with a new, empty one.
 
     Raises:
-      AssertionError: if called inside a `with graph.as_default()` block.
+      AssertionError: if called inside a `with graph.as_default()` block (including
+        `with tf.Session()` blocks, which enter their graph).
     """
-    from trainflow.runtime import session_stack
-    if session_stack.has_default_session():
-        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs "
-                             "while a default session is active.")
     _default_graph_stack.reset()
 
 

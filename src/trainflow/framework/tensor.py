@@ -2,6 +2,11 @@
 from trainflow.framework import dtypes
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation that needs a concrete value (bool(), iteration) was applied to a
+    symbolic Tensor. A TypeError, as in TensorFlow."""
+
+
 class Tensor:
     """One output of an `Operation`, computed when a Session runs it.
 
@@ -61,13 +66,26 @@ class Tensor:
         return self._shape
 
     def set_shape(self, shape):
-        """Refines the static shape.
+        """Refines the static shape with `shape` (merging known dimensions).
 
         Raises:
-          ValueError: if `shape` is not compatible with the current shape.
+          ValueError: if `shape` is not compatible with the current shape (TF's wording:
+            "Shapes must be equal rank, ..." / "Dimension 1 in both shapes must be
+            equal, ...").
         """
         from trainflow.framework.tensor_shape import as_shape
-        self._shape = self._shape.merge_with(as_shape(shape))
+        new = as_shape(shape)
+        old = self._shape
+        if old._dims is not None and new._dims is not None:
+            if len(old._dims) != len(new._dims):
+                raise ValueError(f"Shapes must be equal rank, but are {len(old._dims)} and "
+                                 f"{len(new._dims)}")
+            for i, (a, b) in enumerate(zip(old._dims, new._dims)):
+                if a is not None and b is not None and a != b:
+                    raise ValueError(f"Dimension {i} in both shapes must be equal, but are "
+                                     f"{a} and {b}. Shapes are {_dims_str(old)} and "
+                                     f"{_dims_str(new)}.")
+        self._shape = old.merge_with(new)
 
     def consumers(self):
         """The Operations that take this tensor as an input."""
@@ -87,7 +105,8 @@ class Tensor:
         return (f"<tf.Tensor '{self.name}' shape={self._shape} "
                 f"dtype={self._dtype.name}>")
 
-    __str__ = __repr__
+    def __str__(self):
+        return f'Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     def __hash__(self):
         return id(self)
@@ -99,28 +118,33 @@ class Tensor:
         return self is not other
 
     def __bool__(self):
-        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed. Use "
-                        "`if t is not None:` instead of `if t:` to test if a tensor is "
-                        "defined, and use TensorFlow ops such as tf.cond to execute "
-                        "subgraphs conditioned on the value of a tensor.")
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Its value is "
+            "only known when a Session runs it: use `if t is not None:` to test whether a "
+            "tensor exists, and tf.cond to branch on its value.")
 
     def __iter__(self):
-        raise TypeError("Tensor objects are only iterable when eager execution is enabled. "
-                        "To iterate over this tensor use tf.map_fn.")
+        raise OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. Its elements are only "
+            "known when a Session runs it: use tf.unstack or tf.map_fn.")
 
     def __len__(self):
-        raise TypeError(f"len is not well defined for symbolic Tensors. ({self.name}) "
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). "
                         "Please call `x.shape` rather than `len(x)` for shape information.")
 
     def __array__(self, dtype=None, copy=None):
         raise NotImplementedError(
-            f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array. Run it in a "
-            "Session to get its value.")
+            f"Cannot convert a symbolic tf.Tensor ({self.name}) to a numpy array. Run it in "
+            "a Session to get its value.")
 
     @classmethod
     def _override_operator(cls, operator, func):
         """Installs `func` as `operator` (e.g. "__add__"); used by the math/array ops."""
         setattr(cls, operator, func)
+
+
+def _dims_str(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape._dims) + "]"
 
 
 def is_ref_tensor(t):

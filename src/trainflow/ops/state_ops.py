@@ -1,19 +1,63 @@
-"""Ref-variable ops: VariableV2, Assign, IsVariableInitialized (TF1 semantics).
+"""Ref-variable ops of TF1: VariableV2, Assign, AssignAdd/Sub, Scatter*, ScatterNd*,
+CountUpTo and IsVariableInitialized, with their graph-building functions.
 
-A variable's value is a buffer in the session's resource manager. `VariableV2`
-outputs the variable itself (a ref); consumers that take a plain value read the
-buffer, and the assign kernels write into that buffer in place.
+A variable's value is a buffer in the session's resource manager (a
+`VariableSlot`). `VariableV2` outputs the slot itself (a ref); consumers that
+take a plain value get the buffer, and the update kernels write into that buffer
+in place (DESIGN contract 5), so reads see updates made earlier in the same step.
+An update takes the slot's lock only when its `use_locking` attr is set, as in
+TensorFlow: parallel steps then never interleave their updates of one variable.
 """
-__all__ = ["assign", "is_variable_initialized"]
+__all__ = ["assign", "assign_add", "assign_sub", "count_up_to", "is_variable_initialized",
+           "scatter_add", "scatter_div", "scatter_max", "scatter_min", "scatter_mul",
+           "scatter_nd_add", "scatter_nd_sub", "scatter_nd_update", "scatter_sub",
+           "scatter_update"]
+
+import contextlib
 
 import numpy as np
 
 from trainflow.framework import errors
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import register_op
+from trainflow.framework.tensor_shape import TensorShape
+
+_NO_LOCK = contextlib.nullcontext()
+_NUMBER_TYPES = "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, " \
+                "qint32, bfloat16, uint16, complex128, half, uint32, uint64}"
+_MINMAX_TYPES = "{half, bfloat16, float, double, int32, int64}"
 
 
+def _lock(slot, use_locking):
+    return slot.lock if use_locking else _NO_LOCK
 
+
+def _shape_str(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def merge_shapes(a, b):
+    """Merges two TensorShapes, raising ValueError with TF's C++ shape-inference wording
+    ("Dimension 0 in both shapes must be equal, but are 4 and 2. Shapes are [4] and [2].").
+    """
+    if a._dims is None:
+        return b
+    if b._dims is None:
+        return a
+    fmt = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s._dims) + "]"  # noqa
+    if len(a._dims) != len(b._dims):
+        raise ValueError(f"Shapes must be equal rank, but are {len(a._dims)} and "
+                         f"{len(b._dims)}")
+    out = []
+    for i, (x, y) in enumerate(zip(a._dims, b._dims)):
+        if x is not None and y is not None and x != y:
+            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {fmt(a)} and {fmt(b)}.")
+        out.append(x if x is not None else y)
+    return TensorShape(out)
+
+
+# -- VariableV2 --------------------------------------------------------------------------
 def _variable_kernel(*, ctx):
     slot = ctx.state.get("slot")
     if slot is None:
@@ -29,12 +73,17 @@ register_op("VariableV2", outputs=["ref: Ref(dtype)"],
             shape_fn=lambda op: [op._attrs["shape"]], kernel=_variable_kernel, stateful=True)
 
 
-def _shapes_match(a, b):
-    return a.shape == b.shape
+# -- Assign ----------------------------------------------------------------------------------
+def _dims_match(dims, shape):
+    return len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
 
 
 def assign_into(slot, value, validate_shape=True, static_shape=None):
-    """Writes `value` into the variable `slot` in place when shapes agree.
+    """Writes `value` into the variable `slot`: in place when the shapes agree, else
+    (first assignment, or validate_shape=False) by installing a new buffer.
+
+    Returns:
+      the slot.
 
     Raises:
       InvalidArgumentError: if validate_shape and the shapes differ.
@@ -59,17 +108,14 @@ def assign_into(slot, value, validate_shape=True, static_shape=None):
     return slot
 
 
-def _dims_match(dims, shape):
-    return len(dims) == len(shape) and all(d is None or d == s for d, s in zip(dims, shape))
-
-
-def _assign_kernel(ref, value, *, validate_shape, ctx):
-    return assign_into(ref, value, validate_shape, ctx.op._inputs[0]._shape)
+def _assign_kernel(ref, value, *, validate_shape, use_locking, ctx):
+    with _lock(ref, use_locking):
+        return assign_into(ref, value, validate_shape, ctx.op._inputs[0]._shape)
 
 
 def _assign_shape(op):
     if op._attrs.get("validate_shape", True):
-        return [op._inputs[0]._shape.merge_with(op._inputs[1]._shape)]
+        return [merge_shapes(op._inputs[0]._shape, op._inputs[1]._shape)]
     return [op._inputs[1]._shape]
 
 
@@ -78,36 +124,360 @@ register_op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: 
             shape_fn=_assign_shape, kernel=_assign_kernel, stateful=True)
 
 
+# -- AssignAdd / AssignSub -----------------------------------------------------------------
+def _dense_update_kernel(ufunc):
+    def kernel(ref, value, *, use_locking):
+        with _lock(ref, use_locking):
+            buf = ref.get()
+            if buf.shape != np.shape(value):
+                raise errors.InvalidArgumentError(
+                    None, None, "Parameters and update must be the same size: variable shape "
+                                f"{_shape_str(buf.shape)}, update shape "
+                                f"{_shape_str(np.shape(value))}")
+            ufunc(buf, value, out=buf, casting="unsafe")
+        return ref
+    return kernel
+
+
+def _dense_update_shape(op):
+    return [merge_shapes(op._inputs[0]._shape, op._inputs[1]._shape)]
+
+
+for _op_type, _ufunc in (("AssignAdd", np.add), ("AssignSub", np.subtract)):
+    register_op(_op_type, inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
+                attrs=[f"T: {_NUMBER_TYPES}", "use_locking: bool = false"],
+                shape_fn=_dense_update_shape, kernel=_dense_update_kernel(_ufunc),
+                stateful=True)
+
+
+# -- Scatter* ----------------------------------------------------------------------------------
+def _trunc_divide(a, b):
+    """Integer division rounding toward zero (C++'s `/`), as TF's integer kernels do."""
+    if np.any(b == 0):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero in ScatterDiv")
+    q = np.abs(a) // np.abs(b)
+    return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype, copy=False)
+
+
+def _scatter_div(params, idx, updates):
+    if params.dtype.kind in "iu":
+        # x / a / b == x / (a*b) for truncating integer division: combine duplicates first.
+        divisor = np.ones((params.shape[0],) + params.shape[1:], dtype=params.dtype)
+        np.multiply.at(divisor, idx, updates)
+        rows = np.unique(idx)
+        params[rows] = _trunc_divide(params[rows], divisor[rows])
+    else:
+        np.divide.at(params, idx, updates)
+
+
+def _scatter_update(params, idx, updates):
+    params[idx] = updates  # with repeated indices the last update wins
+
+
+_SCATTER_RULES = {
+    "ScatterUpdate": _scatter_update,
+    "ScatterAdd": np.add.at,
+    "ScatterSub": np.subtract.at,
+    "ScatterMul": np.multiply.at,
+    "ScatterDiv": _scatter_div,
+    "ScatterMin": np.minimum.at,
+    "ScatterMax": np.maximum.at,
+}
+
+
+def _check_scatter(params, indices, updates):
+    """Validates a Scatter* call; returns (flat indices, updates shaped to match)."""
+    if params.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"params must be at least 1-D, got shape {_shape_str(params.shape)}")
+    expected = indices.shape + params.shape[1:]
+    if updates.ndim != 0 and updates.shape != expected:
+        raise errors.InvalidArgumentError(
+            None, None, "Must have updates.shape = indices.shape + params.shape[1:] or "
+                        f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
+                        f"indices.shape {_shape_str(indices.shape)}, params.shape "
+                        f"{_shape_str(params.shape)}")
+    flat = indices.reshape(-1)
+    limit = params.shape[0]
+    bad = (flat < 0) | (flat >= limit)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise errors.InvalidArgumentError(
+            None, None, f"indices[{i}] = {int(flat[i])} is not in [0, {limit})")
+    if updates.ndim == 0:
+        updates = np.broadcast_to(updates, (flat.size,) + params.shape[1:])
+    else:
+        updates = updates.reshape((flat.size,) + params.shape[1:])
+    return flat, updates
+
+
+def _scatter_kernel(rule):
+    def kernel(ref, indices, updates, *, use_locking):
+        with _lock(ref, use_locking):
+            params = ref.get()
+            flat, upd = _check_scatter(params, np.asarray(indices), np.asarray(updates))
+            if flat.size:
+                rule(params, flat, upd)
+        return ref
+    return kernel
+
+
+def _scatter_shape(op):
+    var, indices, updates = (t._shape for t in op._inputs)
+    if var._dims is not None and len(var._dims) == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    if updates._dims is None or len(updates._dims) != 0:
+        sub = TensorShape(None) if var._dims is None else TensorShape(var._dims[1:])
+        merge_shapes(updates, indices.concatenate(sub))
+    return [var]
+
+
+for _op_type, _rule in _SCATTER_RULES.items():
+    if _op_type == "ScatterUpdate":
+        _types, _locking = "type", "true"
+    elif _op_type in ("ScatterMin", "ScatterMax"):
+        _types, _locking = _MINMAX_TYPES, "false"
+    else:
+        _types, _locking = _NUMBER_TYPES, "false"
+    register_op(_op_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+                outputs=["output_ref: Ref(T)"],
+                attrs=[f"T: {_types}", "Tindices: {int32, int64}",
+                       f"use_locking: bool = {_locking}"],
+                shape_fn=_scatter_shape, kernel=_scatter_kernel(_rule), stateful=True)
+
+
+# -- ScatterNd* --------------------------------------------------------------------------------
+def _check_scatter_nd(params, indices, updates):
+    """Validates a ScatterNd* call; returns (index tuple, updates flattened to match)."""
+    if indices.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Indices must be at least 1-D, got shape {_shape_str(indices.shape)}")
+    k = indices.shape[-1]
+    if k > params.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"The last dimension of indices ({k}) must be at most the rank of "
+                        f"the variable ({params.ndim})")
+    expected = indices.shape[:-1] + params.shape[k:]
+    if updates.shape != expected:
+        raise errors.InvalidArgumentError(
+            None, None, "Must have updates.shape = indices.shape[:-1] + params.shape[K:] "
+                        f"with K = {k}, got updates.shape {_shape_str(updates.shape)}, "
+                        f"indices.shape {_shape_str(indices.shape)}, params.shape "
+                        f"{_shape_str(params.shape)}")
+    flat = indices.reshape(-1, k)
+    limits = np.asarray(params.shape[:k])
+    bad = ((flat < 0) | (flat >= limits)).any(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise errors.InvalidArgumentError(
+            None, None, f"indices[{i}] = [{', '.join(str(int(x)) for x in flat[i])}] does "
+                        f"not index into shape {_shape_str(params.shape)}")
+    return tuple(flat.T), updates.reshape((flat.shape[0],) + params.shape[k:])
+
+
+def _scatter_nd_kernel(rule):
+    def kernel(ref, indices, updates, *, use_locking):
+        with _lock(ref, use_locking):
+            params = ref.get()
+            idx, upd = _check_scatter_nd(params, np.asarray(indices), np.asarray(updates))
+            if upd.shape[0]:
+                rule(params, idx, upd)
+        return ref
+    return kernel
+
+
+def _scatter_nd_shape(op):
+    var, indices, updates = (t._shape for t in op._inputs)
+    if indices._dims is not None and var._dims is not None and indices._dims and \
+            indices._dims[-1] is not None:
+        k = indices._dims[-1]
+        if k > len(var._dims):
+            raise ValueError(f"The last dimension of indices ({k}) must be at most the rank "
+                             f"of the variable ({len(var._dims)})")
+        merge_shapes(updates, TensorShape(indices._dims[:-1] + var._dims[k:]))
+    return [var]
+
+
+for _op_type, _rule, _types, _locking in (
+        ("ScatterNdUpdate", _scatter_update, "type", "true"),
+        ("ScatterNdAdd", np.add.at, _NUMBER_TYPES, "false"),
+        ("ScatterNdSub", np.subtract.at, _NUMBER_TYPES, "false")):
+    register_op(_op_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+                outputs=["output_ref: Ref(T)"],
+                attrs=[f"T: {_types}", "Tindices: {int32, int64}",
+                       f"use_locking: bool = {_locking}"],
+                shape_fn=_scatter_nd_shape, kernel=_scatter_nd_kernel(_rule), stateful=True)
+
+
+# -- CountUpTo / IsVariableInitialized -------------------------------------------------------
+def _count_up_to_kernel(ref, *, limit):
+    with ref.lock:
+        buf = ref.get()
+        before = buf.copy()
+        if before >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        buf += 1
+    return before
+
+
+def _count_up_to_shape(op):
+    shape = op._inputs[0]._shape
+    if shape._dims is not None and len(shape._dims) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {len(shape._dims)}")
+    return [TensorShape([])]
+
+
+register_op("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
+            attrs=["limit: int", "T: {int32, int64}"], shape_fn=_count_up_to_shape,
+            kernel=_count_up_to_kernel, stateful=True)
+
+
 def _is_initialized_kernel(ref):
     return np.bool_(ref.value is not None)
 
 
 register_op("IsVariableInitialized", inputs=["ref: Ref(dtype)"], outputs=["is_initialized: bool"],
-            attrs=["dtype: type"], shape_fn=lambda op: [()], kernel=_is_initialized_kernel)
+            attrs=["dtype: type"], shape_fn=lambda op: [TensorShape([])],
+            kernel=_is_initialized_kernel, stateful=True)
 
 
+# -- graph-building functions ------------------------------------------------------------------
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
     """Creates a VariableV2 op; returns its ref tensor."""
     return apply_op("VariableV2", shape=shape, dtype=dtype, name=name, container=container,
                     shared_name=shared_name).outputs[0]
 
 
-def assign(ref, value, validate_shape=None, use_locking=None, name=None):
-    """Assigns `value` to the variable `ref`; returns the ref after the assignment."""
-    if getattr(ref, "_assign_via_variable", False):
-        return ref.assign(value, use_locking=use_locking, name=name)
+def _is_ref(ref):
+    return getattr(getattr(ref, "dtype", None), "_is_ref_dtype", False)
+
+
+def _locking_kwargs(use_locking, validate_shape=None):
     kwargs = {}
-    if validate_shape is not None:
-        kwargs["validate_shape"] = validate_shape
     if use_locking is not None:
         kwargs["use_locking"] = use_locking
-    return apply_op("Assign", ref=ref, value=value, name=name or "Assign", **kwargs).outputs[0]
+    if validate_shape is not None:
+        kwargs["validate_shape"] = validate_shape
+    return kwargs
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Assigns `value` to the variable `ref` (`tf.assign`).
+
+    Args:
+      ref: a Variable or ref tensor.
+      value: the new value, with the variable's dtype (and shape if validate_shape).
+      validate_shape: require the shapes to match (default True).
+      use_locking: lock the variable while writing (default True).
+      name: the op name (default "Assign").
+
+    Returns:
+      the variable's ref, holding the new value once the op has run.
+    """
+    if not _is_ref(ref) and hasattr(ref, "assign"):
+        return ref.assign(value, name=name)
+    return apply_op("Assign", ref=ref, value=value, name=name or "Assign",
+                    **_locking_kwargs(use_locking, validate_shape)).outputs[0]
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds `value` to the variable `ref` in place (`tf.assign_add`); returns the ref."""
+    if not _is_ref(ref) and hasattr(ref, "assign_add"):
+        return ref.assign_add(value)
+    return apply_op("AssignAdd", ref=ref, value=value, name=name,
+                    **_locking_kwargs(use_locking)).outputs[0]
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts `value` from the variable `ref` in place (`tf.assign_sub`); returns the ref."""
+    if not _is_ref(ref) and hasattr(ref, "assign_sub"):
+        return ref.assign_sub(value)
+    return apply_op("AssignSub", ref=ref, value=value, name=name,
+                    **_locking_kwargs(use_locking)).outputs[0]
+
+
+def _scatter(op_type, ref, indices, updates, use_locking, name):
+    return apply_op(op_type, ref=ref, indices=indices, updates=updates, name=name,
+                    **_locking_kwargs(use_locking)).outputs[0]
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices, ...] = updates, in place; with repeated indices the last update wins.
+
+    Args:
+      ref: a Variable or ref tensor of rank >= 1.
+      indices: int32/int64 indices into the first dimension.
+      updates: values of shape indices.shape + ref.shape[1:], or a scalar.
+
+    Returns:
+      the ref after the update.
+
+    Raises:
+      InvalidArgumentError (at run time): for an index outside [0, ref.shape[0]).
+    """
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] += updates in place; repeated indices accumulate."""
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] -= updates in place; repeated indices accumulate."""
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] *= updates in place; repeated indices multiply together."""
+    return _scatter("ScatterMul", ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] /= updates in place (integers round toward zero)."""
+    return _scatter("ScatterDiv", ref, indices, updates, use_locking, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] = min(ref[indices, ...], updates) in place."""
+    return _scatter("ScatterMin", ref, indices, updates, use_locking, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices, ...] = max(ref[indices, ...], updates) in place."""
+    return _scatter("ScatterMax", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    """Writes `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
+    return _scatter("ScatterNdUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    """Adds `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
+    return _scatter("ScatterNdAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    """Subtracts `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
+    return _scatter("ScatterNdSub", ref, indices, updates, use_locking, name)
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the scalar int variable `ref` until it reaches `limit` (`tf.count_up_to`).
+
+    Returns:
+      a tensor with the value before the increment.
+
+    Raises:
+      OutOfRangeError (at run time): "Reached limit of N" once the value is `limit`.
+    """
+    return apply_op("CountUpTo", ref=ref, limit=limit, name=name).outputs[0]
 
 
 def is_variable_initialized(ref, name=None):
     """A bool tensor: has the variable been initialized in the running session?"""
-    if hasattr(ref, "is_initialized") and not hasattr(ref, "_op"):
+    if not _is_ref(ref) and hasattr(ref, "is_initialized"):
         return ref.is_initialized(name=name)
     return apply_op("IsVariableInitialized", ref=ref, dtype=ref.dtype.base_dtype,
                     name=name).outputs[0]
-

@@ -1,6 +1,7 @@
 """The per-thread stack of default sessions (`tf.get_default_session`)."""
-import contextlib
 import threading
+
+from trainflow.framework.graph import nesting_controller
 
 
 class _SessionStack(threading.local):
@@ -17,17 +18,14 @@ def get_default_session():
 
 
 def has_default_session():
+    """True if some session is the default session of this thread."""
     return bool(_stack.stack)
 
 
-@contextlib.contextmanager
-def default_session(session):
-    """Context manager making `session` the default session of this thread."""
-    _stack.stack.append(session)
-    try:
-        yield session
-    finally:
-        if _stack.stack and _stack.stack[-1] is session:
-            _stack.stack.pop()
-        elif session in _stack.stack:
-            _stack.stack.remove(session)
+def default_session(session, enforce_nesting=True):
+    """Context manager making `session` the default session of this thread.
+
+    Raises:
+      AssertionError: on exit, if `enforce_nesting` and blocks were exited out of order.
+    """
+    return nesting_controller(_stack.stack, session, enforce_nesting)

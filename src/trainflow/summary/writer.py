@@ -101,9 +101,10 @@ class FileWriter:
                 raise TypeError(f"add_summary expects a Summary proto or its serialized "
                                 f"bytes, got {type(summary).__name__}")
             summary = summary_pb2.Summary.FromString(summary.SerializeToString())
+        # TF means to skip values without metadata here, but its test is always
+        # false for a message field, so every value's tag counts as seen; we do
+        # the same, so later metadata for a tag is dropped exactly as TF drops it.
         for value in summary.value:
-            if not value.HasField("metadata"):
-                continue
             if value.tag in self._seen_summary_tags:
                 value.ClearField("metadata")
                 continue

@@ -7,7 +7,7 @@ from trainflow.summary.writer import FileWriter
 def _default_graph():
     """The default graph once the graph core is present, else None."""
     try:
-        from trainflow.framework.ops import get_default_graph
+        from trainflow.framework.graph import get_default_graph
     except ImportError:
         return None
     return get_default_graph()
