@@ -1,15 +1,18 @@
 """Python/NumPy values -> NumPy arrays under TensorFlow's dtype rules.
 
-Without a dtype, Python floats become float32 and Python ints int32 (int64
-when they do not fit), while NumPy arrays keep their dtype. With a dtype, each
-element must be representable (no float for an int dtype, no string for a
-number), as `tf.constant` requires.
+Without a dtype, Python floats become float32 and Python ints int32 (int64, then
+uint64, when they do not fit), while NumPy arrays and scalars keep their dtype.
+With a dtype, each Python element must be of a kind the dtype holds (no float for an
+int dtype, no number for a string) and integers wrap around as in TensorFlow
+(`constant(-1, uint8)` is 255); NumPy arrays are cast.
 """
 import numbers
 
 import numpy as np
 
 from trainflow.framework import dtypes
+
+_STRING_TYPES = (str, bytes, np.bytes_, np.str_)
 
 
 def _flatten(values, out):
@@ -21,30 +24,33 @@ def _flatten(values, out):
     return out
 
 
+def _failed(values):
+    return TypeError(f"Failed to convert elements of {values!r} to Tensor. Consider casting "
+                     "elements to a supported type (see trainflow.dtypes).")
+
+
 def _check_elements(values, dtype):
-    """Raises TypeError if a Python element can't be held exactly by `dtype`."""
-    if isinstance(values, np.ndarray):
-        return
+    """Raises TypeError if a Python element is not of a kind `dtype` can hold."""
     base = dtype.base_dtype
     for v in _flatten(values, []):
-        if isinstance(v, np.ndarray) or v is None and base == dtypes.string:
+        if isinstance(v, np.ndarray):
             continue
-        ok = True
         if base.is_integer:
-            ok = isinstance(v, (numbers.Integral, np.integer)) or (
-                isinstance(v, np.ndarray) and v.dtype.kind in "iub")
+            ok = isinstance(v, (numbers.Integral, np.integer))
         elif base.is_floating:
-            ok = isinstance(v, (numbers.Real, np.floating, np.integer)) and not isinstance(
-                v, (str, bytes))
+            ok = isinstance(v, (numbers.Real, np.floating, np.integer))
         elif base.is_complex:
             ok = isinstance(v, (numbers.Number, np.number))
         elif base == dtypes.bool:
             ok = isinstance(v, (bool, np.bool_))
         elif base == dtypes.string:
-            ok = isinstance(v, (str, bytes, np.bytes_, np.str_))
+            ok = isinstance(v, _STRING_TYPES)
+        else:
+            ok = True
         if not ok:
-            raise TypeError(f"Expected {base.name}, got {v!r} of type '{type(v).__name__}' "
-                            "instead.")
+            shown = v.decode(errors="replace") if isinstance(v, bytes) else v
+            raise TypeError(f"Expected {base.name}, but got {shown} of type "
+                            f"'{type(v).__name__}'.")
 
 
 def _to_string_array(values):
@@ -53,11 +59,34 @@ def _to_string_array(values):
     for i, v in enumerate(flat):
         if isinstance(v, str):
             flat[i] = v.encode("utf-8")
-        elif isinstance(v, (np.bytes_, np.str_)):
-            flat[i] = bytes(v) if isinstance(v, np.bytes_) else str(v).encode()
+        elif isinstance(v, np.bytes_):
+            flat[i] = bytes(v)
+        elif isinstance(v, np.str_):
+            flat[i] = str(v).encode("utf-8")
         elif not isinstance(v, bytes):
-            raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
+            raise TypeError(f"Expected binary or unicode string, got {v!r}")
     return arr
+
+
+def _canonical(arr, dtype=None):
+    """`arr` with NumPy's canonical scalar type for its TF dtype (np.ulonglong arrays
+    become np.uint64, so fetched scalars have the types TF returns)."""
+    want = (dtype or dtypes.as_dtype(arr.dtype)).as_numpy_dtype
+    if arr.dtype.type is not want:
+        arr = arr.astype(want)
+    return arr
+
+
+def _wrapping_cast(values, np_dtype):
+    """Python ints -> `np_dtype`, wrapping out-of-range values as TF does."""
+    try:
+        wide = np.array(values)
+    except (ValueError, OverflowError):
+        raise _failed(values) from None
+    if wide.dtype == object:
+        raise _failed(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return wide.astype(np_dtype)
 
 
 def to_numpy(values, dtype=None):
@@ -71,51 +100,69 @@ def to_numpy(values, dtype=None):
       a new ndarray (never an alias of `values`).
 
     Raises:
-      TypeError: if `values` can't be represented in `dtype`.
+      TypeError: if `values` (or one of its elements) can't be represented in
+        `dtype`, or has no TF dtype.
       ValueError: for None or ragged lists.
     """
     if values is None:
         raise ValueError("None values not supported.")
     dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if isinstance(values, (np.ndarray, np.generic)):
-        if dtype is None:
-            if values.dtype.kind in "SUO":
-                return _to_string_array(values)
-            dtypes.as_dtype(values.dtype)  # TypeError for unsupported NumPy dtypes
-            return np.array(values)
-        if dtype == dtypes.string:
-            return _to_string_array(values)
-        if values.dtype.kind in "SUO":
-            raise TypeError(f"Expected {dtype.name}, got an array of strings instead.")
-        return np.array(values, dtype=dtype.as_numpy_dtype)
+        return _from_numpy(values, dtype)
+    if not isinstance(values, (list, tuple, numbers.Number, bool) + _STRING_TYPES):
+        if getattr(values, "_is_tensor_like", False) or type(values).__name__ == "Tensor":
+            raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+        raise _failed(values)
     if dtype is not None:
         _check_elements(values, dtype)
         if dtype == dtypes.string:
             return _to_string_array(values)
+        np_dtype = dtype.as_numpy_dtype
         try:
-            return np.array(values, dtype=dtype.as_numpy_dtype)
-        except (ValueError, OverflowError) as e:
-            raise TypeError(f"Cannot convert {values!r} to EagerTensor of dtype "
-                            f"{dtype.name}: {e}") from None
+            with np.errstate(over="ignore"):
+                return np.array(values, dtype=np_dtype)
+        except OverflowError:
+            if not dtype.is_integer:
+                raise _failed(values) from None
+            return _wrapping_cast(values, np_dtype)
+        except ValueError as e:
+            raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {e}") \
+                from None
     flat = _flatten(values, [])
-    if flat and any(isinstance(v, (str, bytes, np.bytes_, np.str_)) for v in flat):
+    if any(isinstance(v, _STRING_TYPES) for v in flat):
+        if not all(isinstance(v, _STRING_TYPES) for v in flat):
+            raise _failed(values)
         return _to_string_array(values)
     try:
         arr = np.array(values)
     except ValueError as e:
         raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor: {e}") \
             from None
+    except OverflowError:
+        raise _failed(values) from None
     if arr.dtype == object:
-        raise ValueError(f"Can't convert non-rectangular Python sequence to Tensor.")
+        raise _failed(values)
     if arr.dtype == np.float64:
-        arr = arr.astype(np.float32)
+        with np.errstate(over="ignore"):
+            arr = arr.astype(np.float32)
     elif arr.dtype == np.int64:
         small = arr.astype(np.int32)
         if np.array_equal(small, arr):
             arr = small
-    elif arr.dtype.kind == "U":
+    return _canonical(arr)
+
+
+def _from_numpy(values, dtype):
+    if dtype is None:
+        if values.dtype.kind in "SUO":
+            return _to_string_array(values)
+        return _canonical(np.array(values))  # TypeError for dtypes TF lacks
+    if dtype == dtypes.string:
         return _to_string_array(values)
-    return arr
+    if values.dtype.kind in "SUO":
+        raise TypeError(f"Expected {dtype.name}, but got an array of strings.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.array(values, dtype=dtype.as_numpy_dtype)
 
 
 def fit_to_shape(arr, shape, verify_shape=False):
@@ -135,8 +182,8 @@ def fit_to_shape(arr, shape, verify_shape=False):
     if arr.size == size:
         return arr.reshape(shape)
     if arr.size > size:
-        raise ValueError(f"Too many elements provided. Needed at most {size}, but received "
-                         f"{arr.size}")
+        raise ValueError(f"Too many elements provided. Takes at most {size}, but got "
+                         f"{arr.size}.")
     flat = arr.reshape(-1)
     if flat.size == 0:
         return np.zeros(shape, dtype=arr.dtype)
