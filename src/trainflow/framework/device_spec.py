@@ -28,6 +28,16 @@ class DeviceSpec:
         d._parse(spec or "")
         return d
 
+    def parse_from_string(self, spec):
+        """Resets this spec to the one `spec` describes; returns self.
+
+        Raises:
+          ValueError: for a malformed device string.
+        """
+        self.job = self.replica = self.task = self.device_type = self.device_index = None
+        self._parse(spec or "")
+        return self
+
     def _parse(self, spec):
         device_type_seen = False
         for part in spec.split("/"):
@@ -129,3 +139,51 @@ def merge_device(spec):
         current = DeviceSpec.from_string(op.device)
         return spec.make_merged_spec(current).to_string()
     return _merge
+
+
+# The device-scope entries a Graph keeps per thread: None clears the outer scopes, a
+# function maps an op to its device, _KEEP (a "" scope) changes nothing.
+_KEEP = object()
+
+
+def device_function(device_name_or_function):
+    """The device-scope entry for `Graph.device(device_name_or_function)`.
+
+    Args:
+      device_name_or_function: a device string or DeviceSpec (merged over the devices
+        that outer scopes give), a function op -> device string, or None.
+
+    Raises:
+      ValueError: for a malformed device string.
+    """
+    if device_name_or_function is None:
+        return None
+    if callable(device_name_or_function):
+        return device_name_or_function
+    spec = device_name_or_function
+    if isinstance(spec, str):
+        spec = DeviceSpec.from_string(spec)
+    return _KEEP if not spec.to_string() else merge_device(spec)
+
+
+def apply_device_functions(functions, op):
+    """Sets `op`'s device from the device-scope entries `functions` (outermost first):
+    inner entries apply first, then outer ones, up to the innermost None."""
+    for fn in reversed(functions):
+        if fn is None:
+            break
+        if fn is not _KEEP:
+            op._set_device(fn(op))
+
+
+def apply_colocation(colocation_ops, op):
+    """Puts `op` in the colocation groups of `colocation_ops` (the `_class` attr) and on
+    the device of the innermost one that has a device."""
+    groups = []
+    device_set = False
+    for other in reversed(colocation_ops):
+        groups.extend(other.colocation_groups())
+        if other.device and not device_set:
+            op._set_device(other.device)
+            device_set = True
+    op._attrs["_class"] = sorted(set(groups))

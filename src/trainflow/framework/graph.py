@@ -4,13 +4,17 @@ import re
 import threading
 
 from trainflow.framework import registry
-from trainflow.framework.device_spec import DeviceSpec, merge_device
+from trainflow.framework.device_spec import (
+    apply_colocation, apply_device_functions, device_function)
 from trainflow.framework.operation import Operation
+# The default-graph stack lives with the other scopes; these names are re-exported here.
+from trainflow.framework.scopes import (  # noqa: F401
+    _default_graph_stack, _get_graph_from_inputs, get_default_graph, nesting_controller,
+    reset_default_graph)
 from trainflow.framework.tensor import Tensor
 
 _VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
-_NULL_DEVICE = object()
 
 
 class _ThreadState(threading.local):
@@ -257,27 +261,15 @@ class Graph:
         if override is not None:
             op._attrs["_gradient_op_type"] = override.encode()
         if compute_device:
-            self._apply_device_functions(op)
+            apply_device_functions(state.device_functions, op)
         if state.colocation_stack:
-            groups = []
-            device_set = False
-            for colocation_op in reversed(state.colocation_stack):
-                groups.extend(colocation_op.colocation_groups())
-                if colocation_op.device and not device_set:
-                    op._set_device(colocation_op.device)
-                    device_set = True
-            op._attrs["_class"] = sorted(set(groups))
+            apply_colocation(state.colocation_stack, op)
         op._cond_context = state.cond_context
         if state.cond_context is not None:
             state.cond_context.add_op(op)
 
     def _apply_device_functions(self, op):
-        for fn in reversed(self._state.device_functions):
-            if fn is None:
-                break
-            if fn is _NULL_DEVICE:
-                continue
-            op._set_device(fn(op))
+        apply_device_functions(self._state.device_functions, op)
 
     def _add_op_from_import(self, op):
         """Registers an op built by import_graph_def (name already unique)."""
@@ -506,16 +498,12 @@ class Graph:
     @contextlib.contextmanager
     def device(self, device_name_or_function):
         """Context manager placing new ops: a device string (merged with outer partial
-        specs), a DeviceSpec, a function op -> device string, or None (clears)."""
-        if device_name_or_function is None:
-            fn = None
-        elif callable(device_name_or_function):
-            fn = device_name_or_function
-        else:
-            spec = device_name_or_function
-            if isinstance(spec, str):
-                spec = DeviceSpec.from_string(spec)
-            fn = _NULL_DEVICE if not spec.to_string() else merge_device(spec)
+        specs), a DeviceSpec, a function op -> device string, or None (clears).
+
+        Raises:
+          ValueError: for a malformed device string.
+        """
+        fn = device_function(device_name_or_function)
         stack = self._state.device_functions
         stack.append(fn)
         try:
@@ -593,83 +581,3 @@ class Graph:
 
     def __repr__(self):
         return f"<trainflow.Graph object at {id(self):#x}>"
-
-
-class _DefaultGraphStack(threading.local):
-    """The default-graph stack of one thread, over that thread's own global default graph
-    (as in TF, a new thread starts with a fresh global default graph)."""
-
-    def __init__(self):
-        self.stack = []
-        self.global_default = None
-
-    def get_default(self):
-        if self.stack:
-            return self.stack[-1]
-        if self.global_default is None:
-            self.global_default = Graph()
-        return self.global_default
-
-    def reset(self):
-        if self.stack:
-            raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
-                                 "If you need a cleared graph, exit the nesting and create a "
-                                 "new graph.")
-        self.global_default = None
-
-    def get_controller(self, graph, enforce_nesting=True):
-        return nesting_controller(self.stack, graph, enforce_nesting)
-
-
-@contextlib.contextmanager
-def nesting_controller(stack, item, enforce_nesting=True):
-    """Pushes `item` on `stack` for the duration of the block.
-
-    Raises:
-      AssertionError: on exit, if `enforce_nesting` and `item` is no longer on top
-        (blocks were exited out of order).
-    """
-    stack.append(item)
-    try:
-        yield item
-    finally:
-        if stack:  # empty if the stack was reset inside the block
-            if stack[-1] is item:
-                stack.pop()
-            elif enforce_nesting:
-                raise AssertionError("Nesting violated for default stack of "
-                                     f"{type(item)} objects")
-            elif item in stack:
-                stack.remove(item)
-
-
-_default_graph_stack = _DefaultGraphStack()
-
-
-def get_default_graph():
-    """The default graph of the current thread: the innermost `as_default()` graph, else
-    the thread's global default graph."""
-    return _default_graph_stack.get_default()
-
-
-def reset_default_graph():
-    """Replaces the current thread's global default graph with a new, empty one.
-
-    Raises:
-      AssertionError: if called inside a `with graph.as_default()` block (including
-        `with tf.Session()` blocks, which enter their graph).
-    """
-    _default_graph_stack.reset()
-
-
-def _get_graph_from_inputs(op_input_list, graph=None):
-    """The graph that the given tensors/ops live in (default graph if none)."""
-    if graph is not None:
-        return graph
-    for item in op_input_list:
-        if isinstance(item, (Tensor, Operation)):
-            return item.graph
-        g = getattr(item, "graph", None)
-        if isinstance(g, Graph):
-            return g
-    return get_default_graph()

@@ -112,7 +112,9 @@ def to_numpy(values, dtype=None):
     if not isinstance(values, (list, tuple, numbers.Number, bool) + _STRING_TYPES):
         if getattr(values, "_is_tensor_like", False) or type(values).__name__ == "Tensor":
             raise TypeError("Expected any non-tensor type, but got a tensor instead.")
-        raise _failed(values)
+        if not hasattr(values, "__array__"):
+            raise _failed(values)
+        return _from_numpy(np.asarray(values), dtype)
     if dtype is not None:
         _check_elements(values, dtype)
         if dtype == dtypes.string:

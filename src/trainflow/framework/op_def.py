@@ -11,7 +11,8 @@ import re
 from trainflow.framework import dtypes
 
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\()?\s*(\w+)\s*\)?\s*$")
-_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*([^=]+?)\s*(?:=\s*(.+?))?\s*$")
+# "name: kind [>= min] [= default]"; the "=" of ">=" does not start a default.
+_ATTR_RE = re.compile(r"^\s*(\w+)\s*:\s*(.+?)\s*(?:(?<![<>])=\s*(.+?))?\s*$")
 _TYPE_NAMES = {"float": dtypes.float32, "double": dtypes.float64, "half": dtypes.float16}
 
 

@@ -22,7 +22,7 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_type", "_inputs", "_outputs", "_control_inputs",
                  "_attrs", "_device", "_id", "_info", "_frame", "_control_outputs",
-                 "_colocation", "_cond_context", "__weakref__")
+                 "_colocation", "_cond_context", "_attr_protos", "__weakref__")
 
     def __init__(self, graph, name, op_type, inputs, output_types, output_shapes, attrs,
                  info, op_id):
@@ -38,6 +38,9 @@ class Operation:
         self._control_outputs = []
         self._colocation = None
         self._cond_context = None
+        # name -> (value, AttrValue) for attrs imported from a GraphDef, so export writes
+        # back TF's exact encoding (e.g. a splat `float_val: 0`) while the value is unchanged.
+        self._attr_protos = None
         self._frame = user_frame()
         self._outputs = [Tensor(self, i, dt, sh)
                          for i, (dt, sh) in enumerate(zip(output_types, output_shapes))]

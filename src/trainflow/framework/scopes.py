@@ -1,7 +1,93 @@
-"""Module-level scope helpers of TF1: name_scope, control_dependencies, device, colocate_with."""
+"""The per-thread default-graph stack, and the module-level scope helpers of TF1 that act
+on the default graph: name_scope, control_dependencies, device, colocate_with,
+collections."""
 import contextlib
+import threading
 
-from trainflow.framework.graph import _get_graph_from_inputs, get_default_graph
+from trainflow.framework.operation import Operation
+from trainflow.framework.tensor import Tensor
+
+
+class _DefaultGraphStack(threading.local):
+    """The default-graph stack of one thread, over that thread's own global default graph
+    (as in TF, a new thread starts with a fresh global default graph)."""
+
+    def __init__(self):
+        self.stack = []
+        self.global_default = None
+
+    def get_default(self):
+        if self.stack:
+            return self.stack[-1]
+        if self.global_default is None:
+            from trainflow.framework.graph import Graph
+            self.global_default = Graph()
+        return self.global_default
+
+    def reset(self):
+        if self.stack:
+            raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
+                                 "If you need a cleared graph, exit the nesting and create a "
+                                 "new graph.")
+        self.global_default = None
+
+    def get_controller(self, graph, enforce_nesting=True):
+        return nesting_controller(self.stack, graph, enforce_nesting)
+
+
+@contextlib.contextmanager
+def nesting_controller(stack, item, enforce_nesting=True):
+    """Pushes `item` on `stack` for the duration of the block.
+
+    Raises:
+      AssertionError: on exit, if `enforce_nesting` and `item` is no longer on top
+        (blocks were exited out of order).
+    """
+    stack.append(item)
+    try:
+        yield item
+    finally:
+        if stack:  # empty if the stack was reset inside the block
+            if stack[-1] is item:
+                stack.pop()
+            elif enforce_nesting:
+                raise AssertionError("Nesting violated for default stack of "
+                                     f"{type(item)} objects")
+            elif item in stack:
+                stack.remove(item)
+
+
+_default_graph_stack = _DefaultGraphStack()
+
+
+def get_default_graph():
+    """The default graph of the current thread: the innermost `as_default()` graph, else
+    the thread's global default graph."""
+    return _default_graph_stack.get_default()
+
+
+def reset_default_graph():
+    """Replaces the current thread's global default graph with a new, empty one.
+
+    Raises:
+      AssertionError: if called inside a `with graph.as_default()` block (including
+        `with tf.Session()` blocks, which enter their graph).
+    """
+    _default_graph_stack.reset()
+
+
+def _get_graph_from_inputs(op_input_list, graph=None):
+    """The graph that the given tensors/ops (or objects with a `graph`) live in; the
+    default graph if none has one."""
+    if graph is not None:
+        return graph
+    for item in op_input_list:
+        if isinstance(item, (Tensor, Operation)):
+            return item.graph
+        g = getattr(item, "graph", None)
+        if g is not None and hasattr(g, "_nodes_by_name"):
+            return g
+    return get_default_graph()
 
 
 @contextlib.contextmanager

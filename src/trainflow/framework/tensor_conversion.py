@@ -54,6 +54,27 @@ def _tensor_conversion(value, dtype=None, name=None, as_ref=False):
     return value
 
 
+def _shape_conversion(value, dtype=None, name=None, as_ref=False):
+    """A fully defined TensorShape -> 1-D int32 constant (int64 if asked or too large)."""
+    from trainflow.framework.tensor_shape import TensorShape
+    if isinstance(value, TensorShape):
+        if not value.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a "
+                             "Tensor.")
+        dims = value.as_list()
+    else:
+        if value.value is None:
+            raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {value!r}")
+        dims = value.value
+    if dtype is None:
+        flat = dims if isinstance(dims, list) else [dims]
+        dtype = dtypes_mod.int64 if any(d >= 2 ** 31 for d in flat) else dtypes_mod.int32
+    elif dtype not in (dtypes_mod.int32, dtypes_mod.int64):
+        raise TypeError(f"Cannot convert {value} to {dtype.name}; shapes convert to int32 or "
+                        "int64 only.")
+    return _constant_conversion(dims, dtype, name or "shape_as_tensor")
+
+
 def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None,
                       dtype_hint=None):
     """Converts `value` (Tensor, Variable, NumPy or Python value...) to a Tensor.
@@ -84,6 +105,8 @@ def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtyp
 
 
 def _convert(value, dtype, name, as_ref):
+    if value is None:
+        raise ValueError("None values not supported.")
     for fn in _functions_for(type(value)):
         ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
         if ret is NotImplemented:
@@ -94,8 +117,11 @@ def _convert(value, dtype, name, as_ref):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
                              f"dtype {ret.dtype.name}: {ret!r}")
         return ret
-    raise TypeError(f"Cannot convert {value!r} to a Tensor: no conversion function registered "
-                    f"for {type(value).__name__}.")
+    if hasattr(value, "__array__"):
+        return _constant_conversion(value, dtype, name, as_ref)
+    raise TypeError(f"Failed to convert elements of {value!r} to Tensor: no conversion "
+                    f"function is registered for {type(value).__name__}. Consider casting "
+                    "elements to a supported type.")
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
@@ -129,3 +155,11 @@ register_tensor_conversion_function(Tensor, _tensor_conversion, 0)
 register_tensor_conversion_function((list, tuple), _sequence_conversion, 110)
 register_tensor_conversion_function(
     (int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion, 100)
+
+
+def _register_shape_conversions():
+    from trainflow.framework.tensor_shape import Dimension, TensorShape
+    register_tensor_conversion_function((TensorShape, Dimension), _shape_conversion, 100)
+
+
+_register_shape_conversions()

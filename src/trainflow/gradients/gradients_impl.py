@@ -91,7 +91,7 @@ def _between_ops(to_ops, reached):
 
 
 def _default_grad_ys(ys, grad_ys, colocate):
-    from trainflow.ops import array_ops, constant_op
+    from trainflow.ops import array_ops
     out = []
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is None:
@@ -101,9 +101,8 @@ def _default_grad_ys(ys, grad_ys, colocate):
             g = y.graph
             ctx = g.colocate_with(y.op) if colocate else _null()
             with ctx:
-                shape = array_ops.shape(y)
-                one = constant_op.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
-                out.append(array_ops.fill(shape, one))
+                out.append(array_ops.ones(array_ops.shape(y), dtype=y.dtype.base_dtype,
+                                          name=f"grad_ys_{i}"))
             continue
         if isinstance(gy, Tensor) or _is_sparse(gy):
             gdt = gy.dtype.base_dtype

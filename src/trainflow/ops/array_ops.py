@@ -1,9 +1,38 @@
-"""Array ops: Identity and friends (shape manipulation lands here)."""
-__all__ = ["identity"]
+"""Array ops: the public `tf.*` array functions.
 
+The ops live in modules by concern and are re-exported here:
+array_shape_ops (Shape, Reshape, Squeeze, ExpandDims, broadcasting), array_create_ops
+(Fill, zeros/ones, Range, LinSpace, OneHot, diagonals), array_join_ops (ConcatV2, Pack,
+Unpack, Split, Tile, Pad, Transpose, ReverseV2), array_slice_ops (Slice, StridedSlice,
+`Tensor.__getitem__`), array_gather_ops (GatherV2, GatherNd, ScatterNd, Where, Select,
+Unique), array_cast_ops (Cast, StopGradient, IdentityN) and array_sparse_ops
+(SparseToDense, sparse_placeholder). Identity and list autopacking are defined here.
+"""
+from trainflow.framework import dtypes as _dtypes
+from trainflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import register_op
 from trainflow.framework.shape_inference import unchanged_shape
+from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from trainflow.framework.tensor import Tensor
+from trainflow.ops import array_cast_ops, array_create_ops, array_gather_ops, array_join_ops
+from trainflow.ops import array_shape_ops, array_slice_ops, array_sparse_ops
+from trainflow.ops.array_cast_ops import *  # noqa: F401,F403
+from trainflow.ops.array_cast_ops import prevent_gradient  # noqa: F401
+from trainflow.ops.array_create_ops import *  # noqa: F401,F403
+from trainflow.ops.array_gather_ops import *  # noqa: F401,F403
+from trainflow.ops.array_join_ops import *  # noqa: F401,F403
+from trainflow.ops.array_shape_ops import *  # noqa: F401,F403
+from trainflow.ops.array_shape_ops import shape_internal  # noqa: F401
+from trainflow.ops.array_slice_ops import *  # noqa: F401,F403
+from trainflow.ops.array_slice_ops import _slice_helper  # noqa: F401
+from trainflow.ops.array_sparse_ops import *  # noqa: F401,F403
+
+__all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
+            "SparseTensorValue", "newaxis"] +
+           array_cast_ops.__all__ + array_create_ops.__all__ + array_gather_ops.__all__ +
+           array_join_ops.__all__ + array_shape_ops.__all__ +
+           [n for n in array_slice_ops.__all__ if n != "newaxis"] + array_sparse_ops.__all__)
 
 
 def _identity_kernel(x):
@@ -22,19 +51,69 @@ def identity(input, name=None):  # noqa: A002 - TF's name
     return apply_op("Identity", input=input, name=name).outputs[0]
 
 
+# -- autopacking: lists holding tensors become Pack ops (used by convert_to_tensor) -------
+def _dtype_of_nested(values):
+    """The dtype of the first tensor in a nested list, or None."""
+    stack = [values]
+    while stack:
+        v = stack.pop(0)
+        if isinstance(v, Tensor):
+            return v.dtype.base_dtype
+        if isinstance(v, (list, tuple)):
+            stack = list(v) + stack
+    return None
+
+
 def _autopacking_helper(values, dtype, name):
-    """Packs a (nested) list holding tensors into one tensor; needs the Pack op."""
-    return stack_nested(values, dtype, name)
+    """Packs a (nested) list holding tensors into one tensor as TF names it: a Pack op
+    called `name`, with Python elements as constants named by their position.
+
+    Args:
+      values: a list or tuple, possibly nested, with at least one Tensor.
+      dtype: the element DType, or None to take the first tensor's.
+      name: the Pack op's name.
+
+    Raises:
+      TypeError: if a tensor's dtype differs from `dtype`.
+    """
+    if dtype is None:
+        dtype = _dtype_of_nested(values)
+    else:
+        dtype = _dtypes.as_dtype(dtype).base_dtype
+    return _pack_nested(values, dtype, name)
+
+
+def _pack_nested(values, dtype, name):
+    from trainflow.framework.graph import get_default_graph
+    from trainflow.ops.constant_op import constant
+    graph = get_default_graph()
+    for v in values:
+        if isinstance(v, Tensor):
+            graph = v.graph
+            break
+    must_pack = False
+    converted = []
+    with graph.as_default(), graph.name_scope(name) as scope:
+        for i, elem in enumerate(values):
+            if isinstance(elem, Tensor):
+                if dtype is not None and elem.dtype.base_dtype != dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype "
+                                    f"{elem.dtype} to {dtype} (Tensor is: {elem!r})")
+                converted.append(elem)
+                must_pack = True
+            elif isinstance(elem, (list, tuple)):
+                sub = _pack_nested(elem, dtype, str(i))
+                must_pack = must_pack or isinstance(sub, Tensor)
+                converted.append(sub)
+            else:
+                converted.append(elem)
+        if not must_pack:
+            return converted
+        tensors = [elem if isinstance(elem, Tensor) else constant(elem, dtype=dtype, name=str(i))
+                   for i, elem in enumerate(converted)]
+        return apply_op("Pack", values=tensors, axis=0, name=scope).outputs[0]
 
 
 def stack_nested(values, dtype, name):
-    from trainflow.framework.tensor_conversion import convert_to_tensor
-    from trainflow.framework.graph import get_default_graph
-    with get_default_graph().name_scope(name) as scope:
-        elems = []
-        for i, v in enumerate(values):
-            if isinstance(v, (list, tuple)):
-                elems.append(stack_nested(v, dtype, str(i)))
-            else:
-                elems.append(convert_to_tensor(v, dtype=dtype))
-        return apply_op("Pack", values=elems, axis=0, name=scope).outputs[0]
+    """Packs a nested list holding tensors into one tensor (see `_autopacking_helper`)."""
+    return _autopacking_helper(values, dtype, name)

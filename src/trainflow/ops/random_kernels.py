@@ -7,7 +7,8 @@ per (session, op) in ``ctx.state``, so repeated runs continue one stream and two
 sessions of the same graph produce the same sequence. The stream is NumPy's
 Philox bit generator keyed by (seed, seed2): reproducible, but not TensorFlow's
 own Philox numbers, which are not reproduced bit for bit. seed = seed2 = 0
-means a nondeterministic stream, as in TF.
+means a nondeterministic stream, as in TF. The generators live on the host, so
+these ops are host-only for a compiled backend.
 """
 import numpy as np
 
@@ -95,7 +96,8 @@ for _op_type, _sample in (("RandomStandardNormal", _normal), ("TruncatedNormal",
                           ("RandomUniform", _uniform)):
     register_op(_op_type, inputs=["shape: T"], outputs=["output: dtype"],
                 attrs=_SEED_ATTRS + [f"dtype: {_FLOAT_OUT}", "T: {int32, int64}"],
-                shape_fn=_shape_from_input, kernel=_float_kernel(_sample), stateful=True)
+                shape_fn=_shape_from_input, kernel=_float_kernel(_sample), stateful=True,
+                host_only=True)
 
 
 def _uniform_int_kernel(shape, minval, maxval, *, ctx):
@@ -118,7 +120,7 @@ def _uniform_int_kernel(shape, minval, maxval, *, ctx):
 register_op("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
             outputs=["output: Tout"],
             attrs=_SEED_ATTRS + ["Tout: {int32, int64}", "T: {int32, int64}"],
-            shape_fn=_shape_from_input, kernel=_uniform_int_kernel, stateful=True)
+            shape_fn=_shape_from_input, kernel=_uniform_int_kernel, stateful=True, host_only=True)
 
 
 def _shuffle_kernel(value, *, ctx):
@@ -130,7 +132,7 @@ def _shuffle_kernel(value, *, ctx):
 
 register_op("RandomShuffle", inputs=["value: T"], outputs=["output: T"],
             attrs=_SEED_ATTRS + ["T: type"], shape_fn=lambda op: [op._inputs[0]._shape],
-            kernel=_shuffle_kernel, stateful=True)
+            kernel=_shuffle_kernel, stateful=True, host_only=True)
 
 
 def _multinomial_kernel(logits, num_samples, *, output_dtype, ctx):
@@ -175,7 +177,8 @@ register_op("Multinomial", inputs=["logits: T", "num_samples: int32"],
             attrs=_SEED_ATTRS + ["T: {float, double, int32, uint8, int16, int8, int64, "
                                  "bfloat16, uint16, half, uint32, uint64}",
                                  "output_dtype: {int32, int64} = DT_INT64"],
-            shape_fn=_multinomial_shape, kernel=_multinomial_kernel, stateful=True)
+            shape_fn=_multinomial_shape, kernel=_multinomial_kernel, stateful=True,
+            host_only=True)
 
 
 def _shape_plus_param(op):
@@ -193,7 +196,7 @@ def _gamma_kernel(shape, alpha, *, ctx):
 
 register_op("RandomGamma", inputs=["shape: S", "alpha: T"], outputs=["output: T"],
             attrs=_SEED_ATTRS + ["S: {int32, int64}", "T: {half, float, double}"],
-            shape_fn=_shape_plus_param, kernel=_gamma_kernel, stateful=True)
+            shape_fn=_shape_plus_param, kernel=_gamma_kernel, stateful=True, host_only=True)
 
 
 def _poisson_kernel(shape, rate, *, dtype, ctx):
@@ -208,4 +211,4 @@ register_op("RandomPoissonV2", inputs=["shape: S", "rate: R"], outputs=["output:
             attrs=_SEED_ATTRS + ["S: {int32, int64}",
                                  "R: {half, float, double, int32, int64} = DT_DOUBLE",
                                  "dtype: {half, float, double, int32, int64} = DT_INT64"],
-            shape_fn=_shape_plus_param, kernel=_poisson_kernel, stateful=True)
+            shape_fn=_shape_plus_param, kernel=_poisson_kernel, stateful=True, host_only=True)

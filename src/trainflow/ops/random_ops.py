@@ -7,12 +7,13 @@ generator keyed by (seed, seed2), so a seeded graph is reproducible run to run a
 session to session, but its values differ from TensorFlow's.
 """
 __all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
-           "random_shuffle", "random_uniform", "truncated_normal"]
+           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
 
 import numpy as np
 
 from trainflow.framework import dtypes
 from trainflow.framework import random_seed
+from trainflow.framework.random_seed import set_random_seed  # noqa: F401 - tf.set_random_seed
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor

@@ -15,7 +15,7 @@ import numpy as np
 
 from trainflow.framework import errors
 from trainflow.runtime.kernel_context import KernelContext
-from trainflow.runtime.resources import Uninitialized
+from trainflow.runtime.resources import Uninitialized, VariableSlot
 
 
 class _Dead:
@@ -110,18 +110,26 @@ def _input_groups(op):
     return groups
 
 
+def _deref(value):
+    """The value of a fed ref tensor: a VariableSlot's buffer, or the fed array."""
+    return value.get() if type(value) is VariableSlot else value
+
+
 class Plan:
     """A compiled step for one (fetches, feeds, targets) signature of a session."""
 
-    def __init__(self, session, fetches, targets, feeds, done=frozenset()):
+    def __init__(self, session, fetches, targets, feeds, done=frozenset(), raw_refs=False):
         """
         Args:
           session: the owning session (supplies bound kernels and resources).
           fetches: list of Tensors whose values are returned, in order.
           targets: list of Operations run for their effects.
-          feeds: list of Tensors whose values are passed to `run`, in order.
+          feeds: list of Tensors whose values are passed to `run`, in order. A fed ref
+            tensor may be fed a VariableSlot (partial runs do).
           done: ops already run in a partial run.
+          raw_refs: return fetched ref tensors as their VariableSlots, not their values.
         """
+        self._raw_refs = raw_refs
         self.fetches = list(fetches)
         self.feeds = list(feeds)
         fed = set(self.feeds)
@@ -139,7 +147,7 @@ class Plan:
 
     def _build(self, session):
         kernels = session._bound_kernels
-        self._env = {"DEAD": DEAD, "_clock": time.perf_counter_ns}
+        self._env = {"DEAD": DEAD, "_clock": time.perf_counter_ns, "_deref": _deref}
         for k, op in enumerate(self.ops):
             fn = kernels.get(op)
             if fn is None:
@@ -176,6 +184,10 @@ class Plan:
             is_switch = op._type in SWITCH_TYPES
             is_merge = op._type in MERGE_TYPES
             call = f"k{k}({args})"
+            if op._type == "Const" and "value" in op._attrs:
+                # A constant's kernel only returns its (read-only) value: bind the value.
+                self._env[f"c{k}"] = op._attrs["value"]
+                call = f"c{k}"
             if traced:
                 lines.append("    _t0 = _now()")
             starts.append(len(lines) + 1)
@@ -204,7 +216,7 @@ class Plan:
         exprs = []
         self._fetch_is_ref = []
         for t in self.fetches:
-            is_ref = t._dtype._is_ref_dtype and t not in fed
+            is_ref = t._dtype._is_ref_dtype and t not in fed and not self._raw_refs
             exprs.append(f"v{self._slot(t)}.get()" if is_ref else f"v{self._slot(t)}")
             self._fetch_is_ref.append(is_ref)
         lines.append(f"    return [{', '.join(exprs)}]")
@@ -222,8 +234,8 @@ class Plan:
             items = []
             for t in op._inputs[i:i + count]:
                 e = f"v{self._slot(t)}"
-                if t._dtype._is_ref_dtype and not arg.is_ref and t not in fed:
-                    e += ".get()"
+                if t._dtype._is_ref_dtype and not arg.is_ref:
+                    e = f"_deref({e})" if t in fed else e + ".get()"
                 items.append(e)
             i += count
             out.append(items[0] if n is None else "[" + ", ".join(items) + "]")
@@ -284,7 +296,7 @@ class Plan:
         op = self._failing_op(exc)
         where = ""
         if op is not None:
-            where = f"\n\t [[node {op.name} (defined at {op.creation_site}) ]]"
+            where = f"\n\t [[node {op.name} ({op.type}) defined at {op.creation_site} ]]"
         if isinstance(exc, Uninitialized):
             return errors.FailedPreconditionError(
                 None, op, f"Attempting to use uninitialized value {exc.name}{where}")

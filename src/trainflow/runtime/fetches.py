@@ -43,22 +43,24 @@ class FetchStructure:
             elif isinstance(fetch, str):
                 el = fetch
             else:
-                raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must "
-                                "be a string or Tensor. (Can not convert a "
-                                f"{type(fetch).__name__} into a Tensor or Operation.)")
+                raise TypeError(f"Argument `fetch` = {fetch} has invalid type "
+                                f'"{type(fetch).__name__}" must be a string or Tensor. (Can not '
+                                f"convert a {type(fetch).__name__} into a Tensor or Operation.)")
         try:
             el = self._graph.as_graph_element(el, allow_tensor=True, allow_operation=True)
         except TypeError as e:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be "
-                            f"a string or Tensor. ({e})") from None
+            raise TypeError(f"Argument `fetch` = {fetch} has invalid type "
+                            f'"{type(fetch).__name__}" must be a string or Tensor. ({e})') \
+                from None
         except (ValueError, KeyError) as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+            raise ValueError(f"Argument `fetch` = {fetch} cannot be interpreted as a Tensor. "
                              f"({e})") from None
         return el
 
     def _flatten(self, fetch):
         if fetch is None:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+            raise TypeError(f'Argument `fetch` = None has invalid type "NoneType". Cannot be '
+                            "None")
         if isinstance(fetch, (Tensor, Operation, str)):
             return self._add(self._resolve(fetch))
         composite = getattr(fetch, "_fetch_components", None)

@@ -7,9 +7,10 @@ import numpy as np
 
 from trainflow.framework import errors
 from trainflow.framework.graph import Graph, get_default_graph
+from trainflow.framework.graph import _default_graph_stack
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
-from trainflow.runtime import run_state, session_stack
+from trainflow.runtime import partial_run, run_state, session_stack
 from trainflow.runtime.executor import DEAD, Plan
 from trainflow.runtime.fetches import FetchStructure
 from trainflow.runtime.resources import ResourceManager
@@ -22,7 +23,7 @@ def _feed_error_value(value, key):
     raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                     "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles. "
                     f"For reference, the tensor object was {value} which was passed to the "
-                    f"feed with key {key}.")
+                    f"argument `feed_dict` with key {key}.")
 
 
 def _shape_ok(static_dims, shape):
@@ -43,6 +44,11 @@ def _shape_str(shape):
         ("," if shape.rank == 1 else "") + ")"
 
 
+def _int_fits(value, np_dtype):
+    info = np.iinfo(np_dtype)
+    return info.min <= value <= info.max
+
+
 class _DeviceAttributes:
     """What `Session.list_devices()` reports about one device."""
 
@@ -61,10 +67,28 @@ class BaseSession:
     """Runs ops of one graph; holds that graph's variable values and other state."""
 
     def __init__(self, target="", graph=None, config=None):
+        """
+        Args:
+          target: "" for an in-process session, or the target of a server running in
+            this process (`tf.train.Server.target`).
+          graph: the Graph to run (default: the default graph).
+          config: a ConfigProto; operation_timeout_in_ms is honoured, the threading
+            and placement options are accepted and ignored.
+
+        Raises:
+          TypeError: for arguments of the wrong type.
+        """
         if graph is None:
             graph = get_default_graph()
         elif not isinstance(graph, Graph):
-            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+            raise TypeError("Argument `graph` must be a tf.Graph, but got "
+                            f'"{type(graph).__name__}"')
+        if not isinstance(target, (str, bytes)):
+            raise TypeError("Argument `target` must be a string, but got "
+                            f'"{type(target).__name__}"')
+        if config is not None and type(config).__name__ != "ConfigProto":
+            raise TypeError(f'Argument `config` must be a tf.ConfigProto, but got '
+                            f'"{type(config).__name__}"')
         self._graph = graph
         self._target = target.decode() if isinstance(target, bytes) else (target or "")
         self._config = config
@@ -75,7 +99,6 @@ class BaseSession:
         self._active = set()
         self._closed = False
         self._partial_runs = {}
-        self._partial_ids = itertools.count()
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._context_managers = []
 
@@ -99,7 +122,8 @@ class BaseSession:
 
     @property
     def sess_str(self):
-        return self._target
+        """The target, as bytes (as TF1 returns it)."""
+        return self._target.encode()
 
     def list_devices(self):
         """The devices this session can place ops on."""
@@ -204,9 +228,12 @@ class BaseSession:
                 plan = self._plans.get(key)
                 if plan is None:
                     plan = Plan(self, fetch_tensors, targets, feed_tensors)
+                    # Fetched values that may alias a feed, an input or a buffer the
+                    # session keeps are copied before they are returned.
+                    fed = set(feed_tensors)
                     plan.fetch_aliases = [
-                        t._op._info is not None and t._op._info.output_aliases_input
-                        for t in fetch_tensors]
+                        t in fed or t._op._info is not None and
+                        t._op._info.output_aliases_input for t in fetch_tensors]
                     if len(self._plans) > 1000:
                         self._plans.clear()
                     self._plans[key] = plan
@@ -224,10 +251,11 @@ class BaseSession:
                     _feed_error_value(sub_value, sub_key)
                 try:
                     t = graph.as_graph_element(sub_key, allow_tensor=True, allow_operation=False)
-                except Exception as e:
-                    raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+                except (TypeError, ValueError, KeyError) as e:
+                    raise TypeError("Cannot interpret feed_dict key as Tensor: "
+                                    f"{e.args[0] if e.args else e}") from None
                 if not graph.is_feedable(t):
-                    raise ValueError(f"Tensor {t.name} may not be fed.")
+                    raise ValueError(f"Tensor {t} may not be fed.")
                 tensors.append(t)
                 values.append(self._convert_feed(t, sub_value))
         return tensors, values
@@ -245,6 +273,12 @@ class BaseSession:
 
     @staticmethod
     def _convert_feed(t, value):
+        """The feed value as an ndarray of `t`'s dtype, checked against its static shape.
+
+        Raises:
+          TypeError: for a Python int that the dtype can't hold, or a Tensor value.
+          ValueError: for a value that can't be converted, or has the wrong shape.
+        """
         dtype = t._dtype.base_dtype
         np_dtype = dtype.as_numpy_dtype
         if type(value) is np.ndarray and value.dtype == np_dtype:
@@ -253,14 +287,21 @@ class BaseSession:
             from trainflow.framework.numpy_conversion import to_numpy
             arr = to_numpy(value, dtype)
         else:
+            if isinstance(value, int) and dtype.is_integer and not _int_fits(value, np_dtype):
+                raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
+                                f"compatible with Tensor type {np_dtype}. Try explicitly "
+                                "setting the type of the feed tensor to a larger type (e.g. "
+                                "int64).")
+            if isinstance(value, Tensor):
+                _feed_error_value(value, t)
             try:
                 arr = np.asarray(value, dtype=np_dtype)
-            except (TypeError, ValueError) as e:
-                raise ValueError(f"Cannot feed value {value!r} for Tensor {t.name!r} of dtype "
+            except (TypeError, ValueError, OverflowError) as e:
+                raise ValueError(f"Cannot feed value {value!r} for Tensor {t.name} of dtype "
                                  f"{dtype.name}: {e}") from None
         if not _shape_ok(t._shape._dims, arr.shape):
-            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name!r}, "
-                             f"which has shape {_shape_str(t._shape)!r}")
+            raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, "
+                             f"which has shape {_shape_str(t._shape)}")
         return arr
 
     def _fill_step_stats(self, run_metadata, plan, trace, start_us):
@@ -271,7 +312,8 @@ class BaseSession:
             op = plan.ops[k]
             ns = dev.node_stats.add()
             ns.node_name = op.name
-            ns.timeline_label = f"{op.name} = {op.type}()"
+            ns.timeline_label = (f"{op.name} = {op.type}("
+                                 f"{', '.join(i._op._name for i in op._inputs)})")
             ns.all_start_micros = start_us + (t0 - base_ns) // 1000
             ns.all_start_nanos = ns.all_start_micros * 1000
             ns.op_start_rel_micros = 0
@@ -285,8 +327,15 @@ class BaseSession:
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function computing `fetches` from positional feed values (faster than run).
 
+        Args:
+          fetches: as for `run`.
+          feed_list: the tensors (or names) fed, in the order of the positional args.
+          accept_options: whether the function takes `options` and `run_metadata`
+            keyword arguments.
+
         Returns:
-          fn(*feed_values[, options=..., run_metadata=...]) -> fetched values.
+          fn(*feed_values[, options=..., run_metadata=...]) -> fetched values. Calling
+          it after `close()` raises CancelledError.
         """
         structure = FetchStructure(self._graph, fetches)
         elements = tuple(structure.elements)
@@ -294,15 +343,21 @@ class BaseSession:
                         for f in (feed_list or [])]
         single = len(elements) == 1 and isinstance(fetches, (Tensor, Operation, str))
 
-        def _callable(*args, options=None, run_metadata=None):
+        def _run(args, options, run_metadata):
             if len(args) != len(feed_tensors):
                 raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
             values = [self._convert_feed(t, v) for t, v in zip(feed_tensors, args)]
             if self._closed:
-                raise RuntimeError("Attempted to use a closed Session.")
-            out = self._run_elements(elements, feed_tensors, values,
-                                     options if accept_options else None, run_metadata)
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            out = self._run_elements(elements, feed_tensors, values, options, run_metadata)
             return out[0] if single else structure.build(out)
+
+        if accept_options:
+            def _callable(*args, options=None, run_metadata=None):
+                return _run(args, options, run_metadata)
+        else:
+            def _callable(*args):
+                return _run(args, None, None)
         return _callable
 
     def partial_run_setup(self, fetches, feeds=None):
@@ -310,75 +365,27 @@ class BaseSession:
 
         Returns:
           a handle string for `partial_run`.
+
+        Raises:
+          RuntimeError: if the session is closed.
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        structure = FetchStructure(self._graph, fetches)
-        feed_tensors = set()
-        for f in feeds or []:
-            for sub, _ in self._expand_feed(f, None):
-                feed_tensors.add(self._graph.as_graph_element(sub, allow_tensor=True,
-                                                              allow_operation=False))
-        handle = f"partial_run_{next(self._partial_ids)}"
-        self._partial_runs[handle] = {"fetches": set(structure.elements),
-                                      "feeds": feed_tensors, "values": {}, "done": set()}
-        return handle
+        return partial_run.setup(self, fetches, feeds)
 
     def partial_run(self, handle, fetches, feed_dict=None):
         """Continues partial run `handle`: feeds more inputs and fetches more results.
-        Ops already run in this partial run are not run again.
+        No op runs twice within one partial run; the handle expires once every fetch
+        declared in `partial_run_setup` has been fetched.
 
         Raises:
-          InvalidArgumentError: for feeds or fetches not declared in `partial_run_setup`,
-            or fed twice.
+          InvalidArgumentError: for an unknown or expired handle, feeds or fetches not
+            declared in `partial_run_setup`, a feed fed twice, or a fetch that needs a
+            declared feed not fed yet.
         """
-        state = self._partial_runs.get(handle)
-        if state is None:
-            raise errors.InvalidArgumentError(None, None,
-                                              f"Must run 'setup' before performing partial "
-                                              f"runs! ({handle})")
-        structure = FetchStructure(self._graph, fetches)
-        feed_tensors, feed_values = self._process_feeds(feed_dict)
-        for t in feed_tensors:
-            if t not in state["feeds"]:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Feed {t.name} was not specified in partial_run_setup.")
-            if t in state["values"]:
-                raise errors.InvalidArgumentError(
-                    None, None, f"The feed {t.name} has already been fed.")
-        for el in structure.elements:
-            if el not in state["fetches"]:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Fetch {el.name} was not specified in partial_run_setup.")
-        known = dict(state["values"])
-        known.update(zip(feed_tensors, feed_values))
-        wanted_t = [e for e in structure.elements if isinstance(e, Tensor) and e not in known]
-        wanted_ops = [e for e in structure.elements if isinstance(e, Operation)
-                      and e not in state["done"]]
-        probe = Plan(self, wanted_t, wanted_ops, list(known), done=state["done"])
-        extra = [t for op in probe.ops for t in op._outputs]
-        plan = Plan(self, wanted_t + extra, wanted_ops, list(known), done=state["done"])
-        plan.fetch_aliases = [True] * len(plan.fetches)
-        prev = run_state.set_current(run_state.RunState(self._default_timeout_ms))
-        try:
-            raw = plan.run([known[t] for t in plan.feeds])
-        finally:
-            run_state.set_current(prev)
-        for t, v in zip(plan.fetches, raw):
-            known[t] = v
-        state["values"] = known
-        state["done"].update(probe.ops)
-        out = []
-        for el in structure.elements:
-            if isinstance(el, Operation):
-                out.append(None)
-            else:
-                v = known[el]
-                if hasattr(v, "get") and not isinstance(v, np.ndarray):
-                    v = v.get()
-                out.append(np.array(v)[()] if isinstance(v, np.ndarray) and v.ndim == 0
-                           else np.array(v, copy=True) if isinstance(v, np.ndarray) else v)
-        return structure.build(out)
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return partial_run.run(self, handle, fetches, feed_dict)
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self):
@@ -433,9 +440,10 @@ class InteractiveSession(BaseSession):
 
     def __init__(self, target="", graph=None, config=None):
         super().__init__(target, graph, config)
-        self._graph_cm = self._graph.as_default()
+        # Not nested: an InteractiveSession may be closed in any order.
+        self._graph_cm = _default_graph_controller(self._graph)
         self._graph_cm.__enter__()
-        self._sess_cm = self.as_default()
+        self._sess_cm = session_stack.default_session(self, enforce_nesting=False)
         self._sess_cm.__enter__()
         self._explicitly_closed = False
 
@@ -450,6 +458,10 @@ class InteractiveSession(BaseSession):
                 pass
 
 
+def _default_graph_controller(graph):
+    return _default_graph_stack.get_controller(graph, enforce_nesting=False)
+
+
 def get_default_session():
     """The default session of the current thread, or None."""
     return session_stack.get_default_session()
@@ -461,8 +473,9 @@ def _run_using_default_session(fetch, feed_dict, graph, session=None):
         if session is None:
             what = "evaluate tensor using `eval()`" if isinstance(fetch, Tensor) else \
                 "execute operation using `run()`"
+            colon = "" if isinstance(fetch, Tensor) else ":"
             raise ValueError(f"Cannot {what}: No default session is registered. Use `with "
-                             "sess.as_default()` or pass an explicit session to "
+                             f"sess.as_default(){colon}` or pass an explicit session to "
                              f"`{'eval' if isinstance(fetch, Tensor) else 'run'}"
                              "(session=sess)`")
         if session.graph is not graph:

@@ -1,7 +1,7 @@
 """The per-thread stack of default sessions (`tf.get_default_session`)."""
 import threading
 
-from trainflow.framework.graph import nesting_controller
+from trainflow.framework.scopes import nesting_controller
 
 
 class _SessionStack(threading.local):

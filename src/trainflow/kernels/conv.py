@@ -1,0 +1,477 @@
+"""NumPy kernels of the 2-D convolution ops (Conv2D, its two backprops, and the
+depthwise variants), vectorised as im2col + one BLAS matmul per step.
+
+Everything runs in NHWC internally; NCHW tensors are transposed on the way in
+and out. The padding arithmetic is TensorFlow's (`GetWindowedOutputSizeVerbose`):
+SAME pads ``max((out - 1) * stride + eff - in, 0)`` cells with the smaller half
+before, VALID pads nothing, EXPLICIT takes the pairs from `explicit_paddings`.
+Grouped convolutions (input depth a multiple of the filter's input depth) and
+depthwise convolutions (a grouped convolution with one input channel per
+group) share the same code path. Half and bfloat16 compute in float32 and round
+the result back; every other dtype computes in itself.
+"""
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from trainflow.framework import errors
+
+_WIDEN = {np.dtype(np.float16)}
+# Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
+_CHANNELS_FIRST_BELOW = 16
+
+
+def invalid(message):
+    """An InvalidArgumentError for a kernel to raise (the executor names the node)."""
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def unimplemented(message):
+    """An UnimplementedError for a kernel to raise."""
+    return errors.UnimplementedError(None, None, message)
+
+
+def fmt_shape(shape):
+    """"[a,b,c]" as TF's kernel messages print shapes."""
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def compute_dtype(dtype):
+    """The dtype the arithmetic runs in: float32 for half and bfloat16."""
+    dtype = np.dtype(dtype)
+    if dtype in _WIDEN or dtype.name == "bfloat16":
+        return np.dtype(np.float32)
+    return dtype
+
+
+def text(value):
+    """A str from a bytes or str attr."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+# -- geometry ----------------------------------------------------------------------------------
+def windowed_output_size(in_size, ksize, stride, dilation, padding, pad_before=0, pad_after=0):
+    """Output size and padding of one windowed dimension, as TF's kernels compute them.
+
+    Args:
+      in_size: the input size.
+      ksize: the window (filter) size.
+      stride, dilation: positive ints.
+      padding: "SAME", "VALID" or "EXPLICIT" (str or bytes).
+      pad_before, pad_after: the EXPLICIT padding of this dimension.
+
+    Returns:
+      (out_size, pad_before, pad_after).
+
+    Raises:
+      InvalidArgumentError: if the output size would be negative.
+    """
+    padding = text(padding)
+    eff = (ksize - 1) * dilation + 1
+    if padding == "SAME":
+        out = (in_size + stride - 1) // stride
+        need = max((out - 1) * stride + eff - in_size, 0)
+        pad_before, pad_after = need // 2, need - need // 2
+    else:
+        if padding == "VALID":
+            pad_before = pad_after = 0
+        num = in_size + pad_before + pad_after - eff + stride
+        out = num // stride if num >= 0 else -((-num) // stride)  # C++ truncation
+    if out < 0:
+        raise invalid(f"Computed output size would be negative: {out} [input_size: {in_size}, "
+                      f"effective_filter_size: {eff}, stride: {stride}]")
+    return out, pad_before, pad_after
+
+
+def spatial_attrs(values, data_format):
+    """The (H, W) entries of a 4-entry attr (strides, dilations, ksize) for `data_format`."""
+    if text(data_format).startswith("NC"):
+        return int(values[2]), int(values[3])
+    return int(values[1]), int(values[2])
+
+
+def explicit_pairs(explicit_paddings, data_format):
+    """The ((top, bottom), (left, right)) explicit padding pairs for `data_format`."""
+    p = [int(v) for v in explicit_paddings]
+    if text(data_format).startswith("NC"):
+        return (p[4], p[5]), (p[6], p[7])
+    return (p[2], p[3]), (p[4], p[5])
+
+
+def to_nhwc(x, data_format):
+    """`x` viewed in NHWC order."""
+    return x.transpose(0, 2, 3, 1) if text(data_format).startswith("NC") else x
+
+
+def from_nhwc(x, data_format):
+    """An NHWC result put back in `data_format` order (contiguous)."""
+    if text(data_format).startswith("NC"):
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    return x
+
+
+def shape_to_nhwc(shape, data_format):
+    """A 4-entry shape in `data_format` order rewritten in NHWC order."""
+    n, a, b, c = (int(d) for d in shape)
+    return (n, b, c, a) if text(data_format).startswith("NC") else (n, a, b, c)
+
+
+class Geometry:
+    """Output sizes and paddings of a 2-D window op over an NHWC input."""
+
+    __slots__ = ("out_h", "out_w", "pads", "strides", "dilations", "ksize")
+
+    def __init__(self, in_h, in_w, kh, kw, strides, dilations, padding, explicit=None):
+        (pt, pb), (pl, pr) = explicit if explicit is not None else ((0, 0), (0, 0))
+        sh, sw = strides
+        dh, dw = dilations
+        self.out_h, pt, pb = windowed_output_size(in_h, kh, sh, dh, padding, pt, pb)
+        self.out_w, pl, pr = windowed_output_size(in_w, kw, sw, dw, padding, pl, pr)
+        self.pads = ((pt, pb), (pl, pr))
+        self.strides = (sh, sw)
+        self.dilations = (dh, dw)
+        self.ksize = (kh, kw)
+
+    def tap_slices(self, i, j):
+        """Index of the padded input cells that window tap (i, j) reads, one per output."""
+        sh, sw = self.strides
+        dh, dw = self.dilations
+        r0, c0 = i * dh, j * dw
+        return (slice(None), slice(r0, r0 + sh * (self.out_h - 1) + 1, sh),
+                slice(c0, c0 + sw * (self.out_w - 1) + 1, sw))
+
+    def padded_extent(self, in_h, in_w):
+        """(rows, cols) of the padded input actually read by the windows."""
+        sh, sw = self.strides
+        (kh, kw), (dh, dw) = self.ksize, self.dilations
+        need_h = sh * (self.out_h - 1) + (kh - 1) * dh + 1 if self.out_h else 0
+        need_w = sw * (self.out_w - 1) + (kw - 1) * dw + 1 if self.out_w else 0
+        (pt, pb), (pl, pr) = self.pads
+        return max(need_h, in_h + pt + pb), max(need_w, in_w + pl + pr)
+
+
+def pad_nhwc(x, pads, fill=0):
+    """`x` with rows/cols padded by ((top, bottom), (left, right)) cells of `fill`."""
+    (pt, pb), (pl, pr) = pads
+    if not (pt or pb or pl or pr):
+        return x
+    n, h, w, c = x.shape
+    out = np.full((n, h + pt + pb, w + pl + pr, c), fill, dtype=x.dtype)
+    out[:, pt:pt + h, pl:pl + w, :] = x
+    return out
+
+
+def im2col(xp, geo):
+    """The windows of padded NHWC `xp` as a [N*OH*OW, KH*KW*C] matrix (a copy)."""
+    (kh, kw), (sh, sw), (dh, dw) = geo.ksize, geo.strides, geo.dilations
+    n, c = xp.shape[0], xp.shape[3]
+    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    win = sliding_window_view(xp, (ekh, ekw), axis=(1, 2))
+    win = win[:, :sh * (geo.out_h - 1) + 1:sh, :sw * (geo.out_w - 1) + 1:sw, :, ::dh, ::dw]
+    # [N, OH, OW, C, KH, KW] -> [N, OH, OW, KH, KW, C] so columns match the filter's layout.
+    return win.transpose(0, 1, 2, 4, 5, 3).reshape(n * geo.out_h * geo.out_w, kh * kw * c)
+
+
+def col2im(cols, geo, in_h, in_w, channels):
+    """Adds window columns [N, OH, OW, KH, KW, C] back into an unpadded NHWC array."""
+    n = cols.shape[0]
+    kh, kw = geo.ksize
+    (pt, _), (pl, _) = geo.pads
+    ph, pw = geo.padded_extent(in_h, in_w)
+    out = np.zeros((n, ph, pw, channels), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out[geo.tap_slices(i, j)] += cols[:, :, :, i, j, :]
+    return out[:, pt:pt + in_h, pl:pl + in_w, :]
+
+
+def col2im_channels_first(cols, geo, in_h, in_w):
+    """col2im for columns laid out [G, KH, KW, Cg, N, OH, OW]; returns an NHWC view.
+
+    Summing whole [C, N, OH, OW] slabs keeps the inner loop over image columns, which
+    is much faster than NHWC when there are few channels.
+    """
+    groups, kh, kw, cg, n = cols.shape[:5]
+    (pt, _), (pl, _) = geo.pads
+    ph, pw = geo.padded_extent(in_h, in_w)
+    out = np.zeros((groups * cg, n, ph, pw), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            _, rows, cs = geo.tap_slices(i, j)
+            out[:, :, rows, cs] += cols[:, i, j].reshape(groups * cg, n, geo.out_h, geo.out_w)
+    return out[:, :, pt:pt + in_h, pl:pl + in_w].transpose(1, 2, 3, 0)
+
+
+# -- grouped matmul helpers ----------------------------------------------------------------------
+def _group_cols(cols, taps, groups):
+    """[M, taps*C] columns -> [G, M, taps*Cg] (a no-op view for one group)."""
+    if groups == 1:
+        return cols
+    m = cols.shape[0]
+    cg = cols.shape[1] // taps // groups
+    return cols.reshape(m, taps, groups, cg).transpose(2, 0, 1, 3).reshape(groups, m, taps * cg)
+
+
+def _group_filter(w, groups):
+    """[KH, KW, Cg, O] filter -> [taps*Cg, O] or [G, taps*Cg, O/G]."""
+    kh, kw, cg, o = w.shape
+    if groups == 1:
+        return w.reshape(kh * kw * cg, o)
+    og = o // groups
+    return w.reshape(kh * kw * cg, groups, og).transpose(1, 0, 2)
+
+
+def _ungroup_out(y, groups):
+    """[G, M, Og] -> [M, G*Og]."""
+    if groups == 1:
+        return y
+    g, m, og = y.shape
+    return y.transpose(1, 0, 2).reshape(m, g * og)
+
+
+def _group_dy(dy2, groups):
+    """[M, O] -> [G, M, O/G]."""
+    if groups == 1:
+        return dy2
+    m, o = dy2.shape
+    return dy2.reshape(m, groups, o // groups).transpose(1, 0, 2)
+
+
+# -- the three convolutions (NHWC, compute dtype) -------------------------------------------------
+def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
+    """Forward 2-D convolution of NHWC `x` with HWIO `w` (grouped when C > w's I).
+
+    Returns:
+      the [N, OH, OW, O] output, in the arrays' dtype.
+    """
+    n, in_h, in_w, c = x.shape
+    kh, kw, cg, o = w.shape
+    groups = c // cg
+    geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
+    if geo.out_h == 0 or geo.out_w == 0 or n == 0:
+        return np.zeros((n, geo.out_h, geo.out_w, o), dtype=x.dtype)
+    cols = im2col(pad_nhwc(x, geo.pads), geo)
+    y = np.matmul(_group_cols(cols, kh * kw, groups), _group_filter(w, groups))
+    return _ungroup_out(y, groups).reshape(n, geo.out_h, geo.out_w, o)
+
+
+def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None):
+    """Gradient of conv2d_nhwc with respect to its input, of NHWC shape `input_shape`."""
+    n, in_h, in_w, c = input_shape
+    kh, kw, cg, o = w.shape
+    groups = c // cg
+    geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
+    _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropInput")
+    if dy.size == 0:
+        return np.zeros((n, in_h, in_w, c), dtype=dy.dtype)
+    dy2 = _group_dy(dy.reshape(-1, o), groups)
+    wf = _group_filter(w, groups)
+    if c < _CHANNELS_FIRST_BELOW:
+        dcols = np.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
+        dcols = dcols.reshape(groups, kh, kw, cg, n, geo.out_h, geo.out_w)
+        return col2im_channels_first(dcols, geo, in_h, in_w)
+    dcols = np.matmul(dy2, np.swapaxes(wf, -1, -2))  # [(G,) M, taps*Cg]
+    if groups > 1:
+        dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
+    dcols = dcols.reshape(n, geo.out_h, geo.out_w, kh, kw, c)
+    return col2im(dcols, geo, in_h, in_w, c)
+
+
+def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding,
+                                explicit=None):
+    """Gradient of conv2d_nhwc with respect to its HWIO filter of shape `filter_shape`."""
+    n, in_h, in_w, c = x.shape
+    kh, kw, cg, o = filter_shape
+    groups = c // cg
+    geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
+    _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropFilter")
+    if dy.size == 0 or x.size == 0:
+        return np.zeros((kh, kw, cg, o), dtype=x.dtype)
+    cols = _group_cols(im2col(pad_nhwc(x, geo.pads), geo), kh * kw, groups)
+    # dy^T @ cols (then transposed) is several times faster in BLAS than cols^T @ dy.
+    dw_t = np.matmul(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2), cols)
+    if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
+        return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
+    return dw_t.T.reshape(kh, kw, cg, o)
+
+
+def _check_backprop_size(geo, dy, in_h, in_w, kh, kw, label):
+    for dim, (actual, computed, size, k) in enumerate(
+            ((dy.shape[1], geo.out_h, in_h, kh), (dy.shape[2], geo.out_w, in_w, kw)), start=1):
+        if actual != computed:
+            raise invalid(f"{label}: Size of out_backprop doesn't match computed: actual = "
+                          f"{actual}, computed = {computed} spatial_dim: {dim} input: {size} "
+                          f"filter: {k} output: {actual} stride: {geo.strides[dim - 1]} "
+                          f"dilation: {geo.dilations[dim - 1]}")
+
+
+# -- attr checks shared by the kernels ------------------------------------------------------------
+def check_conv_attrs(strides, dilations, data_format):
+    """Raises TF's errors for strides/dilations outside the spatial dimensions."""
+    fmt = text(data_format)
+    n_i, c_i = (0, 1) if fmt.startswith("NC") else (0, 3)
+    if int(strides[n_i]) != 1 or int(strides[c_i]) != 1:
+        raise unimplemented("Current implementation does not yet support strides in the "
+                            "batch and depth dimensions.")
+    if int(dilations[n_i]) != 1 or int(dilations[c_i]) != 1:
+        raise unimplemented("Current implementation does not yet support dilations in the "
+                            "batch and depth dimensions.")
+
+
+def _explicit(padding, explicit_paddings, data_format):
+    return explicit_pairs(explicit_paddings, data_format) if text(padding) == "EXPLICIT" \
+        else None
+
+
+def _check_rank4(arr, what):
+    if arr.ndim != 4:
+        raise invalid(f"{what} must be 4-dimensional: {fmt_shape(arr.shape)}")
+
+
+def _sizes(value, label):
+    sizes = [int(v) for v in np.asarray(value).reshape(-1)]
+    if len(sizes) != 4:
+        raise invalid(f"{label} must be a 1-D tensor of 4 elements, got {len(sizes)}")
+    return sizes
+
+
+# -- kernels ---------------------------------------------------------------------------------------
+def conv2d_kernel(input, filter, *, strides, padding, explicit_paddings, data_format,  # noqa: A002
+                  dilations):
+    """Conv2D."""
+    _check_rank4(input, "convolution input")
+    _check_rank4(filter, "convolution filter")
+    check_conv_attrs(strides, dilations, data_format)
+    x = to_nhwc(input, data_format)
+    c, cg = x.shape[3], filter.shape[2]
+    if cg == 0 or c % cg:
+        raise invalid(f"input depth must be evenly divisible by filter depth: {c} vs {cg}")
+    if filter.shape[3] % (c // cg):
+        raise invalid(f"output depth must be evenly divisible by number of groups: "
+                      f"{filter.shape[3]} vs {c // cg}")
+    ct = compute_dtype(input.dtype)
+    y = conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
+                    spatial_attrs(strides, data_format), spatial_attrs(dilations, data_format),
+                    padding, _explicit(padding, explicit_paddings, data_format))
+    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+
+
+def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
+                                 explicit_paddings, data_format, dilations):
+    """Conv2DBackpropInput (input_sizes may hold 4 values, or the 2 spatial ones)."""
+    _check_rank4(filter, "filter")
+    _check_rank4(out_backprop, "out_backprop")
+    check_conv_attrs(strides, dilations, data_format)
+    dy = to_nhwc(out_backprop, data_format)
+    sizes = [int(v) for v in np.asarray(input_sizes).reshape(-1)]
+    if len(sizes) == 2:
+        in_shape = (dy.shape[0], sizes[0], sizes[1], filter.shape[2])
+    else:
+        in_shape = shape_to_nhwc(_sizes(input_sizes, "input_sizes"), data_format)
+    if in_shape[0] != dy.shape[0]:
+        raise invalid("Conv2DCustomBackpropInput: input and out_backprop must have the same "
+                      "batch size")
+    if filter.shape[2] <= 0 or in_shape[3] % filter.shape[2]:
+        raise invalid("Conv2DCustomBackpropInput: input depth must be evenly divisible by "
+                      "filter depth")
+    if dy.shape[3] != filter.shape[3]:
+        raise invalid("Conv2DCustomBackpropInput: filter and out_backprop must have the same "
+                      "out_depth")
+    ct = compute_dtype(out_backprop.dtype)
+    dx = conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
+                                    dy.astype(ct, copy=False),
+                                    spatial_attrs(strides, data_format),
+                                    spatial_attrs(dilations, data_format), padding,
+                                    _explicit(padding, explicit_paddings, data_format))
+    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+
+
+def conv2d_backprop_filter_kernel(input, filter_sizes, out_backprop, *, strides,  # noqa: A002
+                                  padding, explicit_paddings, data_format, dilations):
+    """Conv2DBackpropFilter."""
+    _check_rank4(input, "input")
+    _check_rank4(out_backprop, "out_backprop")
+    check_conv_attrs(strides, dilations, data_format)
+    f_shape = tuple(_sizes(filter_sizes, "filter_sizes"))
+    x = to_nhwc(input, data_format)
+    dy = to_nhwc(out_backprop, data_format)
+    if f_shape[2] <= 0 or x.shape[3] % f_shape[2]:
+        raise invalid("Conv2DCustomBackpropFilter: input depth must be evenly divisible by "
+                      "filter depth")
+    if dy.shape[3] != f_shape[3]:
+        raise invalid("Conv2DCustomBackpropFilter: filter and out_backprop must have the same "
+                      "out_depth")
+    ct = compute_dtype(input.dtype)
+    dw = conv2d_backprop_filter_nhwc(x.astype(ct, copy=False), f_shape,
+                                     dy.astype(ct, copy=False),
+                                     spatial_attrs(strides, data_format),
+                                     spatial_attrs(dilations, data_format), padding,
+                                     _explicit(padding, explicit_paddings, data_format))
+    return dw.astype(input.dtype, copy=False)
+
+
+# Depthwise: filter [KH, KW, C, M] is a grouped filter [KH, KW, 1, C*M] with C groups.
+def depthwise_kernel(input, filter, *, strides, padding, explicit_paddings,  # noqa: A002
+                     data_format, dilations):
+    """DepthwiseConv2dNative."""
+    _check_rank4(input, "input")
+    _check_rank4(filter, "filter")
+    check_conv_attrs(strides, dilations, data_format)
+    x = to_nhwc(input, data_format)
+    if x.shape[3] != filter.shape[2]:
+        raise invalid(f"input and filter must have the same depth: {x.shape[3]} vs "
+                      f"{filter.shape[2]}")
+    kh, kw, c, m = filter.shape
+    ct = compute_dtype(input.dtype)
+    y = conv2d_nhwc(x.astype(ct, copy=False),
+                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                    spatial_attrs(strides, data_format), spatial_attrs(dilations, data_format),
+                    padding, _explicit(padding, explicit_paddings, data_format))
+    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+
+
+def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
+                                    explicit_paddings, data_format, dilations):
+    """DepthwiseConv2dNativeBackpropInput."""
+    _check_rank4(filter, "filter")
+    _check_rank4(out_backprop, "out_backprop")
+    check_conv_attrs(strides, dilations, data_format)
+    in_shape = shape_to_nhwc(_sizes(input_sizes, "input_sizes"), data_format)
+    kh, kw, c, m = filter.shape
+    if in_shape[3] != c:
+        raise invalid(f"input and filter must have the same depth: {in_shape[3]} vs {c}")
+    dy = to_nhwc(out_backprop, data_format)
+    if dy.shape[3] != c * m:
+        raise invalid(f"out_backprop depth must be {c * m} (input depth times depth "
+                      f"multiplier), got {dy.shape[3]}")
+    ct = compute_dtype(out_backprop.dtype)
+    dx = conv2d_backprop_input_nhwc(in_shape,
+                                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                                    dy.astype(ct, copy=False),
+                                    spatial_attrs(strides, data_format),
+                                    spatial_attrs(dilations, data_format), padding,
+                                    _explicit(padding, explicit_paddings, data_format))
+    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+
+
+def depthwise_backprop_filter_kernel(input, filter_sizes, out_backprop, *,  # noqa: A002
+                                     strides, padding, explicit_paddings, data_format,
+                                     dilations):
+    """DepthwiseConv2dNativeBackpropFilter."""
+    _check_rank4(input, "input")
+    _check_rank4(out_backprop, "out_backprop")
+    check_conv_attrs(strides, dilations, data_format)
+    kh, kw, c, m = _sizes(filter_sizes, "filter_sizes")
+    x = to_nhwc(input, data_format)
+    dy = to_nhwc(out_backprop, data_format)
+    if x.shape[3] != c:
+        raise invalid(f"input and filter must have the same depth: {x.shape[3]} vs {c}")
+    if dy.shape[3] != c * m:
+        raise invalid(f"out_backprop depth must be {c * m} (input depth times depth "
+                      f"multiplier), got {dy.shape[3]}")
+    ct = compute_dtype(input.dtype)
+    dw = conv2d_backprop_filter_nhwc(x.astype(ct, copy=False), (kh, kw, 1, c * m),
+                                     dy.astype(ct, copy=False),
+                                     spatial_attrs(strides, data_format),
+                                     spatial_attrs(dilations, data_format), padding,
+                                     _explicit(padding, explicit_paddings, data_format))
+    return dw.reshape(kh, kw, c, m).astype(input.dtype, copy=False)

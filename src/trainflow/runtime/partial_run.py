@@ -1,0 +1,126 @@
+"""`Session.partial_run_setup` / `Session.partial_run`: one step fed and fetched in
+several calls, each op running at most once."""
+import itertools
+
+import numpy as np
+
+from trainflow.framework import errors
+from trainflow.framework.operation import Operation
+from trainflow.framework.tensor import Tensor
+from trainflow.runtime import run_state
+from trainflow.runtime.executor import Plan
+from trainflow.runtime.fetches import FetchStructure
+from trainflow.runtime.resources import VariableSlot
+
+_handles = itertools.count()
+
+
+class PartialRun:
+    """The state of one partial run: declared feeds and fetches, the values known so
+    far (fed or computed), and the ops already run."""
+
+    def __init__(self, fetch_elements, feed_tensors):
+        self.fetches = set(fetch_elements)
+        self.pending_fetches = set(fetch_elements)
+        self.feeds = set(feed_tensors)
+        self.values = {}
+        self.done = set()
+
+
+def setup(session, fetches, feeds):
+    """Registers a partial run on `session`; returns its handle string."""
+    structure = FetchStructure(session._graph, fetches)
+    feed_tensors = []
+    for f in feeds or []:
+        for sub, _ in session._expand_feed(f, None):
+            feed_tensors.append(session._graph.as_graph_element(sub, allow_tensor=True,
+                                                                allow_operation=False))
+    handle = f"partial_run_{next(_handles)}"
+    with session._lock:
+        session._partial_runs[handle] = PartialRun(structure.elements, feed_tensors)
+    return handle
+
+
+def _check_request(state, feed_tensors, elements):
+    for t in feed_tensors:
+        if t not in state.feeds:
+            raise errors.InvalidArgumentError(
+                None, None, f"The feed {t.name} was not specified in partial_run_setup.")
+        if t in state.values:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"The feed {t.name} has already been fed.")
+    for el in elements:
+        if el not in state.fetches:
+            raise errors.InvalidArgumentError(
+                None, None, f"The fetch {el.name} was not specified in partial_run_setup.")
+
+
+def _check_computable(state, known, wanted_tensors, wanted_ops):
+    """Raises if a wanted value depends on a declared feed that was not fed yet."""
+    seen = set()
+    stack = [t._op for t in wanted_tensors] + list(wanted_ops)
+    while stack:
+        op = stack.pop()
+        if op in seen or op in state.done:
+            continue
+        seen.add(op)
+        for t in op._inputs:
+            if t in known:
+                continue
+            if t in state.feeds:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Fetch {t.name} can't be computed from the feeds that have "
+                                "been fed so far.")
+            stack.append(t._op)
+        stack.extend(op._control_inputs)
+
+
+def run(session, handle, fetches, feed_dict):
+    """Continues partial run `handle`. Returns values in the structure of `fetches`."""
+    state = session._partial_runs.get(handle)
+    if state is None:
+        raise errors.InvalidArgumentError(None, None,
+                                          "Must run 'setup' before performing partial runs!")
+    structure = FetchStructure(session._graph, fetches)
+    feed_tensors, feed_values = session._process_feeds(feed_dict)
+    _check_request(state, feed_tensors, structure.elements)
+    known = dict(state.values)
+    known.update(zip(feed_tensors, feed_values))
+    wanted_t = [e for e in structure.elements if isinstance(e, Tensor) and e not in known]
+    wanted_ops = [e for e in structure.elements if isinstance(e, Operation)
+                  and e not in state.done]
+    _check_computable(state, known, wanted_t, wanted_ops)
+    if wanted_t or wanted_ops:
+        probe = Plan(session, wanted_t, wanted_ops, list(known), done=state.done)
+        # Keep every output of the ops run (refs as their variable slots), so later calls
+        # feed them instead of running an op twice.
+        ran = probe.ops
+        extra = [t for op in ran for t in op._outputs if t not in wanted_t]
+        plan = Plan(session, wanted_t + extra, wanted_ops, list(known), done=state.done,
+                    raw_refs=True)
+        prev = run_state.set_current(run_state.RunState(session._default_timeout_ms))
+        try:
+            raw = plan.run([known[t] for t in plan.feeds])
+        finally:
+            run_state.set_current(prev)
+        known.update(zip(plan.fetches, raw))
+        state.done.update(ran)
+    state.values = known
+    out = []
+    for el in structure.elements:
+        state.pending_fetches.discard(el)
+        if isinstance(el, Operation):
+            out.append(None)
+            continue
+        v = known[el]
+        if isinstance(v, VariableSlot):
+            v = v.get()
+        if isinstance(v, np.ndarray):
+            v = v.copy()
+            if v.ndim == 0:
+                v = v[()]
+        out.append(v)
+    if not state.pending_fetches:
+        with session._lock:
+            session._partial_runs.pop(handle, None)
+    return structure.build(out)

@@ -1,0 +1,129 @@
+"""ResourceManager, VariableSlot, RunState and in-process session targets."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import trainflow.compat.v1 as tf
+from trainflow.framework import errors
+from trainflow.ops import state_ops
+from trainflow.runtime import run_state, targets
+from trainflow.runtime.resources import ResourceManager, Uninitialized, VariableSlot
+
+
+def test_variable_slots():
+    rm = ResourceManager()
+    slot = rm.variable("v", tf.float32)
+    assert rm.variable("v") is slot and rm.variables() == {"v": slot}
+    with pytest.raises(Uninitialized) as info:
+        slot.get()
+    assert info.value.name == "v"
+    slot.value = np.zeros(2, np.float32)
+    assert slot.get() is slot.value
+    assert repr(slot) == "<VariableSlot v initialized=True>"
+
+
+def test_lookup_or_create_and_clear_closes_resources():
+    rm = ResourceManager()
+    closed = []
+
+    class Queue:
+        def close(self):
+            closed.append(True)
+
+    q = rm.lookup_or_create("queue", "q", Queue)
+    assert rm.lookup_or_create("queue", "q", Queue) is q
+    assert rm.lookup("queue", "q") is q and rm.lookup("queue", "other") is None
+    assert rm.resources() == {("queue", "q"): q}
+    rm.variable("v")
+    rm.clear()
+    assert closed == [True] and rm.variables() == {} and rm.lookup("queue", "q") is None
+
+
+def test_concurrent_creation_makes_one_resource():
+    rm = ResourceManager()
+    made = []
+
+    def factory():
+        time.sleep(0.01)
+        made.append(1)
+        return object()
+
+    threads = [threading.Thread(target=rm.lookup_or_create, args=("k", "n", factory))
+               for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 1
+
+
+def test_run_state_check_cancel_and_wait():
+    state = run_state.RunState(timeout_in_ms=0)
+    state.check()
+    cond = threading.Condition()
+    flag = []
+
+    def release():
+        time.sleep(0.02)
+        with cond:
+            flag.append(True)
+            cond.notify_all()
+    threading.Thread(target=release).start()
+    with cond:
+        assert state.wait(cond, lambda: bool(flag))
+    state.cancel("stop now")
+    with pytest.raises(errors.CancelledError, match="stop now"):
+        state.check()
+    timed = run_state.RunState(timeout_in_ms=10)
+    with cond:
+        with pytest.raises(errors.DeadlineExceededError):
+            timed.wait(cond, lambda: False)
+
+
+def test_current_run_state_is_per_thread():
+    mine = run_state.RunState()
+    prev = run_state.set_current(mine)
+    try:
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(run_state.current()))
+        t.start()
+        t.join()
+        assert run_state.current() is mine and seen[0] is not mine
+    finally:
+        run_state.set_current(prev)
+
+
+def test_sessions_on_a_served_target_share_variables():
+    rm = ResourceManager()
+    targets.register("local://test_resources", rm)
+    try:
+        with tf.Graph().as_default():
+            v = state_ops.variable_op_v2([], tf.float32, name="shared_v")
+            init = state_ops.assign(v, np.float32(4.0))
+            with tf.Session("local://test_resources") as s1:
+                s1.run(init)
+                assert s1.sess_str == b"local://test_resources"
+            # Closing a session on a server target keeps the server's variables.
+            with tf.Session("local://test_resources") as s2:
+                assert s2.run(v) == 4.0
+            tf.Session.reset("local://test_resources")
+            with tf.Session("local://test_resources") as s3:
+                with pytest.raises(tf.errors.FailedPreconditionError):
+                    s3.run(v)
+    finally:
+        targets.unregister("local://test_resources")
+    with pytest.raises(tf.errors.UnavailableError, match="No server is serving target"):
+        tf.Session("local://test_resources")
+
+
+def test_kernel_context_resource_name():
+    from trainflow.runtime.kernel_context import KernelContext
+    with tf.Graph().as_default():
+        a = state_ops.variable_op_v2([], tf.float32, name="plain")
+        b = state_ops.variable_op_v2([], tf.float32, name="named", shared_name="shared")
+    rm = ResourceManager()
+    assert KernelContext(a.op, None, rm).resource_name == "plain"
+    assert KernelContext(b.op, None, rm).resource_name == "shared"
+    assert isinstance(rm.variable("x"), VariableSlot)
