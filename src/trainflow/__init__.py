@@ -3,6 +3,7 @@
 `import trainflow as tf` (or `import trainflow.compat.v1 as tf`) gives the TF1
 namespace. Heavy parts (train, summary, io, protos) load on first use.
 """
+import builtins as _builtins
 import importlib as _importlib
 
 from trainflow.framework import errors
@@ -98,7 +99,7 @@ def __getattr__(name):
     target = _LAZY.get(name)
     if target is None:
         raise AttributeError(f"module 'trainflow' has no attribute '{name}'")
-    if isinstance(target, tuple):
+    if isinstance(target, _builtins.tuple):
         value = getattr(_importlib.import_module(target[0]), target[1])
     else:
         value = _importlib.import_module(target)

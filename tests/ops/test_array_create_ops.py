@@ -1,4 +1,4 @@
-"""zeros/ones/fill/*_like, Range, LinSpace, OneHot, diagonals, meshgrid and sequence_mask:
+"""zeros/ones/fill/*_like, Range, LinSpace, OneHot, meshgrid and sequence_mask:
 graph structure, dtype rules, values and errors as TensorFlow 2.21 gives them
 (expectations produced by TF in /work/tfenv)."""
 import re
@@ -61,9 +61,6 @@ STRUCTURE = [
      "float32"),
     ("one_hot_dynamic", lambda x, c: tf.one_hot(tf.placeholder(tf.int32, [None]), 4), None,
      "(?, 4)", "float32"),
-    ("diag", lambda x, c: tf.diag([1., 2.]), ["Diag/diagonal:Const", "Diag:Diag"], "(2, 2)",
-     "float32"),
-    ("diag_part", lambda x, c: tf.diag_part(c[:, :2]), None, "(2,)", "float32"),
     ("sequence_mask", lambda x, c: tf.sequence_mask([1, 2], 3),
      ["SequenceMask/Const:Const", "SequenceMask/Const_1:Const", "SequenceMask/Const_2:Const",
       "SequenceMask/Const_3:Const", "SequenceMask/Range:Range",
@@ -103,10 +100,6 @@ GRAPH_ERRORS = [
      "Requires start <= limit when delta > 0: 1.5/0.5"),
     ("range_order_int", lambda: tf.range(5, 1), ValueError,
      "Requires start <= limit when delta > 0: 5/1"),
-    ("diag_part_rank", lambda: tf.diag_part(tf.zeros([2, 3, 4])), ValueError,
-     "Input must have even and non-zero rank, input rank is 3"),
-    ("diag_part_dims", lambda: tf.diag_part(tf.zeros([2, 3])), ValueError,
-     "Dimensions must be equal, but are 2 and 3"),
     ("meshgrid_indexing", lambda: tf.meshgrid([1], indexing="zz"), ValueError,
      "Argument `indexing` parameter must be either 'xy' or 'ij', got 'zz'"),
     ("meshgrid_kwarg", lambda: tf.meshgrid([1], foo=1), TypeError,
@@ -132,8 +125,6 @@ RUN_ERRORS = [
      "Requires start <= limit when delta > 0: 5/1"),
     ("range_order_float", lambda l: tf.range(5.5, l), [np.float32(1.25)],
      "Requires start <= limit when delta > 0: 5.5/1.25"),
-    ("diag_part", lambda p: tf.diag_part(p), [np.zeros([2, 3], np.float32)],
-     "Invalid shape [2,3]: dimensions 0 and 1 do not match."),
 ]
 
 

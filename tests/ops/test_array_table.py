@@ -229,7 +229,8 @@ CASES = [
     case("gather_nd_scalars", lambda x: tf.gather_nd(x, [[[0, 1, 2]], [[1, 2, 3]]]), [T234],
          lambda x: np.array([[x[0, 1, 2]], [x[1, 2, 3]]]), REAL),
     case("scatter_nd", lambda u: tf.scatter_nd([[1], [3], [1]], u, [5, 2]),
-         [[[1, 2], [3, 4], [5, 6]]], lambda u: _scatter_nd(np.array([[1], [3], [1]]), u, (5, 2)), (F32, F64, I32, I64)),
+         [[[1, 2], [3, 4], [5, 6]]], lambda u: _scatter_nd(np.array([[1], [3], [1]]), u, (5, 2)),
+         (F32, F64, I32, I64)),
     case("where_coords", tf.where, [[[0, 1, 0], [1, 1, 0]]],
          lambda c: np.argwhere(c).astype(np.int64), (BOOL, I32, F32), exact=False),
     case("where_select", lambda c, x, y: tf.where(c, x, y), [[[1, 0, 1], [0, 0, 1]], M23, -M23],
@@ -253,8 +254,8 @@ CASES = [
     case("unique_with_counts", lambda x: list(tf.unique_with_counts(x, out_idx=tf.int64)), [V5],
          lambda x: [a.astype(np.int64) if i else a
                     for i, a in enumerate(_first_seen_unique(x))], REAL, exact=False),
-    case("invert_permutation", tf.invert_permutation, [[2, 0, 3, 1]], lambda x: np.argsort(x).astype(x.dtype),
-         (I32, I64)),
+    case("invert_permutation", tf.invert_permutation, [[2, 0, 3, 1]],
+         lambda x: np.argsort(x).astype(x.dtype), (I32, I64)),
     # -- casts and pass-through
     case("cast_to_float32", lambda x: tf.cast(x, tf.float32), [M23 - 2],
          lambda x: x.astype(np.float32), NUM[:-1] + (BOOL,)),

@@ -292,3 +292,25 @@ def test_case_with_dict_sorted_by_predicate_name():
         with tf.Session() as sess:
             assert sess.run(r, {a: True, b: False}) == 1
             assert sess.run(r, {a: False, b: True}) == 2
+
+
+def test_cond_with_indexed_slices_and_sparse_tensors():
+    g = tf.Graph()
+    with g.as_default():
+        p = tf.placeholder(tf.bool, [])
+        s1 = tf.IndexedSlices(tf.constant([[1.0, 2.0]]), tf.constant([0]), tf.constant([2, 2]))
+        s2 = tf.IndexedSlices(tf.constant([[3.0, 4.0]]), tf.constant([1]), tf.constant([2, 2]))
+        r = tf.cond(p, lambda: s1, lambda: s2)
+        assert isinstance(r, tf.IndexedSlices)
+        sp1 = tf.SparseTensor([[0, 0]], [1], [2, 2])
+        sp2 = tf.SparseTensor([[1, 1]], [5], [2, 2])
+        sp = tf.cond(p, lambda: sp1, lambda: sp2)
+        assert isinstance(sp, tf.SparseTensor)
+        with tf.Session() as sess:
+            values, indices = sess.run([r.values, r.indices], {p: False})
+            np.testing.assert_array_equal(values, [[3.0, 4.0]])
+            assert list(indices) == [1]
+            got = sess.run(sp, {p: True})
+            assert got.indices.tolist() == [[0, 0]] and got.values.tolist() == [1]
+        with pytest.raises(TypeError, match="Incompatible return types"):
+            tf.cond(p, lambda: s1, lambda: sp1)

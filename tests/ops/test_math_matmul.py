@@ -72,3 +72,31 @@ def test_batch_matmul_run_time_errors():
             _run(t, {a: np.ones((5, 2, 3), np.float32), b: np.ones((4, 3, 4), np.float32)})
         with pytest.raises(errors.InvalidArgumentError, match=r"In\[0\] ndims must be >= 2: 1"):
             _run(t, {a: np.ones(3, np.float32), b: np.ones((3, 4), np.float32)})
+
+
+def test_qr_reduced_and_full():
+    a = RNG.standard_normal((2, 5, 3))
+    with tf.Graph().as_default():
+        q, r = tf.qr(tf.constant(a))
+        fq, fr = tf.qr(tf.constant(a[0]), full_matrices=True)
+        assert q.op.type == "Qr" and (q.shape.as_list(), r.shape.as_list()) == ([2, 5, 3],
+                                                                                [2, 3, 3])
+        assert (fq.shape.as_list(), fr.shape.as_list()) == ([5, 5], [5, 3])
+        got_q, got_r, got_fq, got_fr = _run([q, r, fq, fr])
+    np.testing.assert_allclose(got_q @ got_r, a, atol=1e-12)
+    np.testing.assert_allclose(np.swapaxes(got_q, 1, 2) @ got_q, np.broadcast_to(np.eye(3),
+                                                                                  (2, 3, 3)),
+                               atol=1e-12)
+    assert np.allclose(np.tril(got_r, -1), 0)
+    np.testing.assert_allclose(got_fq @ got_fr, a[0], atol=1e-12)
+
+
+def test_qr_half_precision_and_rank_check():
+    with tf.Graph().as_default():
+        q, r = tf.qr(tf.constant([[1.0, 2.0], [3.0, 4.0]], tf.float16))
+        got = _run([q, r])
+        assert all(v.dtype == np.float16 for v in got)
+        np.testing.assert_allclose(got[0].astype(np.float32) @ got[1].astype(np.float32),
+                                   [[1, 2], [3, 4]], atol=1e-2)
+        with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+            tf.qr(tf.constant([1.0, 2.0]))

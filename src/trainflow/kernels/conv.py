@@ -287,8 +287,10 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     if dy.size == 0 or x.size == 0:
         return np.zeros((kh, kw, cg, o), dtype=x.dtype)
     cols = _group_cols(im2col(pad_nhwc(x, geo.pads), geo), kh * kw, groups)
-    # dy^T @ cols (then transposed) is several times faster in BLAS than cols^T @ dy.
-    dw_t = np.matmul(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2), cols)
+    # Contiguous dy^T @ cols, then transposed: OpenBLAS is much slower on some of these
+    # long-inner-dimension shapes when handed a transposed (F-ordered) operand.
+    dy_t = np.ascontiguousarray(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2))
+    dw_t = np.matmul(dy_t, cols)
     if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
         return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
     return dw_t.T.reshape(kh, kw, cg, o)

@@ -71,6 +71,9 @@ def _gather_v2_shape(op):
     return [shape_of(dims)]
 
 
+_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int16): np.uint16}
+
+
 def gather_array(params, indices, axis=0, batch_dims=0):
     """`params` gathered at `indices` along `axis` with TF's bounds checks."""
     rank = params.ndim
@@ -79,9 +82,19 @@ def gather_array(params, indices, axis=0, batch_dims=0):
     axis %= rank
     if batch_dims < 0:
         batch_dims += indices.ndim
-    _check_range(indices, params.shape[axis])
     if batch_dims == 0:
+        unsigned = _UNSIGNED.get(indices.dtype)
+        try:
+            if unsigned is not None:
+                # Negative indices become huge unsigned ones, so take() rejects them too.
+                return np.take(params, indices.view(unsigned), axis=axis, mode="raise")
+            if indices.size == 0 or indices.min() >= 0:
+                return np.take(params, indices, axis=axis, mode="raise")
+        except IndexError:
+            pass
+        _check_range(indices, params.shape[axis])  # raises TF's message for the bad index
         return np.take(params, indices, axis=axis)
+    _check_range(indices, params.shape[axis])
     if batch_dims > axis:
         raise invalid_argument(f"batch_dims ({batch_dims}) must be less than or equal to axis "
                                f"({axis}).")

@@ -2,11 +2,12 @@
 
 The ops live in modules by concern and are re-exported here:
 array_shape_ops (Shape, Reshape, Squeeze, ExpandDims, broadcasting), array_create_ops
-(Fill, zeros/ones, Range, LinSpace, OneHot, diagonals), array_join_ops (ConcatV2, Pack,
-Unpack, Split, Tile, Pad, Transpose, ReverseV2), array_slice_ops (Slice, StridedSlice,
-`Tensor.__getitem__`), array_gather_ops (GatherV2, GatherNd, ScatterNd, Where, Select,
-Unique), array_cast_ops (Cast, StopGradient, IdentityN) and array_sparse_ops
-(SparseToDense, sparse_placeholder). Identity and list autopacking are defined here.
+(Fill, zeros/ones, Range, LinSpace, OneHot), array_diag_ops (Diag, MatrixDiag...),
+array_join_ops (ConcatV2, Pack, Unpack, Split), array_layout_ops (Tile, Pad, Transpose,
+ReverseV2), array_slice_ops (Slice, StridedSlice, `Tensor.__getitem__`), array_gather_ops
+(GatherV2, GatherNd, ScatterNd, Where, Select, Unique), array_cast_ops (Cast,
+StopGradient, IdentityN) and array_sparse_ops (SparseToDense, sparse_placeholder).
+Identity and list autopacking are defined here.
 """
 from trainflow.framework import dtypes as _dtypes
 from trainflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
@@ -15,23 +16,27 @@ from trainflow.framework.registry import register_op
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow.framework.tensor import Tensor
-from trainflow.ops import array_cast_ops, array_create_ops, array_gather_ops, array_join_ops
-from trainflow.ops import array_shape_ops, array_slice_ops, array_sparse_ops
+from trainflow.ops import array_cast_ops, array_create_ops, array_diag_ops, array_gather_ops
+from trainflow.ops import array_join_ops, array_layout_ops, array_shape_ops, array_slice_ops
+from trainflow.ops import array_sparse_ops
 from trainflow.ops.array_cast_ops import *  # noqa: F401,F403
 from trainflow.ops.array_cast_ops import prevent_gradient  # noqa: F401
 from trainflow.ops.array_create_ops import *  # noqa: F401,F403
+from trainflow.ops.array_diag_ops import *  # noqa: F401,F403
 from trainflow.ops.array_gather_ops import *  # noqa: F401,F403
 from trainflow.ops.array_join_ops import *  # noqa: F401,F403
+from trainflow.ops.array_layout_ops import *  # noqa: F401,F403
 from trainflow.ops.array_shape_ops import *  # noqa: F401,F403
 from trainflow.ops.array_shape_ops import shape_internal  # noqa: F401
 from trainflow.ops.array_slice_ops import *  # noqa: F401,F403
-from trainflow.ops.array_slice_ops import _slice_helper  # noqa: F401
+from trainflow.ops.array_slice_ops import _slice_helper, newaxis  # noqa: F401
 from trainflow.ops.array_sparse_ops import *  # noqa: F401,F403
 
 __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +
-           array_cast_ops.__all__ + array_create_ops.__all__ + array_gather_ops.__all__ +
-           array_join_ops.__all__ + array_shape_ops.__all__ +
+           array_cast_ops.__all__ + array_create_ops.__all__ + array_diag_ops.__all__ +
+           array_gather_ops.__all__ + array_join_ops.__all__ + array_layout_ops.__all__ +
+           array_shape_ops.__all__ +
            [n for n in array_slice_ops.__all__ if n != "newaxis"] + array_sparse_ops.__all__)
 
 

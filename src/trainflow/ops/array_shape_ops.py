@@ -359,10 +359,13 @@ def _expand_dims_shape(op):
 
 
 def _expand_dims_kernel(x, dim):
-    if dim.size != 1:
+    if dim.ndim == 0:
+        d = int(dim)
+    elif dim.size == 1:
+        d = int(dim.reshape(-1)[0])
+    else:
         raise invalid_argument(f"'dim' must be a tensor with a single value, but got "
                                f"{dim.size} values")
-    d = int(dim.reshape(-1)[0])
     r = x.ndim
     if d < -1 - r or d > r:
         raise invalid_argument(f"Tried to expand dim index {d} for tensor with {r} dimensions.")

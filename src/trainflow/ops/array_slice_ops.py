@@ -189,8 +189,31 @@ def _strided_slice_shape(op):
     return [shape_of(final)]
 
 
+_PLANS = {}  # (shape, spec, masks) -> (final shape, index); a step reuses its plans
+
+
 def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
                           new_axis_mask, shrink_axis_mask):
+    key = (x.shape, begin.shape, begin.tobytes(), end.tobytes(), strides.tobytes(), begin.dtype,
+           begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan_for_kernel(x, begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                                new_axis_mask, shrink_axis_mask)
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    final, index = plan
+    out = x[index]
+    if not isinstance(out, np.ndarray):
+        out = np.asarray(out)
+    if out.shape != final:
+        out = out.reshape(final)
+    return out
+
+
+def _plan_for_kernel(x, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                     shrink_axis_mask):
     if not (begin.ndim == end.ndim == strides.ndim == 1 and
             begin.shape == end.shape == strides.shape):
         raise invalid_argument(
@@ -203,12 +226,7 @@ def _strided_slice_kernel(x, begin, end, strides, *, begin_mask, end_mask, ellip
                                           new_axis_mask, shrink_axis_mask)
     except ValueError as e:
         raise invalid_argument(str(e)) from None
-    out = x[index]
-    if not isinstance(out, np.ndarray):
-        out = np.asarray(out)
-    if out.shape != tuple(final):
-        out = out.reshape(final)
-    return out
+    return tuple(final), index
 
 
 register_op("StridedSlice", inputs=["input: T", "begin: Index", "end: Index", "strides: Index"],

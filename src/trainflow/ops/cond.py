@@ -19,7 +19,6 @@ from trainflow.framework.graph_keys import GraphKeys
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.operation import Operation
 from trainflow.framework.scopes import name_scope
-from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.ops import nest
 from trainflow.ops.control_flow_switch import merge, switch, switch_ref_or_tensor
@@ -139,6 +138,10 @@ class CondContext:
         from trainflow.ops.control_flow_ops import with_dependencies
         if isinstance(v, Operation):
             return with_dependencies([v], self.pivot)
+        parts = _components(v)
+        if parts is not None:
+            return _rebuild(v, [None if p is None else self._build_cond_tensor(p)
+                                for p in parts])
         t = convert_to_tensor(v)
         if t.dtype._is_ref_dtype and not _MERGE_READS_DEAD_REFS:
             # The executor reads ref inputs of Merge with `.get()`, which a dead
@@ -170,6 +173,33 @@ class CondContext:
         if not isinstance(result, (list, tuple)):
             result = [result]
         return original, result
+
+
+def _components(value):
+    """The component tensors of an IndexedSlices or SparseTensor, else None."""
+    kind = type(value).__name__
+    if kind == "IndexedSlices":
+        return [value.values, value.indices, value.dense_shape]
+    if kind == "SparseTensor":
+        return [value.indices, value.values, value.dense_shape]
+    return None
+
+
+def _rebuild(like, parts):
+    """A composite like `like` made of `parts` (in `_components` order)."""
+    return type(like)(*parts)
+
+
+def _merge_pair(f, t):
+    """Merges one output of the two branches (composites component-wise)."""
+    parts_f, parts_t = _components(f), _components(t)
+    if parts_f is None and parts_t is None:
+        return merge([f, t])[0]
+    if (parts_f[2] is None) != (parts_t[2] is None):
+        raise TypeError("Incompatible return types of 'true_fn' and 'false_fn': one "
+                        f"{type(t).__name__} has a dense_shape and the other has none")
+    return _rebuild(t, [None if a is None else merge([a, b])[0]
+                        for a, b in zip(parts_f, parts_t)])
 
 
 def _unpack_if_singleton(res):
@@ -248,12 +278,16 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         res_t_flat = nest.flatten(res_t)
         res_f_flat = nest.flatten(res_f)
         for x, y in zip(res_t_flat, res_f_flat):
+            if (_components(x) is not None or _components(y) is not None) and \
+                    type(x) is not type(y):
+                raise TypeError("Incompatible return types of 'true_fn' and 'false_fn': "
+                                f"{type(x).__name__} and {type(y).__name__}")
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError(
                     "Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
                     f"Received {x.dtype.base_dtype.name} from 'true_fn' and "
                     f"{y.dtype.base_dtype.name} from 'false_fn'.")
-        merges = [merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat)]
+        merges = [_merge_pair(f, t) for f, t in zip(res_f_flat, res_t_flat)]
         merges = nest.pack_sequence_as(orig_res_t, merges)
         if not strict:
             merges = _unpack_if_singleton(merges)

@@ -29,6 +29,8 @@ def no_op(name=None):
 
 def identity_like(tensor, name=None):
     """Identity that keeps a ref tensor a ref (RefIdentity) when that op exists."""
+    if not isinstance(tensor, Tensor):
+        tensor = convert_to_tensor(tensor)
     if tensor.dtype._is_ref_dtype and registry.is_registered("RefIdentity"):
         return apply_op("RefIdentity", input=tensor, name=name).outputs[0]
     return apply_op("Identity", input=tensor, name=name).outputs[0]

@@ -22,12 +22,13 @@ _TIDX = "Tidx: {int32, int64} = DT_INT32"
 _HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
-def _acc_dtype(dt):
+def accumulation_dtype(dt):
     """The accumulation dtype: float32 for half types, else the dtype itself."""
     return np.float32 if dt in _HALF_TYPES else dt
 
 
-def _is_float(dt):
+def is_float_dtype(dt):
+    """True for floating dtypes, bfloat16 included (its NumPy kind is 'V')."""
     return dt.kind == "f" or dt == _HALF_TYPES[1]
 
 
@@ -70,7 +71,7 @@ def reduction_axes(axis, ndim):
 def _sum(input, reduction_indices, *, keep_dims):  # noqa: A002 - TF's arg name
     axes = reduction_axes(reduction_indices, input.ndim)
     dt = input.dtype
-    acc = _acc_dtype(dt)
+    acc = accumulation_dtype(dt)
     out = np.add.reduce(input, axis=axes, dtype=acc, keepdims=keep_dims)
     return out if acc is dt else out.astype(dt)
 
@@ -78,7 +79,7 @@ def _sum(input, reduction_indices, *, keep_dims):  # noqa: A002 - TF's arg name
 def _prod(input, reduction_indices, *, keep_dims):  # noqa: A002
     axes = reduction_axes(reduction_indices, input.ndim)
     dt = input.dtype
-    acc = _acc_dtype(dt)
+    acc = accumulation_dtype(dt)
     out = np.multiply.reduce(input, axis=axes, dtype=acc, keepdims=keep_dims)
     return out if acc is dt else out.astype(dt)
 
@@ -99,12 +100,13 @@ def _mean(input, reduction_indices, *, keep_dims):  # noqa: A002
                        keepdims=keep_dims)
         if n == 0:
             return np.zeros(np.shape(total), dt)
-        q = total // n
+        count = np.asarray(n, dtype=total.dtype)
+        q = total // count
         if dt.kind == "i":
             # Truncate toward zero like C++ integer division.
-            q = q + ((total < 0) & (total % n != 0))
+            q = q + ((total < 0) & (total % count != 0))
         return np.asarray(q).astype(dt)
-    acc = _acc_dtype(dt)
+    acc = accumulation_dtype(dt)
     total = np.add.reduce(input, axis=axes, dtype=acc, keepdims=keep_dims)
     if n == 0:
         return np.full(np.shape(total), np.nan, dt)
@@ -117,7 +119,7 @@ def _extreme_kernel(np_fn, empty_float):
         if input.size:
             return np_fn(input, axis=axes, keepdims=keep_dims)
         dt = input.dtype
-        if _is_float(dt):
+        if is_float_dtype(dt):
             initial = dt.type(empty_float)
         else:
             info = np.iinfo(dt)
@@ -142,7 +144,7 @@ def _euclidean_norm(input, reduction_indices, *, keep_dims):  # noqa: A002
     if dt.kind == "c":
         sq = np.real(input * np.conjugate(input))
         return np.sqrt(np.sum(sq, axis=axes, keepdims=keep_dims)).astype(dt)
-    wide = np.float64 if dt.kind in "iu" else _acc_dtype(dt)
+    wide = np.float64 if dt.kind in "iu" else accumulation_dtype(dt)
     x = np.asarray(input, dtype=wide)
     return np.sqrt(np.sum(x * x, axis=axes, keepdims=keep_dims)).astype(dt)
 
@@ -165,9 +167,9 @@ def _arg_kernel(np_fn, nan_fill):
             raise _invalid(f"Reduction axis {axis} is empty in shape "
                            f"[{','.join(map(str, input.shape))}]")
         x = input
-        if _is_float(x.dtype):
+        if is_float_dtype(x.dtype):
             nans = np.isnan(x)
-            # TF's comparison-based scan never selects a NaN (unless all are NaN).
+            # TF's comparison-based reduction never picks a NaN (index 0 if all are NaN).
             if nans.any():
                 x = np.where(nans, x.dtype.type(nan_fill), x)
         return np.asarray(np_fn(x, axis=axis)).astype(output_type.as_numpy_dtype)
@@ -183,7 +185,7 @@ def _scan_kernel(np_fn, identity):
         except errors.InvalidArgumentError as e:
             raise _invalid("ScanOp: " + e.message) from None
         dt = x.dtype
-        acc = _acc_dtype(dt)
+        acc = accumulation_dtype(dt)
         src = np.flip(x, ax) if reverse else x
         out = np_fn(src, axis=ax, dtype=acc)
         if exclusive and out.shape[ax]:

@@ -13,7 +13,7 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import register_op
 from trainflow.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow.framework.tensor_util import constant_value
-from trainflow.ops.math_reductions import _acc_dtype, _is_float
+from trainflow.ops.math_reductions import accumulation_dtype, is_float_dtype
 
 __all__ = ["segment_max", "segment_mean", "segment_min", "segment_prod", "segment_sum",
            "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
@@ -34,7 +34,7 @@ def _identity(kind, dt):
         return 0
     if kind == "prod":
         return 1
-    if _is_float(dt):
+    if is_float_dtype(dt):
         return -np.inf if kind == "max" else np.inf
     info = np.iinfo(dt)
     return info.min if kind == "max" else info.max
@@ -49,7 +49,7 @@ def _scatter(kind, data, ids, num, fill_empty_with_zero=False):
     rest = data.shape[ids.ndim:]
     flat_ids = ids.reshape(-1).astype(np.int64)
     rows = data.reshape((flat_ids.size,) + rest)
-    acc = _acc_dtype(dt) if kind in ("sum", "prod") else dt
+    acc = accumulation_dtype(dt) if kind in ("sum", "prod") else dt
     out = np.full((num,) + rest, _identity(kind, dt), dtype=acc)
     keep = flat_ids >= 0
     if not keep.all():
@@ -103,7 +103,7 @@ def _segment_mean(data, segment_ids):
     num = _sorted_ids(segment_ids, data)
     data = np.asarray(data)
     dt = data.dtype
-    wide = np.int64 if dt.kind in "iu" else _acc_dtype(dt)
+    wide = np.int64 if dt.kind in "iu" else accumulation_dtype(dt)
     total = _scatter("sum", data.astype(wide), np.asarray(segment_ids), num)
     counts = np.bincount(segment_ids.astype(np.int64), minlength=num)
     counts = counts.reshape((num,) + (1,) * (data.ndim - 1))

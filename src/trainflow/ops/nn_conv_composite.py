@@ -10,14 +10,18 @@ are the same.
 __all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
            "atrous_conv2d", "convolution"]
 
+from trainflow.framework.op_builder import apply_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
-from trainflow.ops.nn_conv_ops import (
-    _op, conv2d, convert_padding, get_sequence, lookup_alias)
+from trainflow.ops.nn_conv_ops import conv2d, convert_padding, get_sequence, lookup_alias
 
 
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _op(op_type, name=None, **kwargs):
+    return apply_op(op_type, name=name, **kwargs).outputs[0]
 
 
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,

@@ -157,10 +157,6 @@ def check_valid_padding(padding, explicit_paddings, data_format):
     return h, w
 
 
-def _attr_pair(values, data_format):
-    return conv_kernels.spatial_attrs(values, data_format)
-
-
 def _check_lengths(op, label):
     strides, dilations = op._attrs["strides"], op._attrs["dilations"]
     if len(dilations) != 4:
@@ -177,8 +173,8 @@ def _output_spatial(op, h, w, kh, kw):
     a = op._attrs
     fmt = a["data_format"]
     (pt, pb), (pl, pr) = check_valid_padding(a["padding"], a.get("explicit_paddings", ()), fmt)
-    sh, sw = _attr_pair(a["strides"], fmt)
-    dh, dw = _attr_pair(a["dilations"], fmt)
+    sh, sw = conv_kernels.spatial_attrs(a["strides"], fmt)
+    dh, dw = conv_kernels.spatial_attrs(a["dilations"], fmt)
     return (windowed_dim(h, kh, dh, sh, a["padding"], pt, pb),
             windowed_dim(w, kw, dw, sw, a["padding"], pl, pr))
 
@@ -201,18 +197,13 @@ def _conv2d_shape(op):
     return [from_parts(n, oh, ow, co, fmt)]
 
 
-def _sizes_from_tensor(tensor):
-    """The static dims held by a 1-D shape tensor, or None for unknown length."""
-    return partial_shape_value(tensor)
-
-
 def _backprop_input_shape(op):
     fmt = op._attrs["data_format"]
     dy = with_rank(op._inputs[2]._shape._dims, 4)
     filt = with_rank(op._inputs[1]._shape._dims, 4)
     n, _, _, dy_depth = format_parts(dy, fmt)
     merge_dim(dy_depth, filt[3])
-    sizes = _sizes_from_tensor(op._inputs[0])
+    sizes = partial_shape_value(op._inputs[0])
     if sizes is None:
         sizes = (None,) * 4
     if len(sizes) == 4:
@@ -228,7 +219,7 @@ def _backprop_input_shape(op):
 
 def _shape_from_sizes_input(index):
     def shape_fn(op):
-        sizes = _sizes_from_tensor(op._inputs[index])
+        sizes = partial_shape_value(op._inputs[index])
         return [TensorShape(with_rank(sizes, 4))]
     return shape_fn
 
@@ -277,6 +268,10 @@ register_op("DepthwiseConv2dNativeBackpropFilter",
 
 
 # -- gradients -----------------------------------------------------------------------------------
+def _op(op_type, name=None, **kwargs):
+    return apply_op(op_type, name=name, **kwargs).outputs[0]
+
+
 def _attrs_of(op, cudnn):
     a = op._attrs
     out = {k: a[k] for k in ("strides", "padding", "explicit_paddings", "data_format",
@@ -350,10 +345,6 @@ def _depthwise_backprop_filter_grad(op, grad):
                 out_backprop=dy, **attrs),
             None,
             _op("DepthwiseConv2dNative", input=x, filter=grad, **attrs)]
-
-
-def _op(op_type, name=None, **kwargs):
-    return apply_op(op_type, name=name, **kwargs).outputs[0]
 
 
 # -- graph-building functions ----------------------------------------------------------------------

@@ -32,7 +32,6 @@ from trainflow.framework.graph import _get_graph_from_inputs, get_default_graph
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import register_op
 from trainflow.framework.scopes import control_dependencies
-from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.ops import nest

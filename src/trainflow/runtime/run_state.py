@@ -9,24 +9,26 @@ import time
 from trainflow.framework import errors
 
 _local = threading.local()
+# Guards the waiter lists of all RunStates: only blocking kernels and cancellation take
+# it, so creating a RunState per step costs no lock.
+_WAITERS_LOCK = threading.Lock()
 
 
 class RunState:
     """Cancellation token and deadline of one step."""
 
-    __slots__ = ("deadline", "cancelled", "cancel_message", "_waiters", "_lock", "step_id")
+    __slots__ = ("deadline", "cancelled", "cancel_message", "_waiters", "step_id")
 
     def __init__(self, timeout_in_ms=0, step_id=0):
         self.deadline = time.monotonic() + timeout_in_ms / 1000.0 if timeout_in_ms > 0 else None
         self.cancelled = False
         self.cancel_message = ""
         self._waiters = []
-        self._lock = threading.Lock()
         self.step_id = step_id
 
     def cancel(self, message="Session has been closed."):
         """Cancels the run: blocked kernels raise CancelledError."""
-        with self._lock:
+        with _WAITERS_LOCK:
             self.cancelled = True
             self.cancel_message = message
             waiters = list(self._waiters)
@@ -47,7 +49,7 @@ class RunState:
         Raises:
           CancelledError / DeadlineExceededError: if the run is cancelled or times out.
         """
-        with self._lock:
+        with _WAITERS_LOCK:
             self._waiters.append(cond)
         try:
             while not predicate():
@@ -58,7 +60,7 @@ class RunState:
                 cond.wait(timeout)
             return True
         finally:
-            with self._lock:
+            with _WAITERS_LOCK:
                 self._waiters.remove(cond)
 
 

@@ -96,7 +96,7 @@ class BaseSession:
         self._bound_kernels = {}
         self._plans = {}
         self._lock = threading.Lock()
-        self._active = set()
+        self._active = {}
         self._closed = False
         self._partial_runs = {}
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
@@ -165,8 +165,10 @@ class BaseSession:
             return values[0]
         return structure.build(values)
 
-    def _run_elements(self, elements, feed_tensors, feed_values, options, run_metadata):
-        plan = self._plan_for(elements, feed_tensors)
+    def _run_elements(self, elements, feed_tensors, feed_values, options, run_metadata,
+                      plan=None):
+        if plan is None:
+            plan = self._plan_for(elements, feed_tensors)
         timeout = self._default_timeout_ms
         trace = None
         if options is not None:
@@ -174,52 +176,58 @@ class BaseSession:
             if options.trace_level and run_metadata is not None:
                 trace = []
         state = run_state.RunState(timeout, next(_step_ids))
-        with self._lock:
-            self._active.add(state)
+        active = self._active
+        active[state] = None  # a dict: item updates are atomic, no lock on the hot path
         prev = run_state.set_current(state)
-        start_us = time.time_ns() // 1000
         try:
             if trace is not None:
+                start_us = time.time_ns() // 1000
                 raw = plan.run(feed_values, lambda k, t0, t1: trace.append((k, t0, t1)))
             else:
                 raw = plan.run(feed_values)
         finally:
             run_state.set_current(prev)
-            with self._lock:
-                self._active.discard(state)
+            active.pop(state, None)
         if trace is not None:
             self._fill_step_stats(run_metadata, plan, trace, start_us)
         return self._convert_results(elements, plan, raw)
 
     def _convert_results(self, elements, plan, raw):
+        """The fetched values: None for ops, copies where a value may alias session state
+        or a feed, NumPy scalars for 0-d arrays.
+
+        Raises:
+          InvalidArgumentError: for a fetch on an untaken branch of a conditional.
+        """
         out = []
         i = 0
+        copies = plan.copy_results
         for el in elements:
-            if isinstance(el, Operation):
+            if type(el) is Operation:
                 out.append(None)
                 continue
             v = raw[i]
-            copy = plan._fetch_is_ref[i] or plan.fetch_aliases[i]
+            copy = copies[i]
             i += 1
-            if v is DEAD:
-                raise errors.InvalidArgumentError(
-                    None, el.op, f"Retval[{i - 1}] does not have value ({el.name} is on an "
-                                 "untaken branch of a conditional)")
             if type(v) is np.ndarray:
                 if copy or v.base is not None or not v.flags.writeable:
                     v = v.copy()
-                if v.ndim == 0:
+                if not v.ndim:
                     v = v[()]
+            elif v is DEAD:
+                raise errors.InvalidArgumentError(
+                    None, el.op, f"Retval[{i - 1}] does not have value ({el.name} is on an "
+                                 "untaken branch of a conditional)")
             out.append(v)
         return out
 
-    def _plan_for(self, elements, feed_tensors, done=None):
-        key = (elements, tuple(feed_tensors), self._graph._version,
-               self._graph._structure_version)
+    def _plan_for(self, elements, feed_tensors):
+        graph = self._graph
+        key = (elements, tuple(feed_tensors), graph._version, graph._structure_version)
         plan = self._plans.get(key)
         if plan is None:
             for el in elements:
-                if not self._graph.is_fetchable(el):
+                if not graph.is_fetchable(el):
                     raise ValueError(f"{'Operation' if isinstance(el, Operation) else 'Tensor'} "
                                      f"{el.name!r} has been marked as not fetchable.")
             fetch_tensors = [e for e in elements if isinstance(e, Tensor)]
@@ -228,24 +236,36 @@ class BaseSession:
                 plan = self._plans.get(key)
                 if plan is None:
                     plan = Plan(self, fetch_tensors, targets, feed_tensors)
-                    # Fetched values that may alias a feed, an input or a buffer the
-                    # session keeps are copied before they are returned.
+                    # Fetched values that may alias a feed, an input, a variable or a
+                    # buffer the session keeps are copied before they are returned.
                     fed = set(feed_tensors)
-                    plan.fetch_aliases = [
-                        t in fed or t._op._info is not None and
-                        t._op._info.output_aliases_input for t in fetch_tensors]
+                    plan.copy_results = [
+                        is_ref or t in fed or t._op._info is not None and
+                        t._op._info.output_aliases_input
+                        for t, is_ref in zip(fetch_tensors, plan._fetch_is_ref)]
                     if len(self._plans) > 1000:
                         self._plans.clear()
                     self._plans[key] = plan
         return plan
 
     def _process_feeds(self, feed_dict):
+        """(tensors, values) of `feed_dict`, keys resolved and values converted.
+
+        Raises:
+          TypeError / ValueError: for bad keys or values (see _convert_feed).
+        """
         if not feed_dict:
             return (), ()
         tensors = []
         values = []
         graph = self._graph
+        unfeedable = graph._unfeedable
         for key, value in feed_dict.items():
+            if type(key) is Tensor and key._op._graph is graph and key not in unfeedable \
+                    and type(value) is not Tensor:
+                tensors.append(key)
+                values.append(self._convert_feed(key, value))
+                continue
             for sub_key, sub_value in self._expand_feed(key, value):
                 if isinstance(sub_value, Tensor):
                     _feed_error_value(sub_value, sub_key)
@@ -339,17 +359,25 @@ class BaseSession:
         """
         structure = FetchStructure(self._graph, fetches)
         elements = tuple(structure.elements)
-        feed_tensors = [self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-                        for f in (feed_list or [])]
+        graph = self._graph
+        feed_tensors = tuple(graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+                             for f in (feed_list or []))
         single = len(elements) == 1 and isinstance(fetches, (Tensor, Operation, str))
+        cached = [None, None]  # (graph versions, plan): no plan-cache lookup per call
+        convert = self._convert_feed
 
         def _run(args, options, run_metadata):
             if len(args) != len(feed_tensors):
                 raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
-            values = [self._convert_feed(t, v) for t, v in zip(feed_tensors, args)]
+            values = [convert(t, v) for t, v in zip(feed_tensors, args)]
             if self._closed:
                 raise errors.CancelledError(None, None, "Session has been closed.")
-            out = self._run_elements(elements, feed_tensors, values, options, run_metadata)
+            versions = (graph._version, graph._structure_version)
+            if cached[0] != versions:
+                cached[1] = self._plan_for(elements, feed_tensors)
+                cached[0] = versions
+            out = self._run_elements(elements, feed_tensors, values, options, run_metadata,
+                                     cached[1])
             return out[0] if single else structure.build(out)
 
         if accept_options:
