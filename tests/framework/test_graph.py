@@ -383,3 +383,17 @@ class TestDefaultGraph:
 
     def test_repr(self):
         assert repr(tf.Graph()).startswith("<trainflow.Graph object at 0x")
+
+
+def test_create_op_low_level_api():
+    from trainflow.protos import attr_value_pb2
+    with tf.Graph().as_default() as g:
+        a = tf.constant(1.0, name="a")
+        op = g.create_op("Identity", [a], name="ident",
+                         attrs={"T": attr_value_pb2.AttrValue(type=1)})
+        assert op.name == "ident" and op.get_attr("T") is tf.float32
+        assert op.outputs[0].dtype is tf.float32 and op.outputs[0].shape.as_list() == []
+        op2 = g.create_op("Identity", [a], attrs={"T": tf.float32})
+        assert op2.name == "Identity"
+    with tf.Session(graph=g) as sess:
+        assert sess.run(op.outputs[0]) == 1.0

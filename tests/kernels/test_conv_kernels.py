@@ -325,6 +325,16 @@ def test_max_pool_ignores_nan_and_padding_never_wins():
     assert out.dtype == np.int32 and (out == -1).all()
 
 
+def test_pools_with_empty_output():
+    x = RNG.randn(1, 2, 2, 3).astype(np.float32)
+    attrs = _pool_attrs((3, 3), (2, 2), "VALID")  # TF's kernels give 0 rows, not an error
+    for kernel in (P.max_pool_kernel, P.avg_pool_kernel):
+        assert kernel(x, **attrs).shape == (1, 0, 0, 3)
+    dx = P.max_pool_grad_kernel(x, np.zeros((1, 0, 0, 3), "f"), np.zeros((1, 0, 0, 3), "f"),
+                                **attrs)
+    np.testing.assert_array_equal(dx, np.zeros_like(x))
+
+
 def test_depth_max_pooling():
     x = RNG.randn(2, 3, 3, 6).astype(np.float32)
     attrs = dict(ksize=[1, 1, 1, 3], strides=[1, 1, 1, 3], padding=b"VALID", data_format=b"NHWC")

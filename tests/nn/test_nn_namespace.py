@@ -17,7 +17,7 @@ TF1_NAMES = [
     "nce_loss", "sampled_softmax_loss", "log_uniform_candidate_sampler",
     "uniform_candidate_sampler", "learned_unigram_candidate_sampler",
     "fixed_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits",
-    "zero_fraction",
+    "zero_fraction", "swish", "log_poisson_loss", "batch_norm_with_global_normalization",
 ]
 
 

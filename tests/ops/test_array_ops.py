@@ -61,11 +61,15 @@ def test_autopacking_names_like_tf():
 
 
 def test_autopacking_dtypes():
-    with tf.Graph().as_default():
+    with tf.Graph().as_default() as g:
         i = tf.constant(1)
+        packed = tf.convert_to_tensor([i, 2], dtype=tf.float32)
+        assert [f"{o.name}:{o.type}" for o in g.get_operations()] == [
+            "Const:Const", "Cast:Cast", "packed/1:Const", "packed:Pack"]
+        assert packed.dtype == tf.float32
         with pytest.raises(TypeError, match="Cannot convert a list containing a tensor of dtype "
-                                            "<dtype: 'int32'> to <dtype: 'float32'>"):
-            tf.convert_to_tensor([i, 2], dtype=tf.float32)
+                                            "<dtype: 'float32'> to <dtype: 'int32'>"):
+            tf.convert_to_tensor([i, tf.constant(2.5)])
         with pytest.raises(TypeError):
             tf.convert_to_tensor([i, 2.5])
         assert tf.convert_to_tensor([i, 2]).dtype == tf.int32

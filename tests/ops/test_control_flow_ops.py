@@ -55,7 +55,8 @@ def test_tuple_gates_every_output_on_all_inputs():
     with g.as_default():
         p = tf.constant(True, name="p")
         x = tf.constant(1.0, name="x")
-        out = control_flow_ops.tuple([x, p, None])
+        assert tf.tuple is control_flow_ops.tuple
+        out = tf.tuple([x, p, None])
         assert [t.name for t in out[:2]] == ["tuple/control_dependency:0",
                                              "tuple/control_dependency_1:0"]
         assert out[2] is None

@@ -297,3 +297,38 @@ def test_function_defs_for_graph_library():
         nodes = {n.name: n for n in body.node_def}
         assert list(nodes["add"].input) == ["placeholder", "x"]
         assert body.ret[body.signature.output_arg[3].name] == "x"
+
+
+@needs_capture
+def test_variables_in_nested_loops_and_conds():
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.Variable(0, name="v")
+        p = tf.placeholder(tf.bool, [])
+
+        def inner_body(k):
+            with tf.control_dependencies([tf.assign_add(v, 1)]):
+                return k + 1
+
+        def outer_body(i):
+            inner = tf.while_loop(lambda k: k < 3, inner_body, [0])
+            return i + inner - 2
+
+        nested = tf.while_loop(lambda i: i < 4, outer_body, [0])
+
+        def conditional_body(i):
+            bump = tf.cond(tf.equal(i % 2, 0), lambda: tf.assign_add(v, 10),
+                           lambda: tf.identity(v))
+            with tf.control_dependencies([bump]):
+                return i + 1
+
+        in_cond = tf.cond(p, lambda: tf.while_loop(lambda i: i < 4, conditional_body, [0]),
+                          lambda: tf.constant(-1))
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(nested) == 4
+            assert sess.run(v) == 12
+            assert sess.run(in_cond, {p: False}) == -1
+            assert sess.run(v) == 12
+            assert sess.run(in_cond, {p: True}) == 4
+            assert sess.run(v) == 32

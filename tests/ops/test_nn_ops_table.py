@@ -5,7 +5,7 @@ against finite differences.
 to run forward, indices of the inputs to gradient-check). Float inputs are given as
 float64 arrays and cast to each dtype under test; integer inputs (labels, ids) keep
 their dtype. Gradients are checked in float64 (float32 for the float32-only fused
-batch norm) with `tf.test.compute_gradient_error`. Labels of the fused softmax cross
+batch norm) with `tf.test.compute_gradient`. Labels of the fused softmax cross
 entropy are distributions: its gradient, like TensorFlow's, assumes they sum to 1. A gradient path through an op
 whose gradient is not registered yet (the array/math gradients land separately)
 skips with the op type named.
@@ -35,6 +35,7 @@ X3 = np.array([[[0.5, -1.0, 2.0, 0.1], [1.5, 0.2, -0.3, 0.8], [-2.0, 0.7, 1.1, 0
                [[0.3, 0.9, -0.6, 1.2], [0.4, -1.4, 0.6, 2.5], [1.0, 1.3, -0.5, 0.25]]])
 NCHW = X3.reshape(2, 3, 2, 2)
 BN_X = (np.arange(24, dtype=np.float64).reshape(2, 2, 2, 3) ** 1.5) / 10
+COUNTS = np.array([[0.5, 2.0, 4.0], [1.5, 3.0, 0.2]])
 LABELS = np.array([2, 0], np.int32)
 LABELS_3D = np.array([[0, 3, 1], [2, 2, 0]], np.int64)
 SELU_A = nn_activation.SELU_SCALE * nn_activation.SELU_ALPHA
@@ -93,6 +94,11 @@ def np_sparse_xent(logits, labels):
     return -np.take_along_axis(lp, labels[..., None].astype(np.int64), -1)[..., 0]
 
 
+def np_log_poisson_full(t, x):
+    stirling = t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t)
+    return np.exp(x) - x * t + np.where((t >= 0) & (t <= 1), 0, stirling)
+
+
 def np_fused_bn(x, scale, offset, eps, mean=None, var=None, nchw=False):
     axes = (0, 2, 3) if nchw else (0, 1, 2)
     shape = (1, -1, 1, 1) if nchw else (1, 1, 1, -1)
@@ -149,6 +155,9 @@ CASES = [
          grad=(0,)),
     case("crelu_axis0", lambda x: tf.nn.crelu(x, axis=0), [X],
          lambda x: np.maximum(np.concatenate([x, -x], 0), 0), grad=(0,)),
+    case("swish", tf.nn.swish, [X], lambda x: x * np_sigmoid(x), grad=(0,)),
+    case("swish_beta", lambda x: tf.nn.swish(x, beta=0.5), [X],
+         lambda x: x * np_sigmoid(0.5 * x), grad=(0,)),
     case("softmax", tf.nn.softmax, [X], np_softmax, grad=(0,)),
     case("softmax_large_logits", tf.nn.softmax, [[1000.0, 0.0, -1000.0]], np_softmax,
          dtypes=(F32, F64)),
@@ -200,6 +209,11 @@ CASES = [
     case("weighted_xent", lambda z, x: tf.nn.weighted_cross_entropy_with_logits(
         labels=z, logits=x, pos_weight=2.5), [Z, X],
          lambda z, x: np_weighted_xent(z, x, 2.5), grad=(0, 1)),
+    case("log_poisson_loss", tf.nn.log_poisson_loss, [COUNTS, X],
+         lambda t, x: np.exp(x) - x * t, grad=(0, 1)),
+    case("log_poisson_loss_full", lambda t, x: tf.nn.log_poisson_loss(
+        t, x, compute_full_loss=True), [COUNTS, X], np_log_poisson_full, dtypes=(F32, F64),
+         grad=(1,)),
     case("l2_loss", tf.nn.l2_loss, [X], lambda x: np.sum(x * x) / 2, grad=(0,)),
     case("l2_normalize", lambda x: tf.nn.l2_normalize(x, axis=1), [X],
          lambda x: x / np.linalg.norm(x, axis=1, keepdims=True), grad=(0,)),
@@ -221,6 +235,10 @@ CASES = [
         x, m, v, o, s, 1e-3), [X, [0.1, 0.2, 0.3], [1.0, 2.0, 0.5], [0.0, 1.0, -1.0],
                                [2.0, 1.0, 0.5]],
          lambda x, m, v, o, s: (x - m) / np.sqrt(v + 1e-3) * s + o, grad=(0, 1, 2, 3, 4)),
+    case("batch_norm_with_global_normalization", lambda x, m, v, b, g:
+         tf.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3, True),
+         [X, [0.1, 0.2, 0.3], [1.0, 2.0, 0.5], [0.0, 1.0, -1.0], [2.0, 1.0, 0.5]],
+         lambda x, m, v, b, g: (x - m) / np.sqrt(v + 1e-3) * g + b, grad=(0, 3, 4)),
     case("fused_batch_norm_train", lambda x, s, o: tf.nn.fused_batch_norm(
         x, s, o, epsilon=0.01)[0], [BN_X, [1.0, 2.0, 3.0], [0.0, 1.0, 0.0]],
          lambda x, s, o: np_fused_bn(x, s, o, 0.01), dtypes=(F32,), grad=(0, 1, 2)),
@@ -251,6 +269,12 @@ CASES = [
     case("embedding_lookup_div", lambda p0, p1, i: tf.nn.embedding_lookup(
         [p0, p1], i, partition_strategy="div"), [X3[0], X3[1, :2], [[4, 0], [3, 2]]],
          lambda p0, p1, i: np_embedding([p0, p1], i, "div"), dtypes=(F32, F64), grad=(0, 1)),
+    case("gather_axis0", lambda p, i: tf.gather(p, i), [X3[0], [[2, 0], [2, 1]]],
+         lambda p, i: p[i], dtypes=(F32, F64), grad=(0,)),
+    case("gather_axis1", lambda p, i: tf.gather(p, i, axis=1), [X3, [2, 0, 2]],
+         lambda p, i: p[:, i], dtypes=(F32, F64), grad=(0,)),
+    case("gather_axis_negative", lambda p, i: tf.gather(p, i, axis=-1), [X3, [[1], [2]]],
+         lambda p, i: p[..., i], dtypes=(F32, F64), grad=(0,)),
     case("dynamic_stitch_partition", lambda x: partition.dynamic_stitch(
         partition.dynamic_partition(tf.range(3), [1, 0, 1], 2),
         partition.dynamic_partition(x, [1, 0, 1], 2)), [X3[0]], lambda x: x, grad=(0,)),
@@ -279,7 +303,7 @@ NN_OP_TYPES = {
     "Softmax", "LogSoftmax", "BiasAdd", "BiasAddV1", "BiasAddGrad",
     "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss",
     "FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3", "TopKV2", "TopK",
-    "DynamicPartition", "DynamicStitch", "ParallelDynamicStitch"}
+    "DynamicPartition", "DynamicStitch", "ParallelDynamicStitch", "GatherV2", "Gather"}
 
 
 def _feeds(c, dtype, graph_inputs):
@@ -331,7 +355,7 @@ GRAD_CASES = [c for c in CASES if c.grad]
 @pytest.mark.parametrize("c", GRAD_CASES, ids=[c.id for c in GRAD_CASES])
 def test_gradient(c):
     dtype = F64 if F64 in c.dtypes else F32
-    tol = 1e-6 if dtype == F64 else 3e-2
+    rtol, atol = (1e-6, 1e-7) if dtype == F64 else (3e-2, 3e-2)
     delta = 1e-4 if dtype == F64 else 1e-2
     y_shape = list(np.shape(c.ref(*c.inputs)))
     with tf.Graph().as_default():
@@ -341,9 +365,10 @@ def test_gradient(c):
             for i in c.grad:
                 others = {p: v for j, (p, v) in enumerate(zip(phs, values)) if j != i}
                 try:
-                    err = tf.test.compute_gradient_error(
+                    theoretical, numerical = tf.test.compute_gradient(
                         phs[i], list(values[i].shape), y, y_shape,
                         x_init_value=values[i], delta=delta, extra_feed_dict=others)
                 except LookupError as e:
                     pytest.skip(f"needs the gradient of {_missing_gradient(e)}")
-                assert err < tol, (c.id, i, err)
+                np.testing.assert_allclose(theoretical, numerical, rtol=rtol, atol=atol,
+                                           err_msg=f"{c.id}: input {i}")

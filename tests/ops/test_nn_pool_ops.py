@@ -161,6 +161,8 @@ SHAPE_CASES = [
                                    strides=[2, 2]), [None, 4, 4, 3]),
     ("pool_1d", lambda: tf.nn.pool(_ph([None, 9, 3]), [2], "AVG", "SAME", strides=[2]),
      [None, 5, 3]),
+    ("pool_unknown_rank", lambda: tf.nn.pool(_ph(None), [2, 2], "MAX", "SAME"),
+     [None, None, None, None]),
     ("pool_nchw", lambda: tf.nn.pool(_ph([None, 3, 9, 9]), [2, 2], "AVG", "SAME", strides=[2, 2],
                                      data_format="NCHW"), [None, 3, 5, 5]),
 ]

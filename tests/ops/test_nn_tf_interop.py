@@ -16,11 +16,13 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow.ops import nn_ops  # noqa: F401 - registers the nn op types before an import
 
 TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
 pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
 
 # Builds the same graph in TensorFlow and in trainflow; `outputs` maps a key to a tensor.
+# `xent_op(features, labels)` makes a raw SoftmaxCrossEntropyWithLogits op.
 BUILD = """
 x = tf.constant(np.array([[-1.5, -0.4, 0.3], [0.9, 2.2, 7.1]], np.float32), name="x")
 w = tf.constant(np.array([[0.3, -1.2, 0.7], [1.1, 0.5, -0.8]], np.float32), name="w")
@@ -38,10 +40,8 @@ y = tf.nn.leaky_relu(x, alpha=0.3)
 outputs["leaky_relu"], outputs["d_leaky_relu"] = y, tf.gradients(y, x, grad_ys=w)[0]
 y = tf.nn.bias_add(x, [0.5, -1.0, 2.0])
 outputs["bias_add"], outputs["d_bias"] = y, tf.gradients(y, y.op.inputs[1], grad_ys=w)[0]
-y = tf.nn.bias_add(x4, scale, data_format="NCHW") if False else tf.nn.bias_add(x4, scale)
-outputs["bias_add_4d"] = y
-loss, backprop = tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=x, labels=z) \\
-    if hasattr(tf, "raw_ops") else (None, None)
+outputs["bias_add_nchw"] = tf.nn.bias_add(x4, [1.0, 2.0], data_format="NCHW")
+loss, backprop = xent_op(x, z)
 outputs["xent_loss"], outputs["xent_backprop"] = loss, backprop
 outputs["d_xent"] = tf.gradients(loss, [x, z])
 sparse = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[2, 0], logits=x)
@@ -68,6 +68,7 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
 mode, workdir = sys.argv[1], sys.argv[2]
+xent_op = lambda f, l: tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=f, labels=l)
 if mode == "build":
     g = tf.Graph()
     with g.as_default():
@@ -140,17 +141,15 @@ def test_trainflow_runs_tensorflows_nn_graph(tmp_path):
 
 
 def test_tensorflow_runs_trainflows_nn_graph(tmp_path):
-    build = BUILD.replace("tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=x, labels=z)",
-                          "_xent_op(x, z)")
     from trainflow.framework.op_builder import apply_op
 
-    def _xent_op(features, labels):
+    def xent_op(features, labels):
         return apply_op("SoftmaxCrossEntropyWithLogits", features=features,
                         labels=labels).outputs
 
     with tf.Graph().as_default() as g:
-        scope = {"tf": tf, "np": np, "_xent_op": _xent_op}
-        exec(build, scope)  # noqa: S102 - the shared graph recipe above
+        scope = {"tf": tf, "np": np, "xent_op": xent_op}
+        exec(BUILD, scope)  # noqa: S102 - the shared graph recipe above
         outputs = scope["outputs"]
         names = {k: [t.name for t in v] if isinstance(v, list) else v.name
                  for k, v in outputs.items()}

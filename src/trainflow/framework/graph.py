@@ -199,14 +199,19 @@ class Graph:
           inputs: list of input Tensors.
           dtypes: output DTypes; default from the op's signature.
           name: the op name (made unique); a name ending in "/" is used as is.
-          attrs: dict of attr name to Python value.
+          attrs: dict of attr name to Python value or AttrValue proto.
 
         Returns:
           the new Operation.
         """
         from trainflow.framework import op_builder
+        from trainflow.framework.attr_value import from_attr_value
         info = registry.get(op_type)
         attrs = dict(attrs or {})
+        for k, v in attrs.items():
+            if getattr(getattr(v, "DESCRIPTOR", None), "name", None) == "AttrValue":
+                kind = info.op_def.attrs.get(k)
+                attrs[k] = from_attr_value(v, kind.kind if kind is not None else None)
         if dtypes is None:
             dtypes = op_builder.output_dtypes(info, attrs)
         return self._create_op_internal(op_type, list(inputs), list(dtypes), name, attrs, info,

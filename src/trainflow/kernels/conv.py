@@ -15,7 +15,6 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from trainflow.framework import errors
 
-_WIDEN = {np.dtype(np.float16)}
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16
 
@@ -38,7 +37,7 @@ def fmt_shape(shape):
 def compute_dtype(dtype):
     """The dtype the arithmetic runs in: float32 for half and bfloat16."""
     dtype = np.dtype(dtype)
-    if dtype in _WIDEN or dtype.name == "bfloat16":
+    if dtype == np.float16 or dtype.name == "bfloat16":
         return np.dtype(np.float32)
     return dtype
 
@@ -136,8 +135,9 @@ class Geometry:
         sh, sw = self.strides
         dh, dw = self.dilations
         r0, c0 = i * dh, j * dw
-        return (slice(None), slice(r0, r0 + sh * (self.out_h - 1) + 1, sh),
-                slice(c0, c0 + sw * (self.out_w - 1) + 1, sw))
+        rows = slice(r0, r0 + sh * (self.out_h - 1) + 1, sh) if self.out_h else slice(r0, r0)
+        cols = slice(c0, c0 + sw * (self.out_w - 1) + 1, sw) if self.out_w else slice(c0, c0)
+        return slice(None), rows, cols
 
     def padded_extent(self, in_h, in_w):
         """(rows, cols) of the padded input actually read by the windows."""

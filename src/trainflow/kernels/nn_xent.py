@@ -46,7 +46,7 @@ def softmax_xent(features, labels):
                        f"{_shape_str(labels.shape)}") from None
     if len(shape) != 2:
         raise _invalid("logits and labels must be either 2-dimensional, or broadcasted to be "
-                       f"2-dimensional")
+                       "2-dimensional")
     x = np.broadcast_to(upcast(features), shape)
     z = np.broadcast_to(upcast(labels), shape)
     shifted, log_sum = _log_softmax_parts(x)

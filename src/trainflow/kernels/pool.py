@@ -128,12 +128,12 @@ def _max_forward(x, pool):
 def _first_max_hits(xp, best, pool):
     """Yields (tap, slice, hit) per window tap, `hit` marking the outputs whose first
     maximum (row-major within the window) is that tap. NaN never matches a max."""
-    claimed = np.zeros(best.shape, bool)
+    unclaimed = np.ones(best.shape, bool)
     hit = np.empty(best.shape, bool)
     for t, sl in pool.taps():
         np.equal(xp[sl], best, out=hit)
-        hit &= ~claimed
-        claimed |= hit
+        hit &= unclaimed
+        unclaimed ^= hit  # hit is a subset of unclaimed
         yield t, sl, hit
 
 

@@ -73,19 +73,37 @@ def _autopacking_helper(values, dtype, name):
     """Packs a (nested) list holding tensors into one tensor as TF names it: a Pack op
     called `name`, with Python elements as constants named by their position.
 
+    As in TF's conversion function, an explicit `dtype` casts the tensors that have
+    another dtype; without one, every tensor must have the first tensor's dtype.
+
     Args:
       values: a list or tuple, possibly nested, with at least one Tensor.
       dtype: the element DType, or None to take the first tensor's.
       name: the Pack op's name.
 
     Raises:
-      TypeError: if a tensor's dtype differs from `dtype`.
+      TypeError: if a tensor's dtype differs from the first tensor's.
     """
+    inferred = _dtype_of_nested(values)
     if dtype is None:
-        dtype = _dtype_of_nested(values)
+        dtype = inferred
     else:
         dtype = _dtypes.as_dtype(dtype).base_dtype
+        if inferred is not None and inferred != dtype:
+            values = _cast_nested(values, dtype)
     return _pack_nested(values, dtype, name)
+
+
+def _cast_nested(values, dtype):
+    from trainflow.ops.array_cast_ops import cast
+    out = []
+    for v in values:
+        if isinstance(v, Tensor) and v.dtype.base_dtype != dtype:
+            v = cast(v, dtype)
+        elif isinstance(v, (list, tuple)):
+            v = _cast_nested(v, dtype)
+        out.append(v)
+    return out
 
 
 def _pack_nested(values, dtype, name):

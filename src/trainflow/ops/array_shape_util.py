@@ -123,8 +123,7 @@ def partial_shape_value(tensor):
     if value is not None:
         value = np.asarray(value)
         if value.ndim == 0:
-            # A scalar -1 means "unknown rank" (TF's TreatScalarAsUnknownShape).
-            return None if int(value) == -1 else None
+            return None  # a scalar shape tensor (-1) stands for an unknown rank
         return tuple(None if int(d) == -1 else int(d) for d in value.reshape(-1))
     op = tensor.op
     kind = op.type
@@ -183,18 +182,6 @@ def shape_from_shape_tensor(tensor):
             if d < -1:
                 raise ValueError(f"Invalid value in tensor used for shape: {d}")
     return partial_shape_value(tensor)
-
-
-def normalize_axis(axis, rank, what="axis"):
-    """`axis` in [0, rank) from [-rank, rank).
-
-    Raises:
-      ValueError: naming the valid interval.
-    """
-    if axis < -rank or axis >= rank:
-        raise ValueError(f"{what} {axis} is out of bounds for rank {rank}; must be in "
-                         f"[{-rank}, {rank})")
-    return axis + rank if axis < 0 else axis
 
 
 def invalid_argument(message):

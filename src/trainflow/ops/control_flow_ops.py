@@ -1,8 +1,7 @@
 """Control flow: no_op, group, tuple, with_dependencies, and the public names of
 cond, case, while_loop and Assert (built in ops/cond.py, ops/case.py,
 ops/while_loop.py and ops/control_flow_assert.py)."""
-# "tuple" joins __all__ once trainflow/__init__.py no longer relies on the builtin name.
-__all__ = ["no_op", "group", "cond", "case", "while_loop", "Assert"]
+__all__ = ["no_op", "group", "tuple", "cond", "case", "while_loop", "Assert"]
 
 from trainflow.framework import registry
 from trainflow.framework.op_builder import apply_op

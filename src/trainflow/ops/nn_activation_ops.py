@@ -4,7 +4,8 @@ Softsign with their Grad ops, and the composites crelu and the sigmoid/tanh alia
 Each op type is registered here with its shape function, kernel and gradient; the
 gradients of the Grad ops are registered too, so second derivatives work.
 """
-__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign"]
+__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
+           "swish"]
 
 from trainflow.framework import dtypes
 from trainflow.framework.op_builder import apply_op
@@ -232,3 +233,17 @@ def softplus(features, name=None):
 def softsign(features, name=None):
     """features / (abs(features) + 1) (`tf.nn.softsign`, op `Softsign`)."""
     return _out("Softsign", features=features, name=name)
+
+
+def swish(features, beta=1.0):
+    """x * sigmoid(beta * x), also called SiLU (`tf.nn.swish`).
+
+    Args:
+      features: a floating Tensor.
+      beta: the slope inside the sigmoid (a number or scalar Tensor).
+    """
+    from trainflow.ops import math_ops
+    features = convert_to_tensor(features, name="features")
+    beta = convert_to_tensor(beta, dtype=features.dtype.base_dtype, name="beta")
+    gate = math_ops.sigmoid(math_ops.multiply(beta, features, name="mul"))
+    return math_ops.multiply(features, gate, name="mul")

@@ -2,7 +2,7 @@
 weighted_moments, sufficient_statistics, normalize_moments and batch_normalization,
 composed from math ops with TensorFlow's names.
 """
-__all__ = ["batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
+__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
            "sufficient_statistics", "weighted_moments"]
 
 from trainflow.framework import dtypes
@@ -225,3 +225,19 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         else:
             shift = math_ops.negative(shifted_mean)
         return math_ops.add(scaled, math_ops.cast(shift, xdt), name="add")
+
+
+def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None,
+                                         variance_epsilon=None, scale_after_normalization=None,
+                                         name=None, input=None, mean=None,  # noqa: A002
+                                         variance=None):
+    """The deprecated TF1 batch norm: `batch_normalization(t, m, v, beta, gamma if
+    scale_after_normalization else None, variance_epsilon)`
+    (`tf.nn.batch_norm_with_global_normalization`). `input`, `mean` and `variance` are
+    the newer spellings of `t`, `m` and `v`.
+    """
+    t = _pick("input", input, "t", t)
+    m = _pick("mean", mean, "m", m)
+    v = _pick("variance", variance, "v", v)
+    return batch_normalization(t, m, v, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon, name or "batchnorm")

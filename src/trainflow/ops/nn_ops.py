@@ -159,7 +159,7 @@ def _noise_shape(x, noise_shape):
 
 
 def _dropout(x, rate, noise_shape, seed, name):
-    from trainflow.ops import array_ops, math_ops, random_ops
+    from trainflow.ops import math_ops, random_ops
     with name_scope(name, "dropout", [x]) as name:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
         if is_number and not 0 <= rate < 1:

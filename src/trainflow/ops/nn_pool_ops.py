@@ -361,8 +361,10 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa
 
 
 def _pool_nd(input, window, strides, pooling_type, padding, data_format, scope):  # noqa: A002
+    """One MaxPool/AvgPool op over 1 or 2 spatial dims (1-D runs as a height-1 2-D pool)."""
+    one_d = len(window) == 1
     channels_first = data_format is not None and data_format.startswith("NC")
-    if len(window) == 1:
+    if one_d:
         if data_format not in (None, "NWC", "NCW"):
             raise ValueError("data_format must be either 'NWC' or 'NCW'. Received: "
                              f"data_format={data_format}")
@@ -372,7 +374,7 @@ def _pool_nd(input, window, strides, pooling_type, padding, data_format, scope):
     else:
         ksize, kstrides, fmt = [1] + window + [1], [1] + strides + [1], "NHWC"
     fn = max_pool if pooling_type == "MAX" else avg_pool
-    if len(window) == 2 and input.get_shape().ndims == 4:
+    if not one_d:
         return fn(input, ksize, kstrides, padding, data_format=fmt, name=scope)
     from trainflow.ops import array_ops
     axis = 2 if channels_first else 1

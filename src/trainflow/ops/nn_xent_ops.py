@@ -2,7 +2,7 @@
 SparseSoftmaxCrossEntropyWithLogits ops with their gradients, and the composite
 sigmoid and weighted sigmoid cross entropies, built as TensorFlow builds them.
 """
-__all__ = ["sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits"]
 
@@ -22,30 +22,20 @@ from trainflow.ops.nn_shape_util import dims_of, merge_dim, merge_dims, with_ran
 _FLOAT_TYPES = "{half, bfloat16, float, double}"
 
 
-def _broadcast_2d(a, b):
-    """The broadcast of two rank-2 dims tuples (None for unknown), TF's error text."""
-    out = []
-    for x, y in zip(a, b):
-        if x == 1:
-            out.append(y)
-        elif y == 1:
-            out.append(x)
-        else:
-            out.append(merge_dim(x, y))
-    return tuple(out)
-
-
 def _softmax_xent_shape(op):
+    # Equal [batch, classes] shapes, or shapes that broadcast to a 2-D one (TF 2.x).
+    from trainflow.ops.math_shapes import broadcast_dims
     logits, labels = dims_of(op.inputs[0]), dims_of(op.inputs[1])
     try:
         both = merge_dims(with_rank(logits, 2), labels)
     except ValueError:
-        both = None
-    if both is None:
-        for d in (logits, labels):
-            if d is not None and len(d) != 2:
-                raise ValueError(f"Shape must be broadcasted with rank 2, but is rank {len(d)}")
-        both = _broadcast_2d(with_rank(logits, 2), with_rank(labels, 2))
+        both = broadcast_dims(logits, labels)
+        if both is None:
+            raise ValueError("Shape must be broadcasted with rank 2, but is rank is "
+                             "unknown") from None
+        if len(both) != 2:
+            raise ValueError(f"Shape must be broadcasted with rank 2, but is rank "
+                             f"{len(both)}") from None
     return [TensorShape([both[0]]), TensorShape(both)]
 
 
@@ -334,3 +324,43 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
             relu(math_ops.negative(logits)), name="add")
         return math_ops.add(linear, math_ops.multiply(log_weight, softplus_neg, name="mul"),
                             name=name)
+
+
+def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
+    """The negative log likelihood of `targets` under a Poisson distribution with log
+    rate `log_input`: exp(log_input) - log_input * targets (`tf.nn.log_poisson_loss`).
+
+    Args:
+      targets: a Tensor of counts.
+      log_input: a Tensor of `targets`' shape, the log of the predicted rate.
+      compute_full_loss: add Stirling's approximation of log(targets!) (for targets > 1).
+      name: the name scope (default "log_poisson_loss").
+
+    Raises:
+      ValueError: if the shapes differ.
+    """
+    from trainflow.ops import array_ops, math_ops
+    with name_scope(name, "log_poisson_loss", [log_input, targets]):
+        log_input = convert_to_tensor(log_input, name="log_input")
+        targets = convert_to_tensor(targets, name="targets")
+        if not targets.shape.is_compatible_with(log_input.shape):
+            raise ValueError("`log_input` and `targets` must have the same shape, received "
+                             f"({log_input.shape} vs {targets.shape}).")
+        result = math_ops.subtract(math_ops.exp(log_input),
+                                   math_ops.multiply(log_input, targets, name="mul"), name="sub")
+        if not compute_full_loss:
+            return result
+        dtype = targets.dtype.base_dtype
+        half = convert_to_tensor(0.5, dtype=dtype)
+        two_pi = convert_to_tensor(2 * np.pi, dtype=dtype)
+        stirling = math_ops.add(
+            math_ops.subtract(math_ops.multiply(targets, math_ops.log(targets), name="mul"),
+                              targets, name="sub"),
+            math_ops.multiply(half, math_ops.log(math_ops.multiply(two_pi, targets,
+                                                                    name="mul")), name="mul"),
+            name="add")
+        zeros = array_ops.zeros_like(targets)
+        ones = array_ops.ones_like(targets)
+        small = math_ops.logical_and(math_ops.greater_equal(targets, zeros),
+                                     math_ops.less_equal(targets, ones))
+        return math_ops.add(result, array_ops.where(small, zeros, stirling), name="add")

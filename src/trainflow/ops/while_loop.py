@@ -26,6 +26,7 @@ The function graphs are reachable from the op as `op._attrs["cond"]` and
 `op._attrs["body"]` (see `function_graph.to_function_defs` for FunctionDefs).
 """
 import itertools
+import threading
 
 from trainflow.framework import dtypes, errors, registry
 from trainflow.framework.graph import _get_graph_from_inputs, get_default_graph
@@ -35,18 +36,61 @@ from trainflow.framework.scopes import control_dependencies
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.ops import nest
-from trainflow.ops.function_graph import DEREF, FuncGraph
+from trainflow.ops.function_graph import DEREF, REF, FuncGraph
 from trainflow.runtime import run_state
 from trainflow.runtime.executor import DEAD, Plan
+from trainflow.runtime.kernel_context import KernelContext
 from trainflow.runtime.resources import VariableSlot
 
 _fn_ids = itertools.count(1)
+
+
+class _RefScopes(threading.local):
+    """Per thread: the variables fed to the ref placeholders of the function graphs
+    now running, innermost last (a nested loop finds its outer loop's variables)."""
+
+    def __init__(self):
+        self.stack = []
+
+
+_ref_scopes = _RefScopes()
+
+
+def _variable_behind(tensor, session):
+    """The VariableSlot that ref `tensor` refers to.
+
+    Ref-producing ops (Assign, RefSwitch, RefIdentity, ...) forward their first
+    input's ref, so the walk ends at the variable op or at a ref placeholder of a
+    function graph that an enclosing loop is running.
+
+    Raises:
+      InvalidArgumentError: if no variable is found.
+    """
+    t = tensor
+    while True:
+        op = t.op
+        if op.type in ("VariableV2", "Variable"):
+            ctx = KernelContext(op, session, session._resources)
+            return session._resources.variable(ctx.resource_name, op._attrs["dtype"],
+                                               op._attrs["shape"])
+        if op.type == "Placeholder" and isinstance(op.graph, FuncGraph):
+            for scope in reversed(_ref_scopes.stack):
+                if t in scope:
+                    return scope[t]
+            break
+        if not op._inputs or not op._inputs[0].dtype._is_ref_dtype:
+            break
+        t = op._inputs[0]
+    raise errors.InvalidArgumentError(
+        None, None, f"while_loop: cannot find the variable that ref tensor {tensor.name} "
+                    "refers to")
 
 
 class _LoopRunner:
     """The compiled cond and body of one While op in one session."""
 
     def __init__(self, op, session):
+        self.session = session
         self.cond_graph = op._attrs["cond"]
         self.body_graph = op._attrs["body"]
         if not isinstance(self.cond_graph, FuncGraph) or not isinstance(self.body_graph,
@@ -55,8 +99,14 @@ class _LoopRunner:
                 None, op, f"While op {op.name} refers to functions that were not built "
                           "in this process")
         self.n_loop = len(self.body_graph.outputs)
+        # Inputs that are refs (captured variables): the kernel gets their values,
+        # the loop needs the variables themselves.
+        self.ref_inputs = [(i, t) for i, t in enumerate(op._inputs)
+                           if i >= self.n_loop and t.dtype._is_ref_dtype]
         self.cond_feeds = self._feed_spec(self.cond_graph)
         self.body_feeds = self._feed_spec(self.body_graph)
+        self.cond_refs = [(t, i) for t, i, mode in self.cond_feeds if mode == REF]
+        self.body_refs = [(t, i) for t, i, mode in self.body_feeds if mode == REF]
         self.cond_plan = Plan(session, self.cond_graph.outputs, [],
                               [t for t, _, _ in self.cond_feeds])
         self.body_plan = Plan(session, self.body_graph.outputs, [],
@@ -74,24 +124,33 @@ class _LoopRunner:
         return [values[index].get() if mode == DEREF else values[index]
                 for _, index, mode in spec]
 
+    def _run_plan(self, plan, spec, refs, values):
+        if not refs:
+            return plan.run(self._feed_values(spec, values))
+        _ref_scopes.stack.append({t: values[i] for t, i in refs})
+        try:
+            return plan.run(self._feed_values(spec, values))
+        finally:
+            _ref_scopes.stack.pop()
+
     def run(self, inputs):
         values = list(inputs)
+        for index, tensor in self.ref_inputs:
+            values[index] = _variable_behind(tensor, self.session)
         n = self.n_loop
         state = run_state.current()
         while True:
-            pred = self.cond_plan.run(self._feed_values(self.cond_feeds, values))[0]
+            pred = self._run_plan(self.cond_plan, self.cond_feeds, self.cond_refs, values)[0]
             if not pred:
                 break
             state.check()
-            new = self.body_plan.run(self._feed_values(self.body_feeds, values))
-            for i, v in enumerate(new):
-                if v is DEAD:
-                    raise errors.InvalidArgumentError(
-                        None, None, f"while_loop body output {i} has no value (it comes from "
-                                    "an untaken branch of a conditional)")
+            new = self._run_plan(self.body_plan, self.body_feeds, self.body_refs, values)
+            if any(v is DEAD for v in new):
+                raise errors.InvalidArgumentError(
+                    None, None, "while_loop body produced no value for a loop variable (it "
+                                "comes from an untaken branch of a conditional)")
             values[:n] = new
-        outs = [v.get() if isinstance(v, VariableSlot) else v for v in values]
-        return tuple(outs)
+        return tuple(v.get() if isinstance(v, VariableSlot) else v for v in values)
 
 
 def _while_kernel(input, *, ctx):  # noqa: A002 - TF's argument name
@@ -108,10 +167,8 @@ def _while_shape(op):
     return [t._shape for t in op._inputs]
 
 
-# The input is declared Ref(T) so that captured ref variables reach the kernel as
-# variables (VariableSlot); other inputs arrive as plain arrays.
 for _type, _stateful in (("While", True), ("StatelessWhile", False)):
-    register_op(_type, inputs=["input: Ref(T)"], outputs=["output: T"],
+    register_op(_type, inputs=["input: T"], outputs=["output: T"],
                 attrs=["T: list(type) >= 0", "cond: func", "body: func",
                        "output_shapes: list(shape) = []", "parallel_iterations: int = 10"],
                 shape_fn=_while_shape, kernel=_while_kernel, stateful=_stateful,

@@ -21,7 +21,8 @@ class PartialRun:
 
     def __init__(self, fetch_elements, feed_tensors):
         self.fetches = set(fetch_elements)
-        self.pending_fetches = set(fetch_elements)
+        # The run ends once every declared tensor has been fetched (ops do not count).
+        self.pending_fetches = {e for e in fetch_elements if isinstance(e, Tensor)}
         self.feeds = set(feed_tensors)
         self.values = {}
         self.done = set()

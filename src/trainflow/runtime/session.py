@@ -403,7 +403,7 @@ class BaseSession:
 
     def partial_run(self, handle, fetches, feed_dict=None):
         """Continues partial run `handle`: feeds more inputs and fetches more results.
-        No op runs twice within one partial run; the handle expires once every fetch
+        No op runs twice within one partial run; the handle expires once every tensor
         declared in `partial_run_setup` has been fetched.
 
         Raises:
