@@ -9,6 +9,7 @@ import importlib as _importlib
 from trainflow.framework import errors
 from trainflow.framework.dtypes import *  # noqa: F401,F403
 from trainflow.framework.dtypes import DType, as_dtype  # noqa: F401
+from trainflow.framework.device_spec import DeviceSpec  # noqa: F401
 from trainflow.framework.graph import Graph, get_default_graph, reset_default_graph  # noqa: F401
 from trainflow.framework.graph_keys import GraphKeys  # noqa: F401
 from trainflow.framework.operation import Operation  # noqa: F401

@@ -41,8 +41,11 @@ class _ControlDependenciesController:
     def __enter__(self):
         state = self._graph._state
         if self._new_stack:
+            # A fresh stack also leaves any conditional context, as TF's does.
             self._old_stack = state.control_dependencies
+            self._old_cond_context = state.cond_context
             state.control_dependencies = []
+            state.cond_context = None
         state.control_dependencies.append(self)
 
     def __exit__(self, *exc):
@@ -50,6 +53,7 @@ class _ControlDependenciesController:
         state.control_dependencies.pop()
         if self._new_stack:
             state.control_dependencies = self._old_stack
+            state.cond_context = self._old_cond_context
         return False
 
 

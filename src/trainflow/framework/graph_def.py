@@ -25,7 +25,7 @@ def graph_versions():
 
 def _input_names(op):
     names = [t._as_node_def_input() for t in op._inputs]
-    names.extend("^" + c._name for c in op._control_inputs)
+    names.extend(sorted("^" + c._name for c in op._control_inputs))
     return names
 
 

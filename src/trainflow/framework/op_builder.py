@@ -4,6 +4,8 @@
 type and length attrs from them, checks dtypes against the signature, fills in
 attr defaults and adds the op to the graph of its inputs.
 """
+import contextlib
+
 import numpy as np
 
 from trainflow.framework import dtypes as dtypes_mod
@@ -227,7 +229,15 @@ def apply_op(op_type, name=None, **kwargs):
             else:
                 flat_inputs.append(t)
         out_types = output_dtypes(info, attrs)
-        return g._create_op_internal(op_type, flat_inputs, out_types, scope, attrs, info)
+        ref_inputs = [t for arg, t in zip(op_def.inputs, inputs) if arg.is_ref]
+        if not ref_inputs:
+            return g._create_op_internal(op_type, flat_inputs, out_types, scope, attrs, info)
+        # Ops that update a variable live with it (TF colocates them with ref inputs).
+        with contextlib.ExitStack() as stack:
+            for t in ref_inputs:
+                for ref in (t if isinstance(t, list) else [t]):
+                    stack.enter_context(g.colocate_with(ref.op))
+            return g._create_op_internal(op_type, flat_inputs, out_types, scope, attrs, info)
 
 
 def _convert_one(op_type, arg, value, dtype, name, preferred):

@@ -57,33 +57,38 @@ class InputSpec:
         return "InputSpec(" + ", ".join(parts) + ")"
 
 
+def _shape_tuple(shape):
+    dims = shape.as_list()
+    return "(" + ", ".join("None" if d is None else str(d) for d in dims) + \
+        ("," if len(dims) == 1 else "") + ")"
+
+
 def _check_input_spec(layer_name, spec, tensor, index=0):
     """Raises ValueError (Keras's wording) if `tensor` breaks `spec`."""
     if spec is None:
         return
     shape = tensor.shape
-    where = f"Input {index} of layer {layer_name} is incompatible with the layer: "
-    if spec.ndim is not None and shape.ndims is not None and shape.ndims != spec.ndim:
-        raise ValueError(where + f"expected ndim={spec.ndim}, found ndim={shape.ndims}. "
-                         f"Full shape received: {shape.as_list()}")
-    if spec.max_ndim is not None and shape.ndims is not None and shape.ndims > spec.max_ndim:
-        raise ValueError(where + f"expected max_ndim={spec.max_ndim}, found "
-                         f"ndim={shape.ndims}")
-    if spec.min_ndim is not None and shape.ndims is not None and shape.ndims < spec.min_ndim:
-        raise ValueError(where + f"expected min_ndim={spec.min_ndim}, found "
-                         f"ndim={shape.ndims}. Full shape received: {shape.as_list()}")
+    where = f'Input {index} of layer "{layer_name}" is incompatible with the layer: '
+    rank = shape.ndims
+    if spec.ndim is not None and rank is not None and rank != spec.ndim:
+        raise ValueError(where + f"expected ndim={spec.ndim}, found ndim={rank}. "
+                         f"Full shape received: {_shape_tuple(shape)}")
+    if spec.max_ndim is not None and rank is not None and rank > spec.max_ndim:
+        raise ValueError(where + f"expected max_ndim={spec.max_ndim}, found ndim={rank}")
+    if spec.min_ndim is not None and rank is not None and rank < spec.min_ndim:
+        raise ValueError(where + f"expected min_ndim={spec.min_ndim}, found ndim={rank}. "
+                         f"Full shape received: {_shape_tuple(shape)}")
     if spec.dtype is not None and tensor.dtype.base_dtype.name != spec.dtype:
         raise ValueError(where + f"expected dtype={spec.dtype}, found "
                          f"dtype={tensor.dtype.base_dtype.name}")
-    if spec.axes and shape.ndims is not None:
+    if spec.axes and rank is not None:
         dims = shape.as_list()
         for axis, size in spec.axes.items():
-            if size is None:
-                continue
-            actual = dims[axis] if -len(dims) <= axis < len(dims) else None
-            if actual is not None and actual != size:
+            actual = dims[axis] if -rank <= axis < rank else None
+            if size is not None and actual is not None and actual != size:
                 raise ValueError(where + f"expected axis {axis} of input shape to have value "
-                                 f"{size}, but received input with shape {dims}")
+                                 f"{size}, but received input with shape "
+                                 f"{_shape_tuple(shape)}")
 
 
 class Layer:

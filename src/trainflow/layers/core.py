@@ -63,8 +63,10 @@ class Dense(Layer):
             raise TypeError("Unable to build `Dense` layer with non-floating point dtype "
                             f"{dtype.name}")
         if input_shape.ndims is None or input_shape.as_list()[-1] is None:
-            raise ValueError("The last dimension of the inputs to `Dense` should be defined. "
-                             "Found `None`.")
+            dims = "?" if input_shape.ndims is None else ", ".join(
+                "?" if d is None else str(d) for d in input_shape.as_list())
+            raise ValueError("The last dimension of the inputs to a Dense layer should be "
+                             f"defined. Found None. Full input shape received: ({dims})")
         last_dim = input_shape.as_list()[-1]
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
         self.kernel = self.add_weight("kernel", shape=[last_dim, self.units],

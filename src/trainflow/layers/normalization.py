@@ -41,14 +41,14 @@ class BatchNormalization(Layer):
         moving statistics correct the batch statistics (not with fused).
       renorm_clipping: {"rmax", "rmin", "dmax"} clip values for the corrections.
       renorm_momentum: decay of the renorm moving statistics.
-      fused: None uses the fused kernel where it applies (4-D input, axis 1 or 3);
-        True requires it.
+      fused: None or True use the fused kernel where it applies (4-D input, axis 1 or
+        3, no renorm); False never does.
       trainable, name: as Layer.
 
     `call(inputs, training=False)`: training is a Python bool or a bool tensor.
 
     Raises:
-      ValueError: for fused=True with renorm, or bad renorm_clipping keys.
+      ValueError: for bad renorm_clipping keys.
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
@@ -80,10 +80,8 @@ class BatchNormalization(Layer):
         self.beta_constraint = utils.get_constraint(beta_constraint)
         self.gamma_constraint = utils.get_constraint(gamma_constraint)
         self.renorm = renorm
-        if fused and renorm:
-            raise ValueError("Passing both `fused=True` and `renorm=True` is not supported")
+        # As in TF1, fused=None or True means "fused where it applies" (decided in build).
         self.fused = True if fused is None else fused
-        self._fused_requested = fused
         if renorm:
             renorm_clipping = dict(renorm_clipping or {})
             unknown = set(renorm_clipping) - set(_RENORM_KEYS)
@@ -108,12 +106,7 @@ class BatchNormalization(Layer):
         axes = sorted({a % rank for a in axes})
         self.axis = axes
         if self.fused:
-            can = (rank == 4 and axes in ([1], [3]) and not self.renorm)
-            if self._fused_requested and not can:
-                raise ValueError("Passing `fused=True` is only supported for 4D input "
-                                 "tensors with axis 1 or 3 and without renorm. Received "
-                                 f"input shape {input_shape} and axis={axes}")
-            self.fused = can
+            self.fused = rank == 4 and axes in ([1], [3]) and not self.renorm
         if self.fused:
             self._data_format = "NCHW" if axes == [1] else "NHWC"
         dims = input_shape.as_list()

@@ -51,7 +51,10 @@ def _streaming_mean(values, weights, metrics_collections, updates_collections, n
                 m.reduce_sum(weights)
         update_total = state_ops.assign_add(total, values if elementwise else
                                             m.reduce_sum(values))
-        with control_dependencies([values]):
+        # The control edge only orders the count update after `values`; a fed
+        # Placeholder has nothing to order (and the executor would try to run it).
+        deps = [] if values.op.type == "Placeholder" else [values]
+        with control_dependencies(deps):
             update_count = state_ops.assign_add(count, num_values)
         value = m.div_no_nan(total, m.maximum(count, 0), name="value")
         add_to(metrics_collections, value)
@@ -234,8 +237,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
                               a.ones_like(denominator))
         iou = m.divide(cm_diag, denominator)
         value = a.where(m.greater(num_valid, 0),
-                        m.reduce_sum(iou, name="mean_iou") / num_valid,
-                        convert_to_tensor(0.0))
+                        m.reduce_sum(iou, name="mean_iou") / num_valid, 0)
         add_to(metrics_collections, value)
         add_to(updates_collections, update_op)
         return value, update_op

@@ -31,7 +31,7 @@ def _placeholder_kernel(*, ctx, dtype, shape):
         "[" + ",".join("?" if d is None else str(d) for d in shape._dims) + "]"
     raise errors.InvalidArgumentError(
         None, None, f"You must feed a value for placeholder tensor '{ctx.op.name}' with dtype "
-                    f"{dtype_string(dtype)}" + ("" if shape.rank is None else
+                    f"{dtype_string(dtype)}" + ("" if not shape.rank else
                                                 f" and shape {shape_str}"))
 
 

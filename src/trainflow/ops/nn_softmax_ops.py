@@ -125,9 +125,10 @@ def _last_axis_op(op_type, logits, axis, name):
     from trainflow.ops import array_ops
     logits = convert_to_tensor(logits)
     ndims = logits.shape.ndims
-    if axis == -1 or (ndims is not None and axis == ndims - 1):
-        return apply_op(op_type, logits=logits, name=name).outputs[0]
     axis_value = constant_value(axis) if isinstance(axis, Tensor) else axis
+    if axis_value is not None and (int(axis_value) == -1 or
+                                   (ndims is not None and int(axis_value) == ndims - 1)):
+        return apply_op(op_type, logits=logits, name=name).outputs[0]
     if ndims is None or axis_value is None:
         raise ValueError(f"{op_type} along axis {axis} needs a static axis and a known rank; "
                          f"got logits of shape {logits.shape}")

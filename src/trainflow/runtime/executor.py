@@ -261,11 +261,13 @@ class Plan:
           OpError: naming the failing node.
         """
         try:
-            if trace is not None:
-                if self._traced is None:
-                    self._traced = self._compile(traced=True)
-                return self._traced[0](feed_values, trace)
-            return self._fn(feed_values)
+            # Kernels follow TF: inf/nan results are values, not warnings.
+            with np.errstate(all="ignore"):
+                if trace is not None:
+                    if self._traced is None:
+                        self._traced = self._compile(traced=True)
+                    return self._traced[0](feed_values, trace)
+                return self._fn(feed_values)
         except errors.OpError as e:
             if e.op is not None:
                 raise
