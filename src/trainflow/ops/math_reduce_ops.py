@@ -200,6 +200,43 @@ def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A00
     return _out("ArgMin", name, input=input, dimension=dimension, output_type=output_type)
 
 
+def reduced_shape(input_shape, axes):
+    """The shape of a reduction's output with kept dims: `input_shape` with 1 at `axes`
+    (TF's `math_ops.reduced_shape`, used by the reduction gradients).
+
+    Args:
+      input_shape: the input's shape as a 1-D int tensor, list or array.
+      axes: the reduction axes (int, list or int tensor; negative values count from
+        the end).
+
+    Returns:
+      an int32 ndarray when both arguments are static, else a 1-D int tensor
+      (a `DynamicStitch` of the shape and ones at the axes).
+    """
+    from trainflow.framework import tensor_util
+    from trainflow.ops import array_ops, math_ops, nn_partition_ops
+    static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
+                    else np.asarray(input_shape))
+    if static_shape is not None:
+        static_axes = (tensor_util.constant_value(axes) if isinstance(axes, Tensor)
+                       else np.asarray(axes))
+        if static_axes is not None:
+            out = np.array(static_shape, dtype=np.int32)
+            out[np.asarray(static_axes, dtype=np.int32)] = 1
+            return out
+    input_shape = convert_to_tensor(input_shape)
+    axes = convert_to_tensor(axes)
+    if axes.dtype.base_dtype != dtypes.int32:
+        # DynamicStitch takes int32 indices only (TF fails here for int64 axes).
+        axes = math_ops.cast(axes, dtypes.int32)
+    input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    return nn_partition_ops.dynamic_stitch(
+        [math_ops.range(input_rank), axes],
+        [input_shape, array_ops.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
+
+
 def _scan(op_type, x, axis, exclusive, reverse, name):
     with name_scope(name, op_type, [x]) as scope:
         x = convert_to_tensor(x, name="x")
