@@ -63,14 +63,16 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
     gd = graph_pb2.GraphDef()
     with graph._lock:
         ops = list(graph._nodes_by_id)
+    library_names = set()
     for op in ops:
         if from_version is not None and op._id <= from_version:
             continue
         fill_node_def(gd.node.add(), op, add_shapes)
-        extra = getattr(op, "_function_defs", None)
-        if extra is not None:
-            for fdef in extra():
-                if not any(f.signature.name == fdef.signature.name for f in gd.library.function):
+        if any(_is_func_graph(v) for v in op._attrs.values()):
+            from trainflow.ops.function_graph import to_function_defs
+            for fdef in to_function_defs(op):
+                if fdef.signature.name not in library_names:
+                    library_names.add(fdef.signature.name)
                     gd.library.function.add().CopyFrom(fdef)
     gd.versions.CopyFrom(graph_versions())
     return gd
@@ -102,6 +104,10 @@ def _signature(op_def):
     attrs = "; ".join(f"attr={a.name}:{a.kind}" for a in op_def.attrs.values())
     return f"Op<name={op_def.name}; signature={ins} -> {outs}" + \
         (f"; {attrs}" if attrs else "") + ">"
+
+
+def _is_func_graph(value):
+    return getattr(value, "building_function", False) is True
 
 
 def _parse_input(name):
@@ -279,6 +285,21 @@ class _Importer:
         self.used = set()
         self.created = {}  # node name -> Operation
         self.new_ops = []
+        self.library = {f.signature.name: f for f in graph_def.library.function}
+        self.functions = {}  # function name -> FuncGraph built from the library
+
+    def function(self, name_attr_list):
+        """The FuncGraph for a func attr, built from the GraphDef's library once."""
+        name = name_attr_list if isinstance(name_attr_list, str) else name_attr_list.name
+        fg = self.functions.get(name)
+        if fg is None:
+            from trainflow.ops.function_import import function_graph_from_def
+            fdef = self.library.get(name)
+            if fdef is None:
+                raise ValueError(f"Function '{name}' is not in the GraphDef's library")
+            fg = function_graph_from_def(fdef, self.library, self.g, self.functions)
+            self.functions[name] = fg
+        return fg
 
     def unique(self, full_name, planned):
         name, count = full_name, 0
@@ -349,6 +370,9 @@ class _Importer:
                             f"'{node.name}'). Import the module that registers it before "
                             "importing the graph.") from None
         attrs, kept = _node_attrs(node, info, full_name)
+        for k, attr in info.op_def.attrs.items():
+            if attr.kind == "func" and k in attrs:
+                attrs[k] = self.function(attrs[k])
         if "_class" in attrs:
             attrs["_class"] = [_prefix_loc(s, self.prefix) for s in attrs["_class"]]
         inputs, controls = [], []

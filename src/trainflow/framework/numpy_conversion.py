@@ -15,6 +15,22 @@ from trainflow.framework import dtypes
 _STRING_TYPES = (str, bytes, np.bytes_, np.str_)
 
 
+def _dimension_value(d):
+    if d.value is None:
+        raise ValueError("Cannot convert a partially known TensorShape (an unknown "
+                         "Dimension) to a Tensor.")
+    return d.value
+
+
+def _dimensions_to_ints(values):
+    """Replaces TensorShape Dimensions in (nested) lists by their int sizes."""
+    if not any(isinstance(v, (list, tuple)) or type(v).__name__ == "Dimension"
+               for v in values):
+        return values
+    return [_dimensions_to_ints(v) if isinstance(v, (list, tuple)) else
+            _dimension_value(v) if type(v).__name__ == "Dimension" else v for v in values]
+
+
 def _flatten(values, out):
     if isinstance(values, (list, tuple)):
         for v in values:
@@ -109,6 +125,10 @@ def to_numpy(values, dtype=None):
     dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
     if isinstance(values, (np.ndarray, np.generic)):
         return _from_numpy(values, dtype)
+    if isinstance(values, (list, tuple)):
+        values = _dimensions_to_ints(values)
+    elif type(values).__name__ == "Dimension":
+        values = _dimension_value(values)
     if not isinstance(values, (list, tuple, numbers.Number, bool) + _STRING_TYPES):
         if getattr(values, "_is_tensor_like", False) or type(values).__name__ == "Tensor":
             raise TypeError("Expected any non-tensor type, but got a tensor instead.")

@@ -240,11 +240,30 @@ def apply_op(op_type, name=None, **kwargs):
             return g._create_op_internal(op_type, flat_inputs, out_types, scope, attrs, info)
 
 
-def _convert_one(op_type, arg, value, dtype, name, preferred):
+def _natural_dtype(value):
+    """The dtype a Python/NumPy value converts to on its own, or None if it can't."""
+    from trainflow.framework.numpy_conversion import to_numpy
+    from trainflow.framework.tensor_conversion import _contains_tensor
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        return None
+    try:
+        return dtypes_mod.as_dtype(to_numpy(value).dtype)
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+
+
+def _convert_one(op_type, arg, value, dtype, name, preferred, allowed=None):
     """Converts one input value; Python/NumPy values get `dtype` when it is known."""
     if _is_tensor_like(value):
         return _convert(value, None, name, arg.is_ref, None)
     try:
+        if dtype is None and preferred is not None:
+            # TF 2.x converts Python/NumPy values by their own dtype first; the attr's
+            # default serves values whose own dtype is not allowed (e.g. [] is float32)
+            # or that have none (e.g. lists of Dimensions).
+            natural = _natural_dtype(value)
+            if natural is not None and (allowed is None or natural in allowed):
+                return _convert(value, None, name, arg.is_ref, None)
         return _convert(value, dtype, name, arg.is_ref, preferred)
     except (TypeError, ValueError) as err:
         if dtype is None:
@@ -288,7 +307,7 @@ def _convert_arg(op_type, op_def, arg, value, attrs, inferred_from, hints):
         if want is not None and len(want) != len(value):
             want = None
         tensors = [_convert_one(op_type, arg, v, None if want is None else want[i],
-                                arg.name, None) for i, v in enumerate(value)]
+                                f"{arg.name}_{i}", None) for i, v in enumerate(value)]
         types = [t.dtype.base_dtype for t in tensors]
         if arg.type_list_attr in attrs and attrs[arg.type_list_attr] != types:
             raise TypeError(f"Input '{arg.name}' of '{op_type}' Op has type list of "
@@ -299,7 +318,9 @@ def _convert_arg(op_type, op_def, arg, value, attrs, inferred_from, hints):
         inferred_from[arg.type_list_attr] = arg.name
         return tensors
     dtype = arg.type or attrs.get(arg.type_attr) or hints.get(arg.type_attr)
-    t = _convert_one(op_type, arg, value, dtype, arg.name, _default_type(op_def, arg))
+    allowed = op_def.attrs[arg.type_attr].allowed if arg.type_attr is not None else None
+    t = _convert_one(op_type, arg, value, dtype, arg.name, _default_type(op_def, arg),
+                     allowed)
     if arg.is_ref and not t.dtype._is_ref_dtype:
         raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable tensor "
                         "(e.g.: a tf.Variable)")
@@ -328,8 +349,10 @@ def _convert_number_list(op_type, op_def, arg, value, attrs, inferred_from, hint
     preferred = _default_type(op_def, arg)
     tensors = []
     for i, v in enumerate(value):
-        name = f"{arg.name}_{i}" if len(value) > 1 else arg.name
-        tensors.append(_convert_one(op_type, arg, v, dtype, name, preferred))
+        name = f"{arg.name}_{i}"
+        tensors.append(_convert_one(op_type, arg, v, dtype, name, preferred,
+                                    op_def.attrs[arg.type_attr].allowed
+                                    if arg.type_attr is not None else None))
     types = [t.dtype.base_dtype for t in tensors]
     if any(tp != types[0] for tp in types):
         raise TypeError(f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have types "

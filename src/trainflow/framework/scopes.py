@@ -81,6 +81,10 @@ def _get_graph_from_inputs(op_input_list, graph=None):
     default graph if none has one."""
     if graph is not None:
         return graph
+    default = get_default_graph()
+    if default.building_function:
+        # Inside a function body, outer tensors are captured, not built upon (TF's rule).
+        return default
     for item in op_input_list:
         if isinstance(item, (Tensor, Operation)):
             return item.graph

@@ -19,6 +19,12 @@ def constant_value(tensor, partial=False):
     if isinstance(tensor, np.ndarray):
         return tensor
     if not isinstance(tensor, Tensor):
+        if isinstance(tensor, (int, float, bool, complex, np.generic, list, tuple)):
+            from trainflow.framework.numpy_conversion import to_numpy
+            try:
+                return to_numpy(tensor)
+            except (TypeError, ValueError):
+                return None
         return None
     fn = _CONSTANT_VALUE_FNS.get(tensor.op.type)
     if fn is None:

@@ -5,7 +5,7 @@ import numpy as np
 from trainflow.framework import dtypes, errors
 from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.ops.array_shape_util import static_value
@@ -54,6 +54,20 @@ def _cast_kernel(x, *, DstT):  # noqa: N803 - TF's attr name
 register_op("Cast", inputs=["x: SrcT"], outputs=["y: DstT"],
             attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
             shape_fn=lambda op: [op.inputs[0].shape], kernel=_cast_kernel)
+
+
+_CAST_GRAD_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16,
+                    dtypes.complex64, dtypes.complex128)
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    """Casts the gradient back to the source dtype; None unless both sides are
+    floating or complex (a cast to or from an integer is not differentiable)."""
+    src = op.inputs[0].dtype.base_dtype
+    if src in _CAST_GRAD_TYPES and grad.dtype.base_dtype in _CAST_GRAD_TYPES:
+        return cast(grad, src)
+    return None
 
 
 @tensor_util.register_constant_value("Cast")
@@ -155,6 +169,25 @@ def _snapshot_kernel(x):
 register_op("Snapshot", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
             shape_fn=lambda op: [op.inputs[0].shape], kernel=_snapshot_kernel)
 
+# Gradients do not flow back through StopGradient: its input gets None.
+NotDifferentiable("StopGradient")
+
+
+@RegisterGradient("PreventGradient")
+def _prevent_gradient_grad(op, _):
+    """Raises: LookupError naming the op's `message`, as TF does."""
+    message = op._attrs.get("message", b"")
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    raise LookupError(f"Gradient explicitly disabled. Reason: {message} (op {op.name})")
+
+
+@RegisterGradient("Snapshot")
+def _snapshot_grad(op, grad):
+    """A copy passes the gradient through. (TF registers no gradient for Snapshot and
+    raises LookupError; the copy is an identity, so trainflow differentiates it.)"""
+    return grad
+
 
 @tensor_util.register_constant_value("StopGradient")
 def _stop_gradient_value(op, index, partial):
@@ -179,6 +212,11 @@ register_op("IdentityN", inputs=["input: T"], outputs=["output: T"],
             attrs=["T: list(type) >= 1"],
             shape_fn=lambda op: [t.shape for t in op.inputs], kernel=_identity_n_kernel,
             output_aliases_input=True)
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return list(grads)
 
 
 def identity_n(input, name=None):  # noqa: A002

@@ -5,7 +5,7 @@ import numpy as np
 from trainflow.framework import dtypes
 from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_shape import Dimension, TensorShape
@@ -60,6 +60,13 @@ register_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T
             kernel=_fill_kernel)
 
 
+@RegisterGradient("Fill")
+def _fill_grad(op, grad):
+    """Every output element is `value`, so its gradient is the sum of `grad`."""
+    from trainflow.ops.math_ops import reduce_sum
+    return None, reduce_sum(grad)
+
+
 @tensor_util.register_constant_value("Fill")
 def _fill_value(op, index, partial):
     value = static_value(op.inputs[1])
@@ -91,6 +98,8 @@ register_op("OnesLike", inputs=["x: T"], outputs=["y: T"],
             attrs=["T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, "
                    "uint32, int64, uint64, complex64, complex128, bool}"],
             shape_fn=lambda op: [op.inputs[0].shape], kernel=_ones_like_kernel)
+NotDifferentiable("ZerosLike")
+NotDifferentiable("OnesLike")
 
 
 # -- zeros / ones ------------------------------------------------------------------------
@@ -227,6 +236,7 @@ register_op("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
             attrs=["Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, "
                    "uint32, uint64} = DT_INT32"],
             shape_fn=_range_shape, kernel=_range_kernel)
+NotDifferentiable("Range")
 
 
 @tensor_util.register_constant_value("Range")
@@ -296,6 +306,7 @@ def _linspace_kernel(start, stop, num):
 register_op("LinSpace", inputs=["start: T", "stop: T", "num: Tidx"], outputs=["output: T"],
             attrs=["T: {bfloat16, half, float, double}", "Tidx: {int32, int64} = DT_INT32"],
             shape_fn=_linspace_shape, kernel=_linspace_kernel)
+NotDifferentiable("LinSpace")
 
 
 def linspace(start, stop, num, name=None):
@@ -345,6 +356,7 @@ register_op("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "off
             outputs=["output: T"],
             attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = DT_INT64"],
             shape_fn=_one_hot_shape, kernel=_one_hot_kernel)
+NotDifferentiable("OneHot")
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

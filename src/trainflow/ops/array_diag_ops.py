@@ -2,7 +2,7 @@
 import numpy as np
 
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.ops.array_shape_util import (
     UNKNOWN, dims_of, fmt_dims, invalid_argument, merge_dim, shape_of, with_rank,
     with_rank_at_least)
@@ -56,6 +56,16 @@ register_op("Diag", inputs=["diagonal: T"], outputs=["output: T"], attrs=[f"T: {
             shape_fn=_diag_shape, kernel=_diag_kernel)
 register_op("DiagPart", inputs=["input: T"], outputs=["diagonal: T"],
             attrs=[f"T: {_DIAG_TYPES}"], shape_fn=_diag_part_shape, kernel=_diag_part_kernel)
+
+
+@RegisterGradient("Diag")
+def _diag_grad(op, grad):
+    return diag_part(grad)
+
+
+@RegisterGradient("DiagPart")
+def _diag_part_grad(op, grad):
+    return diag(grad)
 
 
 def _matrix_diag_shape(op):
@@ -118,6 +128,52 @@ register_op("MatrixDiagPart", inputs=["input: T"], outputs=["diagonal: T"], attr
             shape_fn=_matrix_diag_part_shape, kernel=_matrix_diag_part_kernel)
 register_op("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"],
             attrs=["T: type"], shape_fn=_matrix_set_diag_shape, kernel=_matrix_set_diag_kernel)
+
+
+@RegisterGradient("MatrixDiag")
+def _matrix_diag_grad(op, grad):
+    return matrix_diag_part(grad)
+
+
+@RegisterGradient("MatrixDiagPart")
+def _matrix_diag_part_grad(op, grad):
+    """Square matrices: a diagonal matrix of `grad`; else `grad` set into zeros."""
+    from trainflow.ops.array_create_ops import zeros_like
+    matrix = op.inputs[0].shape[-2:]
+    if matrix.is_fully_defined() and matrix[0] == matrix[1]:
+        return matrix_diag(grad)
+    return matrix_set_diag(zeros_like(op.inputs[0]), grad)
+
+
+@RegisterGradient("MatrixSetDiag")
+def _matrix_set_diag_grad(op, grad):
+    """The input gets `grad` with its diagonal zeroed; the diagonal gets grad's diagonal."""
+    from trainflow.ops.array_create_ops import zeros
+    input_shape = op.inputs[0].shape.merge_with(grad.shape)
+    diag_shape = op.inputs[1].shape
+    batch_shape = input_shape[:-2].merge_with(diag_shape[:-1])
+    matrix_shape = input_shape[-2:]
+    if batch_shape.is_fully_defined() and matrix_shape.is_fully_defined():
+        diag_shape = batch_shape.as_list() + [min(matrix_shape.as_list())]
+    else:
+        diag_shape = _dynamic_diag_shape(grad)
+    grad_input = matrix_set_diag(grad, zeros(diag_shape, dtype=grad.dtype))
+    return grad_input, matrix_diag_part(grad)
+
+
+def _dynamic_diag_shape(grad):
+    """shape(grad)[:-2] + [min of its last two sizes], built next to `grad`."""
+    from trainflow.ops.array_join_ops import concat
+    from trainflow.ops.array_shape_ops import rank, shape
+    from trainflow.ops.array_slice_ops import slice as slice_
+    from trainflow.ops.math_ops import reduce_min
+    with grad.graph.colocate_with(grad.op):
+        grad_shape = shape(grad)
+        grad_rank = rank(grad)
+        batch_shape = slice_(grad_shape, [0], [grad_rank - 2])
+        matrix_shape = slice_(grad_shape, [grad_rank - 2], [2])
+        min_dim = reduce_min(matrix_shape)
+        return concat([batch_shape, [min_dim]], 0)
 
 
 def diag(diagonal, name=None):

@@ -12,7 +12,7 @@ Identity and list autopacking are defined here.
 from trainflow.framework import dtypes as _dtypes
 from trainflow.framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow.framework.tensor import Tensor
@@ -46,6 +46,17 @@ def _identity_kernel(x):
 
 register_op("Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
             shape_fn=unchanged_shape, kernel=_identity_kernel, output_aliases_input=True)
+
+
+def _identity_grad(op, grad):
+    """Identity-like ops pass the gradient through unchanged (dense or IndexedSlices)."""
+    return grad
+
+
+# PlaceholderWithDefault (constant_op) and RefIdentity are identities too, as in TF.
+for _op_type in ("Identity", "PlaceholderWithDefault", "RefIdentity"):
+    RegisterGradient(_op_type)(_identity_grad)
+NotDifferentiable("Const")
 
 
 def identity(input, name=None):  # noqa: A002 - TF's name

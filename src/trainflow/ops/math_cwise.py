@@ -9,7 +9,7 @@ so "not in list of allowed values" errors read the same.
 """
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import dtypes, errors, tensor_util
 from trainflow.framework.registry import register_op
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.ops import math_special
@@ -296,3 +296,33 @@ logical("LogicalNot", np.logical_not, 1)
 binary("BitwiseAnd", _BITWISE, np.bitwise_and)
 binary("BitwiseOr", _BITWISE, np.bitwise_or)
 binary("BitwiseXor", _BITWISE, np.bitwise_xor)
+
+
+# -- static values of integer shape arithmetic ---------------------------------------------
+# TensorFlow's shape inference folds small constant subgraphs (a transpose permutation or
+# a reshape target computed from shapes and ranks), so such shapes stay static; these
+# rules give `constant_value` the same reach for the integer ops that shape code uses.
+_FOLD_MAX_ELEMENTS = 1024
+_FOLD_TYPES = (dtypes.int32, dtypes.int64)
+
+
+def _fold_with_kernel(kernel):
+    def value(op, index, partial):
+        if op.outputs[0].dtype.base_dtype not in _FOLD_TYPES:
+            return None
+        args = [tensor_util.constant_value(t) for t in op.inputs]
+        if any(a is None or np.size(a) > _FOLD_MAX_ELEMENTS for a in args):
+            return None
+        try:
+            out = kernel(*[np.asarray(a) for a in args])
+        except (errors.OpError, ArithmeticError, ValueError):
+            return None
+        return np.asarray(out, dtype=op.outputs[0].dtype.base_dtype.as_numpy_dtype)
+    return value
+
+
+for _op_type, _kernel in (("AddV2", np.add), ("Sub", np.subtract), ("Mul", np.multiply),
+                          ("FloorDiv", _floor_div), ("FloorMod", _floor_mod),
+                          ("Maximum", np.maximum), ("Minimum", np.minimum),
+                          ("Neg", np.negative)):
+    tensor_util.register_constant_value(_op_type)(_fold_with_kernel(_kernel))

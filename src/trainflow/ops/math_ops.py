@@ -20,14 +20,14 @@ from trainflow.ops import math_cwise, math_matmul, math_reductions  # noqa: F401
 from trainflow.ops.math_reduce_ops import (  # noqa: F401 - re-exported
     arg_max, arg_min, argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any,
     reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
-    reduce_std, reduce_sum, reduce_variance)
+    reduce_std, reduce_sum, reduce_variance, reduced_shape)
 from trainflow.ops.math_segment import (  # noqa: F401 - re-exported
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
 
 __all__ = [
     "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "arg_max", "arg_min", "argmax",
-    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "conj", "cos", "cosh",
+    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "complex", "conj", "cos", "cosh",
     "count_nonzero", "cumprod", "cumsum", "digamma", "div", "div_no_nan", "divide", "equal",
     "erf", "erfc", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod", "greater",
     "greater_equal", "imag", "is_finite", "is_inf", "is_nan", "less", "less_equal", "lgamma",
@@ -46,7 +46,7 @@ __all__ = [
 # linear algebra); `math_ops.cast` etc. resolve to them on first use.
 _FORWARDED = frozenset([
     "cast", "saturate_cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
-    "to_complex64", "to_complex128", "complex", "range", "linspace", "lin_space",
+    "to_complex64", "to_complex128", "range", "linspace", "lin_space",
     "trace", "cross", "bincount", "sparse_segment_sum", "sparse_segment_mean",
     "sparse_segment_sqrt_n", "unsorted_segment_mean", "unsorted_segment_sqrt_n",
 ])
@@ -566,3 +566,9 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's name
 
 from trainflow.ops.math_tensordot import tensordot  # noqa: E402
 from trainflow.ops import math_overloads  # noqa: E402,F401 - installs Tensor operators
+from trainflow.ops.math_complex import complex  # noqa: E402,A001 - registers Complex
+# Gradients of the op types above; they call the functions of this module, so they are
+# registered once it is complete.
+from trainflow.ops import (  # noqa: E402,F401
+    math_binary_grad, math_matmul_grad, math_reductions_grad, math_segment_grad,
+    math_unary_grad)

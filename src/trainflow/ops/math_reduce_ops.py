@@ -34,8 +34,8 @@ def _reduction_dims(x, axis):
     if rank:
         from trainflow.ops.constant_op import constant
         return constant(np.arange(rank, dtype=np.int32))
-    rank_t = _out("Rank", None, input=x)
-    return _out("Range", "range", start=0, limit=rank_t, delta=1)
+    from trainflow.ops import array_ops
+    return _out("Range", "range", start=0, limit=array_ops.rank(x), delta=1)
 
 
 def _may_reduce_to_scalar(keepdims, axis, output):

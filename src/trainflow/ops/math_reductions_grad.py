@@ -42,6 +42,15 @@ register_op("ListDiff", inputs=["x: T", "y: T"], outputs=["out: T", "idx: out_id
             shape_fn=_list_diff_shape, kernel=_list_diff_kernel)
 
 
+@tensor_util.register_constant_value("ListDiff")
+def _list_diff_value(op, index, partial):
+    x = tensor_util.constant_value(op.inputs[0])
+    y = tensor_util.constant_value(op.inputs[1])
+    if x is None or y is None or np.ndim(x) != 1:
+        return None
+    return _list_diff_kernel(np.asarray(x), np.asarray(y), out_idx=op._attrs["out_idx"])[index]
+
+
 # -- Sum and Mean ---------------------------------------------------------------------------
 # Per graph: (input shape, axes) -> (kept-dims shape, tile multiples), as TF caches them.
 _REDUCED_SHAPE_CACHE = weakref.WeakKeyDictionary()

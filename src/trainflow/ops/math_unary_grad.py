@@ -264,8 +264,9 @@ def _tan_grad(op, grad):
 
 
 def _one_minus_square(x, grad):
+    x2 = math_ops.square(x)
     one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
-    return math_ops.subtract(one, math_ops.square(x))
+    return math_ops.subtract(one, x2)
 
 
 @RegisterGradient("Asin")

@@ -23,6 +23,10 @@ class _Dead:
 
     __slots__ = ()
 
+    def get(self):
+        """A dead ref stays dead when read."""
+        return self
+
     def __repr__(self):
         return "DEAD"
 
@@ -55,7 +59,7 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
             if t not in fed and t._op not in needed and t._op not in done:
                 stack.append(t._op)
         for c in op._control_inputs:
-            if c not in needed and c not in done:
+            if c not in needed and c not in done and not _all_outputs_fed(c, fed):
                 stack.append(c)
     indegree = {}
     consumers = {}
@@ -80,6 +84,11 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
         raise errors.InvalidArgumentError(
             None, None, f"Graph has a cycle through the ops: {', '.join(cyclic[:10])}")
     return order
+
+
+def _all_outputs_fed(op, fed):
+    """A control input whose every output is fed counts as having run."""
+    return bool(op._outputs) and all(t in fed for t in op._outputs)
 
 
 def bind_kernel(op, session, resources):

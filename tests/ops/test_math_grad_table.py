@@ -1,0 +1,305 @@
+"""Every differentiable math op against finite differences.
+
+`CASES` is data: (id, graph function, float64 sample inputs, indices of the inputs
+to check, static shapes to build the placeholders with (None: the inputs' shapes)).
+Inputs keep away from kinks, poles and ties, so central differences are exact to
+about 1e-9. Each case runs `tf.test.compute_gradient_error` in float64.
+
+`test_every_math_op_type_is_classified` keeps the table complete: every math op
+type either has a gradient exercised here, is marked not differentiable, or is
+listed in `WITHOUT_GRADIENT` (no gradient in TensorFlow either, or not yet).
+"""
+import collections
+
+import numpy as np
+import pytest
+
+import trainflow.compat.v1 as tf
+from trainflow.framework import registry
+from trainflow.framework.op_builder import apply_op
+
+Case = collections.namedtuple("Case", "id fn inputs grad static")
+
+
+def case(id_, fn, inputs, grad=None, static=None):
+    inputs = [np.asarray(v, dtype=np.float64) if not isinstance(v, np.ndarray) or
+              v.dtype.kind == "f" else v for v in inputs]
+    if grad is None:
+        grad = tuple(i for i, v in enumerate(inputs) if v.dtype.kind == "f")
+    return Case(id_, fn, inputs, grad, static)
+
+
+def raw(op_type, **attrs):
+    """The bare op, for op types no public function builds for float inputs."""
+    names = registry.get(op_type).op_def.inputs
+
+    def fn(*args):
+        kwargs = {a.name: v for a, v in zip(names, args)}
+        return apply_op(op_type, **kwargs, **attrs).outputs[0]
+    return fn
+
+
+def real_view(fn):
+    """fn on complex numbers, seen as a real function of (re, im) -> (re, im) parts."""
+    def wrapped(re, im):
+        out = fn(tf.complex(re, im))
+        if out.dtype.is_complex:
+            return tf.stack([tf.real(out), tf.imag(out)])
+        return out
+    return wrapped
+
+
+R = np.random.RandomState(7)
+POS = R.uniform(0.5, 2.0, (2, 3))
+POS2 = R.uniform(0.5, 2.0, (2, 3))
+GEN = np.array([[-1.3, -0.6, 0.4], [0.7, 1.1, -1.7]])
+ROW = np.array([0.9, -1.2, 1.4])
+COL = np.array([[1.5], [-0.8]])
+UNIT = np.array([[-0.7, -0.3, 0.1], [0.2, 0.5, 0.6]])
+GE1 = np.array([[1.3, 1.7, 2.2], [3.1, 1.5, 2.6]])
+NOT_INT = np.array([[-1.3, -0.6, 0.4], [0.7, 1.2, -1.7]])  # away from integer kinks
+TRIPLE = R.uniform(0.5, 1.5, (2, 3, 4))
+WITH_ZERO = np.array([[0.0, 1.5, -2.0], [0.5, 0.0, 0.0]])
+MAT_A = R.uniform(-1, 1, (2, 3))
+MAT_B = R.uniform(-1, 1, (3, 4))
+ROWS = np.array([[1.0, 2.0], [3.0, -4.0], [-0.5, 6.0], [7.0, 0.25]])
+ROWS_ZERO = np.array([[1.0, 0.0], [3.0, 0.0], [0.0, 6.0], [7.0, 0.5]])
+IDS = np.array([0, 0, 2, 2], np.int32)
+UIDS = np.array([1, -1, 1, 0], np.int32)
+
+
+def _seg(fn, ids, *extra):
+    return lambda d: fn(d, ids, *extra)
+
+
+CASES = [
+    # unary element-wise
+    case("Neg", tf.negative, [GEN]),
+    case("Abs", tf.abs, [GEN]),
+    case("Sign", tf.sign, [GEN]),
+    case("Square", tf.square, [GEN]),
+    case("Sqrt", tf.sqrt, [POS]),
+    case("Rsqrt", tf.rsqrt, [POS]),
+    case("Exp", tf.exp, [GEN]),
+    case("Expm1", tf.math.expm1, [GEN]),
+    case("Log", tf.log, [POS]),
+    case("Log1p", tf.log1p, [POS]),
+    case("Sin", tf.sin, [GEN]),
+    case("Cos", tf.cos, [GEN]),
+    case("Tan", tf.tan, [UNIT]),
+    case("Asin", tf.asin, [UNIT]),
+    case("Acos", tf.acos, [UNIT]),
+    case("Atan", tf.atan, [GEN]),
+    case("Sinh", tf.sinh, [GEN]),
+    case("Cosh", tf.cosh, [GEN]),
+    case("Tanh", tf.tanh, [GEN]),
+    case("Asinh", tf.asinh, [GEN]),
+    case("Acosh", tf.acosh, [GE1]),
+    case("Atanh", tf.atanh, [UNIT]),
+    case("Sigmoid", tf.sigmoid, [GEN]),
+    case("Erf", tf.erf, [GEN]),
+    case("Erfc", tf.math.erfc, [GEN]),
+    case("Lgamma", tf.lgamma, [POS]),
+    case("Reciprocal", tf.reciprocal, [POS]),
+    case("Inv", raw("Inv"), [POS]),
+    case("Floor", tf.floor, [NOT_INT]),
+    case("Ceil", tf.ceil, [NOT_INT]),
+    case("Round", tf.round, [NOT_INT]),
+    case("Rint", tf.rint, [NOT_INT]),
+    # the gradient op types, whose own gradients give second derivatives
+    case("TanhGrad", raw("TanhGrad"), [UNIT, GEN]),
+    case("SigmoidGrad", raw("SigmoidGrad"), [UNIT, GEN]),
+    case("SqrtGrad", raw("SqrtGrad"), [POS, GEN]),
+    case("RsqrtGrad", raw("RsqrtGrad"), [POS, GEN]),
+    case("ReciprocalGrad", raw("ReciprocalGrad"), [POS, GEN]),
+    case("InvGrad", raw("InvGrad"), [POS, GEN]),
+    # binary, with the broadcasting reductions (row, column, scalar, unknown sizes)
+    case("AddV2", tf.add, [GEN, ROW]),
+    case("AddV2_outer", tf.add, [COL, ROW]),
+    case("AddV2_rank", tf.add, [ROW, ROW[None]]),
+    case("AddV2_dynamic", tf.add, [GEN, COL], static=[[None, 3], [None, 1]]),
+    case("Add", raw("Add"), [GEN, 0.5]),
+    case("Sub", tf.subtract, [GEN, ROW]),
+    case("Sub_same", tf.subtract, [GEN, POS]),
+    case("Mul", tf.multiply, [GEN, ROW]),
+    case("Mul_same", tf.multiply, [GEN, POS]),
+    case("Mul_dynamic", tf.multiply, [GEN, COL], static=[[None, None], [None, 1]]),
+    case("RealDiv", tf.truediv, [GEN, POS2[0]]),
+    case("Div", raw("Div"), [GEN, COL]),
+    case("DivNoNan", tf.div_no_nan, [GEN, POS]),
+    case("MulNoNan", tf.math.multiply_no_nan, [GEN, ROW]),
+    case("FloorDiv", tf.floordiv, [GEN, POS]),
+    case("TruncateDiv", raw("TruncateDiv"), [GEN, POS]),
+    case("FloorMod", tf.floormod, [GEN, np.array([[0.7, 0.9, 1.1], [1.3, 0.45, 0.8]])]),
+    case("Pow", tf.pow, [POS, GEN]),
+    case("Pow_scalar_exponent", tf.pow, [POS, 2.5]),
+    case("Maximum", tf.maximum, [GEN, ROW]),
+    case("Minimum", tf.minimum, [GEN, COL]),
+    case("SquaredDifference", tf.squared_difference, [GEN, ROW]),
+    case("SquaredDifference_same", tf.squared_difference, [GEN, POS]),
+    case("Atan2", tf.atan2, [GEN, POS]),
+    case("Xlogy", tf.math.xlogy, [GEN, ROW + 2.0]),
+    case("Xlog1py", tf.math.xlog1py, [GEN, POS]),
+    case("Xdivy", tf.math.xdivy, [GEN, COL]),
+    # reductions and scans
+    case("Sum", tf.reduce_sum, [GEN]),
+    case("Sum_axis", lambda x: tf.reduce_sum(x, [0, 2]), [TRIPLE]),
+    case("Sum_keepdims", lambda x: tf.reduce_sum(x, -1, keepdims=True), [GEN]),
+    case("Sum_dynamic", lambda x: tf.reduce_sum(x, 1), [GEN], static=[[None, 3]]),
+    case("Sum_dynamic_all", tf.reduce_sum, [GEN], static=[[None, None]]),
+    case("Mean", tf.reduce_mean, [GEN]),
+    case("Mean_axis", lambda x: tf.reduce_mean(x, 1), [TRIPLE]),
+    case("Mean_dynamic", lambda x: tf.reduce_mean(x, 0), [GEN], static=[[None, 3]]),
+    case("Prod", lambda x: tf.reduce_prod(x, 1), [GEN]),
+    case("Prod_zeros", lambda x: tf.reduce_prod(x, 1), [WITH_ZERO]),
+    case("Prod_all_keepdims", lambda x: tf.reduce_prod(x, keepdims=True), [POS]),
+    case("Prod_dynamic", lambda x: tf.reduce_prod(x, [0, 2]), [TRIPLE],
+         static=[[None, 3, None]]),
+    case("Max", lambda x: tf.reduce_max(x, 1), [GEN]),
+    case("Min", lambda x: tf.reduce_min(x, 0, keepdims=True), [GEN]),
+    case("EuclideanNorm", lambda x: tf.math.reduce_euclidean_norm(x, 1), [GEN]),
+    case("EuclideanNorm_keepdims",
+         lambda x: tf.math.reduce_euclidean_norm(x, 0, keepdims=True), [GEN]),
+    case("ArgMax", lambda x: tf.cast(tf.argmax(x, 1), tf.float64) * x[:, 0], [GEN]),
+    case("Cumsum", lambda x: tf.cumsum(x, 1), [GEN]),
+    case("Cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True),
+         [GEN]),
+    case("Cumprod", lambda x: tf.cumprod(x, 1), [POS]),
+    case("Cumprod_exclusive_reverse",
+         lambda x: tf.cumprod(x, 1, exclusive=True, reverse=True), [POS]),
+    # products and sums of many
+    case("MatMul", tf.matmul, [MAT_A, MAT_B]),
+    case("MatMul_transpose_a", lambda a, b: tf.matmul(a, b, transpose_a=True), [MAT_A.T, MAT_B]),
+    case("MatMul_transpose_b", lambda a, b: tf.matmul(a, b, transpose_b=True), [MAT_A, MAT_B.T]),
+    case("MatMul_transpose_ab", lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+         [MAT_A.T, MAT_B.T]),
+    case("BatchMatMulV2", tf.matmul, [TRIPLE[:, :, :3], R.uniform(-1, 1, (2, 3, 2))]),
+    case("BatchMatMulV2_broadcast", tf.matmul, [TRIPLE, MAT_B.T]),
+    case("BatchMatMulV2_adjoint",
+         lambda a, b: tf.matmul(a, b, adjoint_a=True, adjoint_b=True),
+         [TRIPLE, R.uniform(-1, 1, (1, 2, 3))]),
+    case("BatchMatMul", raw("BatchMatMul", adj_y=True), [TRIPLE, R.uniform(-1, 1, (2, 5, 4))]),
+    case("BatchMatMulV3", raw("BatchMatMulV3", Tout=tf.float64, adj_x=True),
+         [TRIPLE, R.uniform(-1, 1, (2, 3, 2))]),
+    case("AddN", lambda a, b: tf.add_n([a, b, a]), [GEN, POS]),
+    # segment reductions
+    case("SegmentSum", _seg(tf.segment_sum, IDS), [ROWS]),
+    case("SegmentMean", _seg(tf.segment_mean, np.array([0, 0, 1, 3], np.int32)), [ROWS]),
+    case("SegmentMax", _seg(tf.segment_max, IDS), [ROWS]),
+    case("SegmentMin", _seg(tf.segment_min, IDS), [ROWS]),
+    case("SegmentProd", _seg(tf.segment_prod, IDS), [ROWS]),
+    case("SegmentProd_zeros", _seg(tf.segment_prod, IDS), [ROWS_ZERO]),
+    case("UnsortedSegmentSum", _seg(tf.unsorted_segment_sum, UIDS, 3), [ROWS]),
+    case("UnsortedSegmentMax", _seg(tf.unsorted_segment_max, UIDS, 3), [ROWS]),
+    case("UnsortedSegmentMin", _seg(tf.unsorted_segment_min, UIDS, 3), [ROWS]),
+    case("UnsortedSegmentProd", _seg(tf.unsorted_segment_prod, UIDS, 3), [ROWS]),
+    case("UnsortedSegmentProd_zeros", _seg(tf.unsorted_segment_prod, UIDS, 3), [ROWS_ZERO]),
+    # complex numbers, as real functions of the real and imaginary parts
+    case("Complex", lambda re, im: tf.real(tf.complex(re, im) * tf.complex(im, re)),
+         [GEN, ROW]),
+    case("Real", real_view(lambda z: tf.real(z * z)), [GEN, POS]),
+    case("Imag", real_view(lambda z: tf.imag(z * z)), [GEN, POS]),
+    case("Conj", real_view(lambda z: tf.conj(z) * z * z), [GEN, POS]),
+    case("ComplexAbs", real_view(tf.abs), [GEN, POS]),
+    case("Mul_complex", real_view(lambda z: z * tf.constant([1 + 2j, -0.5j, 3.0])),
+         [GEN, POS]),
+    case("Square_complex", real_view(tf.square), [GEN, POS]),
+]
+
+# Op types of the math modules with no gradient here, and why.
+WITHOUT_GRADIENT = {
+    "Mod": "TensorFlow registers none", "TruncateMod": "TensorFlow registers none",
+    "Qr": "needs triangular solves (linear algebra area)",
+    "Digamma": "needs the Polygamma op", "All": "bool", "Any": "bool",
+    "IsNan": "bool output", "IsInf": "bool output", "IsFinite": "bool output",
+    "ListDiff": "integer", "BroadcastGradientArgs": "integer",
+}
+
+MATH_OP_TYPES = {
+    "Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log", "Log1p", "Sin",
+    "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh",
+    "Sigmoid", "Erf", "Erfc", "Lgamma", "Digamma", "Floor", "Ceil", "Rint", "Round",
+    "Reciprocal", "Inv", "IsNan", "IsInf", "IsFinite", "Invert", "Conj", "Real", "Imag",
+    "ComplexAbs", "Complex", "AddV2", "Add", "Sub", "Mul", "RealDiv", "Div", "FloorDiv",
+    "TruncateDiv", "FloorMod", "Mod", "TruncateMod", "Pow", "Maximum", "Minimum",
+    "SquaredDifference", "Atan2", "Xlogy", "Xlog1py", "Xdivy", "DivNoNan", "MulNoNan",
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
+    "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Sum", "Mean",
+    "Prod", "Max", "Min", "EuclideanNorm", "All", "Any", "ArgMax", "ArgMin", "Cumsum",
+    "Cumprod", "MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Qr", "AddN",
+    "SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd",
+    "UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd",
+    "TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "InvGrad",
+    "ListDiff",
+}
+
+
+def _build(c):
+    static = c.static or [list(v.shape) for v in c.inputs]
+    phs = [tf.placeholder(tf.as_dtype(v.dtype), s) for v, s in zip(c.inputs, static)]
+    return phs, c.fn(*phs)
+
+
+def _gradient_error(c, i, phs, y, values):
+    y_shape = list(tf.get_default_session().run(y, dict(zip(phs, values))).shape)
+    others = {p: v for j, (p, v) in enumerate(zip(phs, values)) if j != i}
+    return tf.test.compute_gradient_error(phs[i], list(values[i].shape), y, y_shape,
+                                          x_init_value=values[i], delta=1e-5,
+                                          extra_feed_dict=others)
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
+def test_gradient_matches_finite_differences(c):
+    with tf.Graph().as_default():
+        phs, y = _build(c)
+        with tf.Session():
+            for i in c.grad:
+                err = _gradient_error(c, i, phs, y, c.inputs)
+                assert err < 1e-7, (c.id, i, err)
+
+
+def _op_types_of(c):
+    g = tf.Graph()
+    with g.as_default():
+        _build(c)
+    return {op.type for op in g.get_operations()}
+
+
+def test_every_math_op_type_is_classified():
+    missing = sorted(t for t in MATH_OP_TYPES if not registry.is_registered(t))
+    assert not missing, f"op types gone from the registry: {missing}"
+    exercised = set().union(*(_op_types_of(c) for c in CASES))
+    for op_type in sorted(MATH_OP_TYPES):
+        found, fn = registry.get_gradient(op_type)
+        if op_type in WITHOUT_GRADIENT:
+            assert not found, f"{op_type} now has a gradient: add it to CASES"
+        elif fn is None:
+            assert found, f"{op_type} has no gradient and is not in WITHOUT_GRADIENT"
+        else:
+            assert op_type in exercised, f"the gradient of {op_type} is not in CASES"
+
+
+@pytest.mark.parametrize("op_type", ["Less", "Equal", "LogicalAnd", "BitwiseAnd", "Invert"])
+def test_not_differentiable_ops_give_none(op_type):
+    assert registry.get_gradient(op_type) == (True, None)
+
+
+def test_integer_inputs_get_no_gradient():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        n = tf.placeholder(tf.int32, [3])
+        y = tf.reduce_sum(x * tf.cast(n, tf.float64)) + tf.cast(tf.reduce_sum(n * n),
+                                                                  tf.float64)
+        gx, gn = tf.gradients(y, [x, n])
+        assert gn is None
+        with tf.Session() as sess:
+            got = sess.run(gx, {x: [1.0, 2.0, 3.0], n: [4, 5, 6]})
+    np.testing.assert_array_equal(got, [4.0, 5.0, 6.0])
+
+
+def test_op_without_gradient_raises_lookup_error():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [3])
+        y = tf.truncatemod(x, 2.0)
+        with pytest.raises(LookupError, match="TruncateMod"):
+            tf.gradients(y, x)
