@@ -93,6 +93,9 @@ _LAZY = {
     "make_tensor_proto": ("trainflow.formats.tensor_proto", "make_tensor_proto"),
     "make_ndarray": ("trainflow.formats.tensor_proto", "make_ndarray"),
     "import_graph_def": ("trainflow.framework.graph_def", "import_graph_def"),
+    "dynamic_partition": ("trainflow.ops.nn_partition_ops", "dynamic_partition"),
+    "dynamic_stitch": ("trainflow.ops.nn_partition_ops", "dynamic_stitch"),
+    "parallel_dynamic_stitch": ("trainflow.ops.nn_partition_ops", "parallel_dynamic_stitch"),
 }
 
 

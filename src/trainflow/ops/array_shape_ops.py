@@ -5,7 +5,7 @@ import numpy as np
 from trainflow.framework import dtypes
 from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.tensor_shape import TensorShape, as_shape
 from trainflow.ops.array_shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim,
@@ -75,6 +75,10 @@ def _rank_kernel(x):
 
 register_op("Rank", inputs=["input: T"], outputs=["output: int32"], attrs=["T: type"],
             shape_fn=lambda op: [TensorShape(())], kernel=_rank_kernel)
+
+
+for _op_type in ("Shape", "ShapeN", "Size", "Rank"):
+    NotDifferentiable(_op_type)
 
 
 @tensor_util.register_constant_value("Shape")
@@ -251,6 +255,40 @@ def _reshape_value(op, index, partial):
         return value.reshape(new_shape.tolist())
     except (ValueError, TypeError):
         return None
+
+
+def dense_gradient(grad):
+    """`grad` as a dense Tensor: an IndexedSlices is summed into its dense shape
+    (UnsortedSegmentSum, as TF's gradients densify without a warning).
+
+    Raises:
+      ValueError: for an IndexedSlices without dense_shape.
+    """
+    from trainflow.framework.indexed_slices import IndexedSlices
+    if not isinstance(grad, IndexedSlices):
+        return grad
+    if grad.dense_shape is None:
+        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
+                         f"{grad}")
+    from trainflow.ops.math_ops import unsorted_segment_sum
+    return unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
+
+
+@RegisterGradient("Reshape")
+def _reshape_grad(op, grad):
+    """Reshapes the gradient back; one unknown input size becomes -1 (no Shape op)."""
+    dims = dims_of(op.inputs[0])
+    if dims is not None and None in dims and 0 not in dims and dims.count(None) == 1:
+        return reshape(dense_gradient(grad), [-1 if d is None else d for d in dims]), None
+    return reshape(dense_gradient(grad), shape(op.inputs[0])), None
+
+
+def _reshape_to_input(op, grad):
+    return reshape(dense_gradient(grad), shape(op.inputs[0]))
+
+
+RegisterGradient("ExpandDims")(lambda op, grad: (_reshape_to_input(op, grad), None))
+RegisterGradient("Squeeze")(_reshape_to_input)
 
 
 def reshape(tensor, shape, name=None):  # noqa: F811 - TF's argument name
@@ -484,6 +522,25 @@ register_op("BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T"
             attrs=["T: {int32, int64} = DT_INT32"],
             shape_fn=lambda op: [TensorShape([None]), TensorShape([None])],
             kernel=_broadcast_gradient_args_kernel)
+
+
+NotDifferentiable("BroadcastGradientArgs")
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    """Sums the gradient over the broadcast axes and reshapes it to the input's shape."""
+    from trainflow.ops.constant_op import constant
+    from trainflow.ops.math_ops import reduce_sum
+    target = op.inputs[1]
+    shape_dtype = target.dtype.base_dtype
+    input_shape = shape(op.inputs[0], out_type=shape_dtype)
+    static = tensor_util.constant_value(target)
+    if static is not None and (static >= 0).all():
+        target = constant(static.tolist(), dtype=shape_dtype)
+    axes = apply_op("BroadcastGradientArgs", s0=target, s1=input_shape).outputs[1]
+    summed = reduce_sum(grad, axis=axes, keepdims=True)
+    return reshape(summed, input_shape), None
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
