@@ -1,9 +1,9 @@
-"""Rearranging: Tile, Pad, PadV2, MirrorPad, Transpose, ConjugateTranspose, ReverseV2 and
-ReverseSequence."""
+"""Rearranging: Tile, Pad, PadV2, MirrorPad (and MirrorPadGrad), Transpose,
+ConjugateTranspose, ReverseV2 and ReverseSequence, with their gradients."""
 import numpy as np
 
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.tensor import Tensor
 from trainflow.ops.array_shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim,
@@ -48,6 +48,29 @@ def _tile_kernel(x, multiples):
 register_op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
             attrs=["T: type", "Tmultiples: {int32, int64} = DT_INT32"], shape_fn=_tile_shape,
             kernel=_tile_kernel)
+
+
+@RegisterGradient("Tile")
+def _tile_grad(op, grad):
+    """Sums the gradient over the copies: reshape to [m0, d0, m1, d1, ...] (multiples
+    interleaved with the input sizes) and reduce the even axes."""
+    from trainflow.framework.indexed_slices import IndexedSlices
+    from trainflow.ops.array_cast_ops import cast
+    from trainflow.ops.array_create_ops import range as range_
+    from trainflow.ops.array_join_ops import concat, stack
+    from trainflow.ops.array_shape_ops import reshape, shape, size
+    from trainflow.ops.math_ops import mod, reduce_sum, unsorted_segment_sum
+    input_shape = shape(op.inputs[0], out_type=op.inputs[1].dtype.base_dtype)
+    split_shape = reshape(transpose(stack([op.inputs[1], input_shape])), [-1])
+    axes = range_(0, size(split_shape), 2)
+    if isinstance(grad, IndexedSlices):
+        # Fold the rows of the sparse gradient onto the input's first dimension first.
+        rows = cast(input_shape[0], grad.indices.dtype.base_dtype)
+        grad = unsorted_segment_sum(grad.values, mod(grad.indices, rows), rows)
+        split_shape = concat([[1], split_shape[1:]], axis=0)
+    input_grad = reduce_sum(reshape(grad, split_shape), axes)
+    input_grad.set_shape(op.inputs[0].shape)
+    return input_grad, None
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -128,6 +151,84 @@ register_op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"], outputs=["o
             attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32",
                    "mode: {'REFLECT', 'SYMMETRIC'}"],
             shape_fn=_pad_shape, kernel=_mirror_pad_kernel)
+
+
+def _pad_grad(op, grad):
+    """The gradient of the unpadded region: a Slice at the leading paddings."""
+    from trainflow.ops.array_join_ops import stack
+    from trainflow.ops.array_shape_ops import rank, reshape, shape
+    from trainflow.ops.array_slice_ops import slice as slice_
+    x, paddings = op.inputs[0], op.inputs[1]
+    pad_before = slice_(paddings, [0, 0], stack([rank(x), 1]))
+    begin = reshape(pad_before, [-1])
+    sizes = shape(x, out_type=begin.dtype.base_dtype)
+    x_grad = slice_(grad, begin, sizes)
+    return (x_grad, None, None) if len(op.inputs) == 3 else (x_grad, None)
+
+
+RegisterGradient("Pad")(_pad_grad)
+RegisterGradient("PadV2")(_pad_grad)
+
+
+def _mirror_pad_grad_shape(op):
+    src = dims_of(op.inputs[0])
+    pads = with_rank(dims_of(op.inputs[1]), 2)
+    merge_dim(pads[1], 2)
+    if pads[0] is not None:
+        src = with_rank(src, pads[0])
+    value = static_value(op.inputs[1])
+    if src is None:
+        return [UNKNOWN]
+    if value is None:
+        return [shape_of((None,) * len(src))]
+    src = with_rank(src, value.shape[0])
+    out = []
+    for d, (before, after) in zip(src, value.tolist()):
+        if before < 0 or after < 0:
+            raise ValueError("Paddings must be non-negative")
+        if d is not None and d < before + after:
+            raise ValueError(f"Paddings must be less than the input dimension size: "
+                             f"{before}, {after} vs. {d}")
+        out.append(None if d is None else d - before - after)
+    return [shape_of(out)]
+
+
+def _mirror_pad_grad_kernel(input, paddings, *, mode):  # noqa: A002 - TF's name
+    """Folds each mirrored border back onto the cells it copied, one dimension at a time."""
+    pads = _check_paddings(input, paddings)
+    edge = 1 if mode == b"REFLECT" else 0  # REFLECT does not repeat the border cell
+    out = input
+    for axis, (before, after) in enumerate(pads):
+        n = out.shape[axis] - before - after
+        if n < 0 or before + edge > n or after + edge > n:
+            raise invalid_argument(f"paddings must be less than the dimension size: {before}, "
+                                   f"{after} not less than {max(n, 0)}")
+        moved = np.moveaxis(out, axis, 0)
+        core = moved[before:before + n].copy()
+        if before:
+            core[edge:edge + before] += moved[before - 1::-1][:before]
+        if after:
+            core[n - edge - after:n - edge] += moved[:before + n - 1:-1][:after]
+        out = np.moveaxis(core, 0, axis)
+    return np.ascontiguousarray(out)
+
+
+register_op("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"], outputs=["output: T"],
+            attrs=["T: type", "Tpaddings: {int32, int64} = DT_INT32",
+                   "mode: {'REFLECT', 'SYMMETRIC'}"],
+            shape_fn=_mirror_pad_grad_shape, kernel=_mirror_pad_grad_kernel)
+
+
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op, grad):
+    return apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1],
+                    mode=op._attrs["mode"]).outputs[0], None
+
+
+@RegisterGradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, grad):
+    return apply_op("MirrorPad", input=grad, paddings=op.inputs[1],
+                    mode=op._attrs["mode"]).outputs[0], None
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
@@ -212,6 +313,19 @@ register_op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T
             kernel=_conjugate_transpose_kernel)
 
 
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    """Transposes the gradient by the inverse permutation."""
+    from trainflow.ops.array_gather_ops import invert_permutation
+    return transpose(grad, invert_permutation(op.inputs[1])), None
+
+
+@RegisterGradient("ConjugateTranspose")
+def _conjugate_transpose_grad(op, grad):
+    from trainflow.ops.array_gather_ops import invert_permutation
+    return transpose(grad, invert_permutation(op.inputs[1]), conjugate=True), None
+
+
 def transpose(a, perm=None, name="transpose", conjugate=False):
     """Permutes the dimensions of `a` (`tf.transpose`); the default perm reverses them.
 
@@ -266,6 +380,11 @@ def reverse(tensor, axis, name=None):
 
 
 reverse_v2 = reverse
+
+
+@RegisterGradient("ReverseV2")
+def _reverse_grad(op, grad):
+    return reverse(grad, op.inputs[1]), None
 
 
 def _reverse_sequence_shape(op):
@@ -323,3 +442,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         kwargs["seq_dim"] = seq_axis
     return apply_op("ReverseSequence", input=input, seq_lengths=seq_lengths, name=name,
                     **kwargs).outputs[0]
+
+
+@RegisterGradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    """Reversing the same prefixes again puts the gradient back in place."""
+    return reverse_sequence(grad, op.inputs[1], seq_axis=op._attrs["seq_dim"],
+                            batch_axis=op._attrs["batch_dim"]), None

@@ -44,7 +44,8 @@ def build_model(tf, n_inputs, n_hidden, n_classes, learning_rate):
             "global_step": global_step, "init": tf.global_variables_initializer()}
 
 
-def _progress(epoch, epochs, done, total, loss, width=30, stream=sys.stdout):
+def _progress(epoch, epochs, done, total, loss, width=30, stream=None):
+    stream = stream or sys.stdout
     filled = int(width * done / total)
     bar = "#" * filled + "-" * (width - filled)
     stream.write(f"\repoch {epoch:>2}/{epochs} [{bar}] {done:>4}/{total} loss {loss:.4f}")
