@@ -35,7 +35,8 @@ def test_custom_layer_scopes_weights_losses_updates():
         assert [v.op.name for v in layer.non_trainable_weights] == ["scale_layer/counter"]
         assert [v.op.name for v in tf.trainable_variables()] == ["scale_layer/w"]
         assert [t.name for t in layer.losses] == ["scale_layer/w/Regularizer/Sum:0"]
-        assert [o.name for o in layer.updates] == ["scale_layer/AssignAdd", "scale_layer/AssignAdd_1"]
+        assert [o.name for o in layer.updates] == ["scale_layer/AssignAdd",
+                                                   "scale_layer/AssignAdd_1"]
         assert tf.get_collection(tf.GraphKeys.UPDATE_OPS) == layer.updates
         assert (y.name, y2.name) == ("scale_layer/mul:0", "scale_layer/mul_1:0")
         assert layer.count_params() == 4

@@ -90,8 +90,8 @@ def test_dense_non_trainable_and_constraint():
         layer = tf.layers.Dense(2, trainable=False, kernel_constraint=lambda w: w)
         layer(tf.zeros([1, 3]))
         assert layer.trainable_variables == []
-        assert [v.op.name for v in layer.non_trainable_variables] == ["dense/kernel",
-                                                                       "dense/bias"]
+        names = [v.op.name for v in layer.non_trainable_variables]
+        assert names == ["dense/kernel", "dense/bias"]
         assert tf.trainable_variables() == []
         assert layer.kernel.constraint is not None
 

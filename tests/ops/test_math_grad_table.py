@@ -25,7 +25,7 @@ def case(id_, fn, inputs, grad=None, static=None):
     inputs = [np.asarray(v, dtype=np.float64) if not isinstance(v, np.ndarray) or
               v.dtype.kind == "f" else v for v in inputs]
     if grad is None:
-        grad = tuple(i for i, v in enumerate(inputs) if v.dtype.kind == "f")
+        grad = tuple(i for i, v in enumerate(inputs) if v.dtype.kind in "fc")
     return Case(id_, fn, inputs, grad, static)
 
 
@@ -39,14 +39,9 @@ def raw(op_type, **attrs):
     return fn
 
 
-def real_view(fn):
-    """fn on complex numbers, seen as a real function of (re, im) -> (re, im) parts."""
-    def wrapped(re, im):
-        out = fn(tf.complex(re, im))
-        if out.dtype.is_complex:
-            return tf.stack([tf.real(out), tf.imag(out)])
-        return out
-    return wrapped
+def from_parts(fn):
+    """fn on complex numbers built from real inputs (re, im)."""
+    return lambda re, im: fn(tf.complex(re, im))
 
 
 R = np.random.RandomState(7)
@@ -160,7 +155,8 @@ CASES = [
     case("EuclideanNorm", lambda x: tf.math.reduce_euclidean_norm(x, 1), [GEN]),
     case("EuclideanNorm_keepdims",
          lambda x: tf.math.reduce_euclidean_norm(x, 0, keepdims=True), [GEN]),
-    case("ArgMax", lambda x: tf.cast(tf.argmax(x, 1), tf.float64) * x[:, 0], [GEN]),
+    case("ArgMax", lambda x: tf.cast(tf.argmax(x, 1), tf.float64) * tf.reduce_sum(x, 1),
+         [GEN]),
     case("Cumsum", lambda x: tf.cumsum(x, 1), [GEN]),
     case("Cumsum_exclusive_reverse", lambda x: tf.cumsum(x, 0, exclusive=True, reverse=True),
          [GEN]),
@@ -194,16 +190,19 @@ CASES = [
     case("UnsortedSegmentMin", _seg(tf.unsorted_segment_min, UIDS, 3), [ROWS]),
     case("UnsortedSegmentProd", _seg(tf.unsorted_segment_prod, UIDS, 3), [ROWS]),
     case("UnsortedSegmentProd_zeros", _seg(tf.unsorted_segment_prod, UIDS, 3), [ROWS_ZERO]),
-    # complex numbers, as real functions of the real and imaginary parts
-    case("Complex", lambda re, im: tf.real(tf.complex(re, im) * tf.complex(im, re)),
-         [GEN, ROW]),
-    case("Real", real_view(lambda z: tf.real(z * z)), [GEN, POS]),
-    case("Imag", real_view(lambda z: tf.imag(z * z)), [GEN, POS]),
-    case("Conj", real_view(lambda z: tf.conj(z) * z * z), [GEN, POS]),
-    case("ComplexAbs", real_view(tf.abs), [GEN, POS]),
-    case("Mul_complex", real_view(lambda z: z * tf.constant([1 + 2j, -0.5j, 3.0])),
-         [GEN, POS]),
-    case("Square_complex", real_view(tf.square), [GEN, POS]),
+    # complex numbers (the checker takes complex values as pairs of reals)
+    case("Complex", lambda re, im: tf.complex(re, im) * tf.complex(im, re), [GEN, ROW]),
+    case("Real", from_parts(lambda z: tf.real(z * z)), [GEN, POS]),
+    case("Imag", from_parts(lambda z: tf.imag(z * z)), [GEN, POS]),
+    case("Conj", tf.conj, [GEN + 1j * POS]),
+    case("ComplexAbs", tf.abs, [GEN + 1j * POS]),
+    case("Mul_complex", tf.multiply, [GEN + 1j * POS, ROW - 0.5j]),
+    case("RealDiv_complex", tf.truediv, [GEN + 1j * POS, POS2 + 0.5j]),
+    case("Square_complex", tf.square, [GEN + 1j * POS]),
+    case("Exp_complex", tf.exp, [GEN + 1j * UNIT]),
+    case("Tanh_complex", tf.tanh, [0.5 * GEN + 0.3j * UNIT]),
+    case("Sum_complex", lambda z: tf.reduce_sum(z, 0), [GEN + 1j * POS]),
+    case("MatMul_complex", tf.matmul, [MAT_A + 1j * MAT_A[::-1], MAT_B - 2j * MAT_B]),
 ]
 
 # Op types of the math modules with no gradient here, and why.

@@ -206,10 +206,10 @@ class BatchNormalization(Layer):
                                             lambda: convert_to_tensor(1.0))
             else:
                 momentum = convert_to_tensor(self.momentum)
-            self.add_update(lambda: self._assign_moving_average(self.moving_mean, mean,
-                                                                 momentum))
-            self.add_update(lambda: self._assign_moving_average(self.moving_variance,
-                                                                 variance, momentum))
+            self.add_update(
+                lambda: self._assign_moving_average(self.moving_mean, mean, momentum))
+            self.add_update(
+                lambda: self._assign_moving_average(self.moving_variance, variance, momentum))
         return output
 
     def _broadcast_fn(self, ndims, reduction_axes, input_shape):

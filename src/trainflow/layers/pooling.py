@@ -66,27 +66,40 @@ class _Pooling(Layer):
         return TensorShape([dims[0], dims[1]] + out if first else [dims[0]] + out + [dims[-1]])
 
 
-def _pooling_class(rank, pool_fn, class_name, doc):
-    def __init__(self, pool_size, strides=None, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        _Pooling.__init__(self, rank, pool_fn, pool_size, strides=strides, padding=padding,
-                          data_format=data_format, name=name, **kwargs)
-    return type(class_name, (_Pooling,), {"__init__": __init__, "__doc__": doc,
-                                          "__module__": __name__})
+class MaxPooling1D(_Pooling):
+    """Max pooling over [batch, steps, channels] (`tf.layers.MaxPooling1D`); arguments
+    as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(1, "max", pool_size, strides, padding, data_format, name, **kwargs)
 
 
-MaxPooling1D = _pooling_class(1, "max", "MaxPooling1D",
-                              "Max pooling over [batch, steps, channels] (`tf.layers."
-                              "MaxPooling1D`); arguments as `_Pooling`.")
-AveragePooling1D = _pooling_class(1, "avg", "AveragePooling1D",
-                                  "Average pooling over [batch, steps, channels] (`tf.layers."
-                                  "AveragePooling1D`); arguments as `_Pooling`.")
-MaxPooling2D = _pooling_class(2, "max", "MaxPooling2D",
-                              "2-D max pooling (`tf.layers.MaxPooling2D`); arguments as "
-                              "`_Pooling`.")
-AveragePooling2D = _pooling_class(2, "avg", "AveragePooling2D",
-                                  "2-D average pooling (`tf.layers.AveragePooling2D`); "
-                                  "arguments as `_Pooling`.")
+class AveragePooling1D(_Pooling):
+    """Average pooling over [batch, steps, channels] (`tf.layers.AveragePooling1D`);
+    arguments as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(1, "avg", pool_size, strides, padding, data_format, name, **kwargs)
+
+
+class MaxPooling2D(_Pooling):
+    """2-D max pooling (`tf.layers.MaxPooling2D`); arguments as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(2, "max", pool_size, strides, padding, data_format, name, **kwargs)
+
+
+class AveragePooling2D(_Pooling):
+    """2-D average pooling (`tf.layers.AveragePooling2D`); arguments as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(2, "avg", pool_size, strides, padding, data_format, name, **kwargs)
+
+
 MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, MaxPooling2D,
                                               AveragePooling2D)
 

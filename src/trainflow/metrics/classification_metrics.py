@@ -252,8 +252,8 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
                              "should be 'trapezoidal', 'careful_interpolation', 'minoring', "
                              "or 'majoring'.")
         if curve == "PR" and summation_method == "trapezoidal":
-            tf_logging.warning('Trapezoidal rule is known to produce incorrect PR-AUCs; please '
-                         'switch to "careful_interpolation" instead.')
+            tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                               'please switch to "careful_interpolation" instead.')
         if thresholds is not None:
             inner = sorted(thresholds)
             num_thresholds = len(inner) + 2

@@ -68,13 +68,14 @@ def squeeze_inputs(predictions, labels, weights):
     w_rank_t = _a().rank(weights)
     rank_diff = w_rank_t - _a().rank(predictions)
     w = weights
+    # A last axis known not to be 1 is never squeezed.
+    can_squeeze = w_rank is None or weights.shape.dims[-1].is_compatible_with(1)
 
     def maybe_expand():
         return cond(_m().equal(rank_diff, -1), lambda: _a().expand_dims(w, [-1]), lambda: w)
-    if w_rank is not None and not weights.shape.dims[-1].is_compatible_with(1):
-        maybe_squeeze = lambda: w  # noqa: E731
-    else:
-        maybe_squeeze = lambda: _a().squeeze(w, [-1])  # noqa: E731
+
+    def maybe_squeeze():
+        return _a().squeeze(w, [-1]) if can_squeeze else w
 
     def maybe_adjust():
         return cond(_m().equal(rank_diff, 1), maybe_squeeze, maybe_expand)

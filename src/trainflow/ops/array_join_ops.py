@@ -1,4 +1,5 @@
-"""Joining and splitting: ConcatV2 (and Concat), Pack, Unpack, Split, SplitV."""
+"""Joining and splitting: ConcatV2 (and Concat), Pack, Unpack, Split, SplitV.
+Their gradients (and the ConcatOffset op) are in `array_join_grad`."""
 import numpy as np
 
 from trainflow.framework import dtypes
@@ -421,3 +422,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return apply_op("SplitV", value=value, size_splits=size_splits, split_dim=axis,
                     num_split=num, name=name).outputs
+
+
+# Gradients of the ops above (they call this module's functions).
+from trainflow.ops import array_join_grad  # noqa: E402,F401

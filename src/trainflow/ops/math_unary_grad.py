@@ -19,32 +19,40 @@ _GRAD_TYPES = "{bfloat16, half, float, double, complex64, complex128}"
 
 
 # -- the *Grad op types: z = f(y, dy) -------------------------------------------------------
-def _conj_if_complex(v):
+# The gradient functions pass conj(y) to TanhGrad/SigmoidGrad, while SqrtGrad, RsqrtGrad
+# and ReciprocalGrad conjugate y themselves; these three also give 0 wherever dy is 0
+# (even where y is inf or nan), as TensorFlow's kernels do.
+def _conj(v):
     return np.conjugate(v) if v.dtype.kind == "c" else v
 
 
+def _zero_where_no_gradient(dy, z):
+    return np.where(dy == 0, np.zeros((), z.dtype), z)
+
+
 def _tanh_grad(y, dy):
-    one = y.dtype.type(1)
-    return dy * _conj_if_complex(one - y * y)
+    return dy * (y.dtype.type(1) - y * y)
 
 
 def _sigmoid_grad(y, dy):
-    one = y.dtype.type(1)
-    return dy * _conj_if_complex(y * (one - y))
+    return dy * y * (y.dtype.type(1) - y)
 
 
 def _sqrt_grad(y, dy):
-    half = y.dtype.type(0.5)
-    return dy * _conj_if_complex(half / y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _zero_where_no_gradient(dy, y.dtype.type(0.5) * dy / _conj(y))
 
 
 def _rsqrt_grad(y, dy):
-    factor = y.dtype.type(-0.5)
-    return dy * _conj_if_complex(factor * y * y * y)
+    cy = _conj(y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _zero_where_no_gradient(dy, y.dtype.type(-0.5) * (dy * cy) * (cy * cy))
 
 
 def _reciprocal_grad(y, dy):
-    return -dy * _conj_if_complex(y * y)
+    cy = _conj(y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _zero_where_no_gradient(dy, -(cy * cy) * dy)
 
 
 def _register_grad_op(op_type, kernel):

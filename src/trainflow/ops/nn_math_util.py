@@ -3,8 +3,8 @@
 
 def broadcast_mul(vec, mat):
     """vec[..., None] * mat: scales each row of `mat` by the matching entry of `vec`."""
-    from trainflow.ops import array_ops, math_ops
-    return math_ops.multiply(array_ops.expand_dims(vec, -1), mat)
+    from trainflow.ops import array_ops
+    return array_ops.expand_dims(vec, -1) * mat  # the operator names it "mul", as TF
 
 
 def sum_rows(x):

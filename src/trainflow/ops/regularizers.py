@@ -75,7 +75,7 @@ def l1(l=0.01):  # noqa: E741 - Keras's argument name
     return L1L2(l1=l)
 
 
-def l2(l=0.01):  # noqa: E741
+def l2(l=0.01):  # noqa: E741 - Keras's argument name
     """A Keras-style L2 regularizer: `l * sum(x**2)`."""
     return L1L2(l2=l)
 

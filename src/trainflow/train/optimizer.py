@@ -137,7 +137,6 @@ class Optimizer:
           ValueError: if there are no pairs or no gradient is given.
         """
         from trainflow.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
-        from trainflow.framework.tensor_conversion import convert_to_tensor
         from trainflow.ops import state_ops, variables
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
@@ -178,9 +177,7 @@ class Optimizer:
             else:
                 with graph.control_dependencies([self._finish(update_ops, "update")]):
                     with graph.colocate_with(global_step.op):
-                        apply_updates = state_ops.assign_add(
-                            global_step, convert_to_tensor(1, dtype=global_step.dtype.base_dtype),
-                            name=scope)
+                        apply_updates = state_ops.assign_add(global_step, 1, name=scope)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
             train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
