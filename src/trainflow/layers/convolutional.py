@@ -8,15 +8,14 @@ from trainflow.framework import dtypes
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
+from trainflow.ops import init_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "Convolution1D", "Convolution2D",
            "Convolution2DTranspose", "Deconvolution2D", "conv1d", "conv2d", "conv2d_transpose",
            "convolution1d", "convolution2d", "convolution2d_transpose", "deconvolution2d"]
 
 
-def _zeros():
-    from trainflow.ops import init_ops
-    return init_ops.zeros_initializer()
+_ZEROS = init_ops.zeros_initializer()
 
 
 class _Conv(Layer):
@@ -38,7 +37,7 @@ class _Conv(Layer):
 
     def __init__(self, rank, filters, kernel_size, strides=1, padding="valid",
                  data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name,
@@ -61,7 +60,7 @@ class _Conv(Layer):
         self.activation = utils.get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = utils.get_initializer(kernel_initializer)
-        self.bias_initializer = utils.get_initializer(bias_initializer) or _zeros()
+        self.bias_initializer = utils.get_initializer(bias_initializer)
         self.kernel_regularizer = utils.get_regularizer(kernel_regularizer)
         self.bias_regularizer = utils.get_regularizer(bias_regularizer)
         self.kernel_constraint = utils.get_constraint(kernel_constraint)
@@ -144,7 +143,7 @@ class Conv1D(_Conv):
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid",
                  data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(1, filters, kernel_size, strides, padding, data_format, dilation_rate,
@@ -159,7 +158,7 @@ class Conv2D(_Conv):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", dilation_rate=(1, 1), activation=None,
-                 use_bias=True, kernel_initializer=None, bias_initializer=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=_ZEROS,
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
                  **kwargs):
@@ -178,7 +177,7 @@ class Conv2DTranspose(Conv2D):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(filters, kernel_size, strides, padding, data_format, (1, 1),
@@ -233,7 +232,7 @@ def _conv_kwargs(activation, use_bias, kernel_initializer, bias_initializer,
 
 def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
            data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
-           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
            bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional `Conv1D` (`tf.layers.conv1d`); returns the output tensor."""
@@ -247,7 +246,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
-           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
            bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional `Conv2D` (`tf.layers.conv2d`); returns the output tensor."""
@@ -261,7 +260,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
 
 def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                      data_format="channels_last", activation=None, use_bias=True,
-                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     kernel_initializer=None, bias_initializer=_ZEROS, kernel_regularizer=None,
                      bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """Functional `Conv2DTranspose` (`tf.layers.conv2d_transpose`); returns the output."""

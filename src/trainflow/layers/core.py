@@ -7,13 +7,12 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
+from trainflow.ops import init_ops
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
 
-def _zeros():
-    from trainflow.ops import init_ops
-    return init_ops.zeros_initializer()
+_ZEROS = init_ops.zeros_initializer()
 
 
 class Dense(Layer):
@@ -34,7 +33,7 @@ class Dense(Layer):
     """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
-                 bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+                 bias_initializer=_ZEROS, kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
                  trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name,
@@ -47,7 +46,7 @@ class Dense(Layer):
         self.activation = utils.get_activation(activation)
         self.use_bias = use_bias
         self.kernel_initializer = utils.get_initializer(kernel_initializer)
-        self.bias_initializer = utils.get_initializer(bias_initializer) or _zeros()
+        self.bias_initializer = utils.get_initializer(bias_initializer)
         self.kernel_regularizer = utils.get_regularizer(kernel_regularizer)
         self.bias_regularizer = utils.get_regularizer(bias_regularizer)
         self.kernel_constraint = utils.get_constraint(kernel_constraint)
@@ -106,7 +105,7 @@ class Dense(Layer):
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
-          bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+          bias_initializer=_ZEROS, kernel_regularizer=None, bias_regularizer=None,
           activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
           trainable=True, name=None, reuse=None):
     """Functional `Dense` (`tf.layers.dense`): variables `<name or dense_N>/kernel` and

@@ -15,15 +15,15 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
+from trainflow.ops import init_ops
 
 __all__ = ["BatchNormalization", "BatchNorm", "batch_normalization"]
 
 _RENORM_KEYS = ("rmax", "rmin", "dmax")
 
 
-def _init(name):
-    from trainflow.ops import init_ops
-    return init_ops.ones_initializer() if name == "ones" else init_ops.zeros_initializer()
+_ZEROS = init_ops.zeros_initializer()
+_ONES = init_ops.ones_initializer()
 
 
 class BatchNormalization(Layer):
@@ -35,7 +35,8 @@ class BatchNormalization(Layer):
       epsilon: added to the variance.
       center, scale: learn beta / gamma.
       beta_initializer, gamma_initializer, moving_mean_initializer,
-      moving_variance_initializer: defaults zeros, ones, zeros, ones.
+      moving_variance_initializer: defaults zeros, ones, zeros, ones (None: the
+        scope's or get_variable's default).
       beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as Dense.
       renorm: batch renormalization (Ioffe 2017): extra `renorm_mean`/`renorm_stddev`
         moving statistics correct the batch statistics (not with fused).
@@ -52,8 +53,9 @@ class BatchNormalization(Layer):
     """
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                 beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
-                 moving_variance_initializer=None, beta_regularizer=None,
+                 beta_initializer=_ZEROS, gamma_initializer=_ONES,
+                 moving_mean_initializer=_ZEROS, moving_variance_initializer=_ONES,
+                 beta_regularizer=None,
                  gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None,
                  trainable=True, name=None, **kwargs):
@@ -69,12 +71,10 @@ class BatchNormalization(Layer):
         self.epsilon = epsilon
         self.center = center
         self.scale = scale
-        self.beta_initializer = utils.get_initializer(beta_initializer) or _init("zeros")
-        self.gamma_initializer = utils.get_initializer(gamma_initializer) or _init("ones")
-        self.moving_mean_initializer = (utils.get_initializer(moving_mean_initializer) or
-                                        _init("zeros"))
-        self.moving_variance_initializer = (
-            utils.get_initializer(moving_variance_initializer) or _init("ones"))
+        self.beta_initializer = utils.get_initializer(beta_initializer)
+        self.gamma_initializer = utils.get_initializer(gamma_initializer)
+        self.moving_mean_initializer = utils.get_initializer(moving_mean_initializer)
+        self.moving_variance_initializer = utils.get_initializer(moving_variance_initializer)
         self.beta_regularizer = utils.get_regularizer(beta_regularizer)
         self.gamma_regularizer = utils.get_regularizer(gamma_regularizer)
         self.beta_constraint = utils.get_constraint(beta_constraint)
@@ -157,11 +157,12 @@ class BatchNormalization(Layer):
         from trainflow.ops import math_ops
 
         def stddev_init(*args, **kwargs):
-            return math_ops.sqrt(self.moving_variance_initializer(*args, **kwargs))
+            variance_init = self.moving_variance_initializer or _ONES
+            return math_ops.sqrt(variance_init(*args, **kwargs))
         self.moving_stddev = self.add_weight("moving_stddev", param_shape, dtype=dtype,
                                              initializer=stddev_init, trainable=False)
         self.renorm_mean = self.add_weight("renorm_mean", param_shape, dtype=dtype,
-                                           initializer=_init("zeros"), trainable=False)
+                                           initializer=_ZEROS, trainable=False)
         self.renorm_stddev = self.add_weight("renorm_stddev", param_shape, dtype=dtype,
                                              initializer=stddev_init, trainable=False)
 
@@ -336,8 +337,8 @@ BatchNorm = BatchNormalization
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                        beta_initializer=None, gamma_initializer=None,
-                        moving_mean_initializer=None, moving_variance_initializer=None,
+                        beta_initializer=_ZEROS, gamma_initializer=_ONES,
+                        moving_mean_initializer=_ZEROS, moving_variance_initializer=_ONES,
                         beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                         gamma_constraint=None, training=False, trainable=True, name=None,
                         reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,

@@ -51,10 +51,7 @@ def _streaming_mean(values, weights, metrics_collections, updates_collections, n
                 m.reduce_sum(weights)
         update_total = state_ops.assign_add(total, values if elementwise else
                                             m.reduce_sum(values))
-        # The control edge only orders the count update after `values`; a fed
-        # Placeholder has nothing to order (and the executor would try to run it).
-        deps = [] if values.op.type == "Placeholder" else [values]
-        with control_dependencies(deps):
+        with control_dependencies([values]):
             update_count = state_ops.assign_add(count, num_values)
         value = m.div_no_nan(total, m.maximum(count, 0), name="value")
         add_to(metrics_collections, value)

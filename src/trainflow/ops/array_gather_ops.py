@@ -1,6 +1,7 @@
 """Indexing by index tensors and masks: GatherV2, Gather, GatherNd, ScatterNd, Where,
 Select, SelectV2, Unique, UniqueWithCounts, InvertPermutation, and gather, gather_nd,
-scatter_nd, where, boolean_mask, unique, invert_permutation."""
+scatter_nd, where, boolean_mask, unique, invert_permutation. Their gradients are in
+`array_gather_grad`."""
 import collections
 
 import numpy as np
@@ -8,7 +9,7 @@ import numpy as np
 from trainflow.framework import dtypes
 from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_shape import TensorShape, as_shape
@@ -528,8 +529,25 @@ register_op("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
             attrs=["T: {int32, int64} = DT_INT32"],
             shape_fn=lambda op: [shape_of(with_rank(dims_of(op.inputs[0]), 1))],
             kernel=_invert_permutation_kernel)
+NotDifferentiable("InvertPermutation")
+
+
+@tensor_util.register_constant_value("InvertPermutation")
+def _invert_permutation_value(op, index, partial):
+    # Static, so a transpose by the inverse of a constant perm has a static shape.
+    value = tensor_util.constant_value(op.inputs[0])
+    if value is None:
+        return None
+    try:
+        return _invert_permutation_kernel(value)
+    except Exception:  # noqa: BLE001 - a bad permutation has no static inverse
+        return None
 
 
 def invert_permutation(x, name=None):
     """The inverse of a permutation vector (`tf.invert_permutation`)."""
     return apply_op("InvertPermutation", x=x, name=name).outputs[0]
+
+
+# Gradients of the ops above (they call this module's functions).
+from trainflow.ops import array_gather_grad  # noqa: E402,F401

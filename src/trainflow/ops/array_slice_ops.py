@@ -1,4 +1,5 @@
-"""Slicing: Slice, StridedSlice (all five masks) and `Tensor.__getitem__`."""
+"""Slicing: Slice, StridedSlice (all five masks) and `Tensor.__getitem__`. Their
+gradients (and the StridedSliceGrad op) are in `array_slice_grad`."""
 import builtins
 import numbers
 
@@ -501,3 +502,6 @@ def _slice_helper(tensor, slice_spec, var=None):
 
 
 Tensor._override_operator("__getitem__", _slice_helper)
+
+# Gradients of the ops above, and the StridedSliceGrad op.
+from trainflow.ops import array_slice_grad  # noqa: E402,F401

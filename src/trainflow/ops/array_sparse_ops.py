@@ -4,7 +4,7 @@ import numpy as np
 
 from trainflow.framework import dtypes
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_shape import TensorShape, dimension_value
@@ -100,6 +100,18 @@ register_op("SparseToDense",
             shape_fn=_sparse_to_dense_shape, kernel=_sparse_to_dense_kernel)
 
 
+@RegisterGradient("SparseToDense")
+def _sparse_to_dense_grad(op, grad):
+    """Values get the gradient at their indices; the default value gets the rest."""
+    from trainflow.ops.array_create_ops import zeros_like
+    from trainflow.ops.array_gather_ops import gather_nd
+    from trainflow.ops.math_ops import reduce_sum
+    sparse_indices, output_shape = op.inputs[0], op.inputs[1]
+    values_grad = gather_nd(grad, sparse_indices)
+    default_grad = reduce_sum(grad) - reduce_sum(values_grad)
+    return [zeros_like(sparse_indices), zeros_like(output_shape), values_grad, default_grad]
+
+
 def _sparse_reorder_shape(op):
     idx = with_rank(dims_of(op.inputs[0]), 2)
     vals = with_rank(dims_of(op.inputs[1]), 1)
@@ -125,6 +137,19 @@ register_op("SparseReorder", inputs=["input_indices: int64", "input_values: T",
                                      "input_shape: int64"],
             outputs=["output_indices: int64", "output_values: T"], attrs=["T: type"],
             shape_fn=_sparse_reorder_shape, kernel=_sparse_reorder_kernel)
+
+
+@RegisterGradient("SparseReorder")
+def _sparse_reorder_grad(op, unused_indices_grad, values_grad):
+    """Gathers the values' gradient back into the input order: reordering the entry
+    numbers 0..n-1 gives the permutation, whose inverse undoes it."""
+    from trainflow.ops.array_create_ops import range as range_
+    from trainflow.ops.array_gather_ops import gather, invert_permutation
+    from trainflow.ops.array_shape_ops import shape
+    input_indices, input_shape = op.inputs[0], op.inputs[2]
+    entries = range_(shape(input_indices)[0])
+    ordered = sparse_reorder(SparseTensor(input_indices, entries, input_shape))
+    return None, gather(values_grad, invert_permutation(ordered.values)), None
 
 
 def _as_sparse(sp_input):

@@ -11,7 +11,7 @@ from trainflow.framework import dtypes
 from trainflow.framework.scopes import colocate_with, name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import dimension_value
-from trainflow.ops import nn_gather_grad, nn_partition_ops  # noqa: F401 - gather gradients
+from trainflow.ops import nn_partition_ops
 
 
 def _as_param_list(params):

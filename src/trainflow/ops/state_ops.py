@@ -19,7 +19,7 @@ import numpy as np
 
 from trainflow.framework import errors
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.tensor_shape import TensorShape
 
 _NO_LOCK = contextlib.nullcontext()
@@ -122,6 +122,10 @@ def _assign_shape(op):
 register_op("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
             attrs=["T: type", "validate_shape: bool = true", "use_locking: bool = true"],
             shape_fn=_assign_shape, kernel=_assign_kernel, stateful=True)
+# TF marks the updates below not differentiable (their inputs get None); VariableV2,
+# ScatterUpdate, ScatterMin/Max, CountUpTo and IsVariableInitialized have no gradient at
+# all there (a LookupError if a gradient path crosses them), and none here either.
+NotDifferentiable("Assign")
 
 
 # -- AssignAdd / AssignSub -----------------------------------------------------------------
@@ -148,6 +152,7 @@ for _op_type, _ufunc in (("AssignAdd", np.add), ("AssignSub", np.subtract)):
                 attrs=[f"T: {_NUMBER_TYPES}", "use_locking: bool = false"],
                 shape_fn=_dense_update_shape, kernel=_dense_update_kernel(_ufunc),
                 stateful=True)
+    NotDifferentiable(_op_type)
 
 
 # -- Scatter* ----------------------------------------------------------------------------------
@@ -244,6 +249,8 @@ for _op_type, _rule in _SCATTER_RULES.items():
                 attrs=[f"T: {_types}", "Tindices: {int32, int64}",
                        f"use_locking: bool = {_locking}"],
                 shape_fn=_scatter_shape, kernel=_scatter_kernel(_rule), stateful=True)
+    if _op_type in ("ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv"):
+        NotDifferentiable(_op_type)
 
 
 # -- ScatterNd* --------------------------------------------------------------------------------
@@ -307,6 +314,7 @@ for _op_type, _rule, _types, _locking in (
                 attrs=[f"T: {_types}", "Tindices: {int32, int64}",
                        f"use_locking: bool = {_locking}"],
                 shape_fn=_scatter_nd_shape, kernel=_scatter_nd_kernel(_rule), stateful=True)
+    NotDifferentiable(_op_type)
 
 
 # -- CountUpTo / IsVariableInitialized -------------------------------------------------------

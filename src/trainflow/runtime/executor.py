@@ -86,6 +86,87 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
     return order
 
 
+_NEVER_FOLD = frozenset(["Placeholder", "PlaceholderWithDefault", "Switch", "RefSwitch",
+                         "Merge", "RefMerge", "Identity"]) | frozenset(["VariableV2"])
+_FOLD_MAX_ELEMENTS = 1 << 16
+
+
+def _static_shape_value(op):
+    """The value of Shape/Size/Rank of a tensor whose static shape is fully known."""
+    shape = op._inputs[0]._shape
+    dims = shape._dims
+    out_dtype = op._outputs[0]._dtype.base_dtype.as_numpy_dtype
+    if op._type == "Rank" and dims is not None:
+        return np.asarray(len(dims), dtype=out_dtype)
+    if dims is None or any(d is None for d in dims):
+        return None
+    if op._type == "Shape":
+        return np.asarray(dims, dtype=out_dtype)
+    if op._type == "Size":
+        return np.asarray(int(np.prod(dims, dtype=np.int64)), dtype=out_dtype)
+    return None
+
+
+def fold_constants(ops, fed):
+    """Values of the ops that can be computed once, when the plan is built: constants,
+    Shape/Size/Rank of statically known shapes, and pure kernels all of whose inputs are
+    such values (TF's constant folding, kept to small results).
+
+    Returns:
+      {op: value (one output) or tuple of values}; every array is read-only.
+    """
+    folded = {}
+    static = {}
+    for op in ops:
+        if any(t in fed for t in op._outputs):
+            continue
+        info = op._info
+        value = None
+        if op._type == "Const" and "value" in op._attrs:
+            value = op._attrs["value"]
+        elif op._type in ("Shape", "Size", "Rank") and op._inputs:
+            value = _static_shape_value(op)
+        elif (info is not None and info.kernel is not None and op._inputs
+              and op._type not in _NEVER_FOLD and not info.stateful and not info.blocking
+              and not info.kernel_wants_ctx and all(t in static for t in op._inputs)
+              and not any(t._dtype._is_ref_dtype for t in op._outputs)):
+            kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
+            args, i = [], 0
+            for arg, n in zip(info.op_def.inputs, _input_groups(op)):
+                if n is None:
+                    args.append(static[op._inputs[i]])
+                    i += 1
+                else:
+                    args.append([static[t] for t in op._inputs[i:i + n]])
+                    i += n
+            try:
+                with np.errstate(all="ignore"):
+                    value = info.kernel(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - left to fail (and be reported) at run time
+                value = None
+        if value is None:
+            continue
+        outs = value if len(op._outputs) != 1 else (value,)
+        if not isinstance(outs, (tuple, list)) or len(outs) != len(op._outputs):
+            continue
+        arrays = []
+        for v in outs:
+            if not isinstance(v, (np.ndarray, np.generic)) or np.size(v) > _FOLD_MAX_ELEMENTS:
+                break
+            a = np.array(v) if isinstance(v, np.generic) or v.flags.writeable else v
+            a.flags.writeable = False
+            arrays.append(a)
+        else:
+            for t, a in zip(op._outputs, arrays):
+                static[t] = a
+            folded[op] = arrays[0] if len(arrays) == 1 else tuple(arrays)
+            continue
+        if op._type == "Const":
+            folded[op] = op._attrs["value"]
+            static[op._outputs[0]] = op._attrs["value"]
+    return folded
+
+
 def _all_outputs_fed(op, fed):
     """A control input whose every output is fed counts as having run."""
     return bool(op._outputs) and all(t in fed for t in op._outputs)
@@ -162,6 +243,7 @@ class Plan:
             if fn is None:
                 fn = kernels.setdefault(op, bind_kernel(op, session, session._resources))
             self._env[f"k{k}"] = fn
+        self._folded = fold_constants(self.ops, set(self.feeds))
         self._fn, self._code, self._starts = self._compile(traced=False)
         self._traced = None
 
@@ -193,9 +275,10 @@ class Plan:
             is_switch = op._type in SWITCH_TYPES
             is_merge = op._type in MERGE_TYPES
             call = f"k{k}({args})"
-            if op._type == "Const" and "value" in op._attrs:
-                # A constant's kernel only returns its (read-only) value: bind the value.
-                self._env[f"c{k}"] = op._attrs["value"]
+            if op in self._folded:
+                # Constants, and pure ops of constants (shape arithmetic), were computed
+                # once when the plan was built: bind their (read-only) values.
+                self._env[f"c{k}"] = self._folded[op]
                 call = f"c{k}"
             if traced:
                 lines.append("    _t0 = _now()")
