@@ -227,6 +227,31 @@ def test_matmul_gradient_names_match_the_training_fixture(layer):
     assert grad_a.inputs[1].op.name == f"{layer}/kernel/read"
 
 
+@needs_fixtures
+def test_training_graph_gradient_names_match_the_fixture():
+    """The whole gradient subgraph of mlp.json's training graph, in creation order."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        labels = tf.placeholder(tf.float32, [None, 3], name="y")
+        h = x
+        for scope, shape, act in (("dense", [4, 8], tf.nn.relu), ("dense_1", [8, 3], None)):
+            with tf.variable_scope(scope):
+                kernel = tf.get_variable("kernel", shape)
+                bias = tf.get_variable("bias", shape[1:], initializer=tf.zeros_initializer())
+                h = tf.nn.bias_add(tf.matmul(h, kernel), bias)
+                h = act(h) if act else h
+        xent = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=h,
+                                                          name="xent")
+        loss = tf.reduce_mean(xent, name="loss")
+        try:
+            tf.gradients(loss, tf.trainable_variables(), gate_gradients=True)
+        except LookupError as e:
+            pytest.skip(f"a gradient outside the math ops is missing: {e}")
+    got = [op.name for op in g.get_operations() if op.name.startswith("gradients/")]
+    assert got == _mlp_gradient_names()
+
+
 def test_gradient_ops_are_registered_with_kernels():
     for op_type in ("TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
                     "InvGrad", "ListDiff", "Complex"):

@@ -35,7 +35,7 @@ from trainflow.framework.registry import register_op
 from trainflow.framework.scopes import control_dependencies
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
-from trainflow.ops import nest
+from trainflow.ops import nest, while_records
 from trainflow.ops.function_graph import DEREF, REF, FuncGraph
 from trainflow.runtime import run_state
 from trainflow.runtime.executor import DEAD, Plan
@@ -111,6 +111,8 @@ class _LoopRunner:
                               [t for t, _, _ in self.cond_feeds])
         self.body_plan = Plan(session, self.body_graph.outputs, [],
                               [t for t, _, _ in self.body_feeds])
+        self.op = op
+        self._recording = None  # (recorded tensors, body plan that also fetches them)
 
     def _feed_spec(self, fg):
         """(placeholder, index into the op's inputs, mode) for each argument."""
@@ -133,24 +135,45 @@ class _LoopRunner:
         finally:
             _ref_scopes.stack.pop()
 
+    def _recording_plan(self, tensors):
+        """The body plan that also fetches `tensors` (built once per tensor list)."""
+        if self._recording is None or self._recording[0] is not tensors:
+            plan = Plan(self.session, list(self.body_graph.outputs) + tensors, [],
+                        [t for t, _, _ in self.body_feeds])
+            self._recording = (tensors, plan)
+        return self._recording[1]
+
     def run(self, inputs):
         values = list(inputs)
         for index, tensor in self.ref_inputs:
             values[index] = _variable_behind(tensor, self.session)
         n = self.n_loop
         state = run_state.current()
+        recorded = while_records.recorded_tensors(self.op)
+        body_plan = self.body_plan
+        if recorded is not None:
+            body_plan = self._recording_plan(recorded)
+            iterations = []
         while True:
             pred = self._run_plan(self.cond_plan, self.cond_feeds, self.cond_refs, values)[0]
             if not pred:
                 break
             state.check()
-            new = self._run_plan(self.body_plan, self.body_feeds, self.body_refs, values)
+            new = self._run_plan(body_plan, self.body_feeds, self.body_refs, values)
+            if recorded is not None:
+                iterations.append(new[n:])
+                new = new[:n]
             if any(v is DEAD for v in new):
                 raise errors.InvalidArgumentError(
                     None, None, "while_loop body produced no value for a loop variable (it "
                                 "comes from an untaken branch of a conditional)")
             values[:n] = new
-        return tuple(v.get() if isinstance(v, VariableSlot) else v for v in values)
+        result = [v.get() if isinstance(v, VariableSlot) else v for v in values]
+        if recorded is not None:
+            captures = {t: values[i] for t, i, mode in self.body_feeds[n:]}
+            result[0] = while_records.file_record(
+                result[0], while_records.LoopRecord(iterations, captures))
+        return tuple(result)
 
 
 def _while_kernel(input, *, ctx):  # noqa: A002 - TF's argument name
