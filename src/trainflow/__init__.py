@@ -67,6 +67,7 @@ _LAZY = {
     "sparse": "trainflow.sparse",
     "random": "trainflow.random",
     "initializers": "trainflow.initializers",
+    "regularizers": "trainflow.regularizers",
     "debugging": "trainflow.debugging",
     "test": "trainflow.test",
     "dtypes": "trainflow.framework.dtypes",
@@ -94,6 +95,7 @@ _LAZY = {
     "make_ndarray": ("trainflow.formats.tensor_proto", "make_ndarray"),
     "import_graph_def": ("trainflow.framework.graph_def", "import_graph_def"),
     "dynamic_partition": ("trainflow.ops.nn_partition_ops", "dynamic_partition"),
+    "confusion_matrix": ("trainflow.metrics.metrics_util", "confusion_matrix"),
     "dynamic_stitch": ("trainflow.ops.nn_partition_ops", "dynamic_stitch"),
     "parallel_dynamic_stitch": ("trainflow.ops.nn_partition_ops", "parallel_dynamic_stitch"),
 }

@@ -170,7 +170,8 @@ class _LoopRunner:
             values[:n] = new
         result = [v.get() if isinstance(v, VariableSlot) else v for v in values]
         if recorded is not None:
-            captures = {t: values[i] for t, i, mode in self.body_feeds[n:]}
+            captures = {t: values[i].get() if mode == DEREF else values[i]
+                        for t, i, mode in self.body_feeds[n:]}
             result[0] = while_records.file_record(
                 result[0], while_records.LoopRecord(iterations, captures))
         return tuple(result)
