@@ -67,13 +67,9 @@ EXPRESSIONS = [
     "tf.convert_to_tensor([x[0, 0], 1.0])", "tf.reshape(s, [3, 1])",
 ]
 
-# Known differences, reported to the lead: op_builder converts a Python list for a type attr
-# with a default (ReverseSequence's Tlen) to the default dtype where TF first tries the natural
-# dtype; and TF 2.21's saturate_cast clamps with ClipByValue, which no module registers yet
-# (trainflow builds TF1's Maximum/Minimum).
+# Known differences: TF 2.21's saturate_cast clamps with ClipByValue, which no module
+# registers yet (trainflow builds TF1's Maximum/Minimum).
 _KNOWN = {
-    "tf.reverse_sequence(x, [1, 2, 3], seq_axis=1, batch_axis=0)":
-        ("graph", "seq_lengths list becomes int64, TF makes it int32"),
     "tf.saturate_cast(m * 100., tf.uint8)": ("both", "TF 2.21 uses ClipByValue"),
 }
 

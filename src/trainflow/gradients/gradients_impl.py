@@ -114,7 +114,16 @@ def _default_grad_ys(ys, grad_ys, colocate):
             elif ydt.is_complex and not gdt.is_complex:
                 raise TypeError(f"Gradient type {gdt.name} generated for complex tensor {y} "
                                 f"with type {ydt.name} must be complex")
-            out.append(gy)
+            # As TF does, a given gradient enters the gradient graph through an Identity.
+            if isinstance(gy, Tensor):
+                out.append(array_ops.identity(gy, name=f"grad_ys_{i}"))
+            else:
+                from trainflow.framework.indexed_slices import IndexedSlices
+                out.append(IndexedSlices(
+                    array_ops.identity(gy.values, name=f"grad_ys_{i}_values"),
+                    array_ops.identity(gy.indices, name=f"grad_ys_{i}_indices"),
+                    None if gy.dense_shape is None else
+                    array_ops.identity(gy.dense_shape, name=f"grad_ys_{i}_shape")))
         else:
             from trainflow.framework.tensor_conversion import convert_to_tensor
             out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
@@ -146,16 +155,20 @@ def _aggregate(grads_for_output, aggregation_method):
         if aggregation_method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N:
             return math_ops.accumulate_n(grads)
         return math_ops.add_n(grads)
-    from trainflow.framework.indexed_slices import IndexedSlices, as_indexed_slices
-    slices = [as_indexed_slices(g) for g in grads]
-    return IndexedSlices(array_ops.concat([s.values for s in slices], 0),
-                         array_ops.concat([s.indices for s in slices], 0),
-                         slices[0].dense_shape)
+    from trainflow.framework.indexed_slices import IndexedSlices
+    from trainflow.framework.tensor_conversion import convert_to_tensor
+    if any(isinstance(g, Tensor) for g in grads):
+        # Dense and sparse terms sum densely, as TF does.
+        return math_ops.add_n([convert_to_tensor(g) for g in grads])
+    return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+                         array_ops.concat([g.indices for g in grads], 0),
+                         grads[0].dense_shape)
 
 
 def _zeros_like_output(op, i):
+    """The gradient of an output nothing consumes: a ZerosLike op, as TF builds it."""
     from trainflow.ops import array_ops
-    return array_ops.zeros_like(op._outputs[i])
+    return array_ops.zeros_like(op._outputs[i], optimize=False)
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -275,8 +288,10 @@ def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, col
         if has_out_grads and op not in stop_ops:
             grad_fn = gradient_function(op)
         if grad_fn is not None and has_out_grads:
+            # Switch gradients build their own zeros, live only on the untaken side.
+            fill_zeros = op._type not in ("Switch", "RefSwitch")
             for i, og in enumerate(out_grads):
-                if og is None and is_trainable(op._outputs[i]):
+                if og is None and fill_zeros and is_trainable(op._outputs[i]):
                     out_grads[i] = _zeros_like_output(op, i)
             with g.name_scope(op.name + "_grad"):
                 in_grads = _as_list(grad_fn(op, *out_grads))

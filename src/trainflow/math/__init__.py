@@ -20,6 +20,7 @@ from trainflow.ops.math_ops import (  # noqa: F401
     unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum,
     xdivy, xlog1py, xlogy)
 from trainflow.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from trainflow.ops.math_ops import complex, polygamma  # noqa: F401,A004
 
 # TensorFlow's other tf.math names, implemented outside the math area.
 _ELSEWHERE = frozenset([

@@ -66,7 +66,7 @@ def _tile_grad(op, grad):
     if isinstance(grad, IndexedSlices):
         # Fold the rows of the sparse gradient onto the input's first dimension first.
         rows = cast(input_shape[0], grad.indices.dtype.base_dtype)
-        grad = unsorted_segment_sum(grad.values, mod(grad.indices, rows), rows)
+        grad = unsorted_segment_sum(grad.values, mod(grad.indices, rows, name="mod"), rows)
         split_shape = concat([[1], split_shape[1:]], axis=0)
     input_grad = reduce_sum(reshape(grad, split_shape), axes)
     input_grad.set_shape(op.inputs[0].shape)

@@ -156,3 +156,5 @@ from trainflow.ops.cond import cond  # noqa: E402
 from trainflow.ops.control_flow_assert import Assert  # noqa: E402
 from trainflow.ops import functional_if  # noqa: E402,F401 - registers If / StatelessIf
 from trainflow.ops.while_loop import while_loop  # noqa: E402
+from trainflow.ops import cond_grad  # noqa: E402,F401 - Switch / Merge gradients
+from trainflow.ops import while_grad  # noqa: E402,F401 - While gradient (WhileGrad op)

@@ -91,7 +91,8 @@ def _function(name, library, outer_graph, built):
     return fg
 
 
-def function_graph_from_def(fdef, library, outer_graph, built=None):
+def function_graph_from_def(fdef, library, outer_graph, built=None, name=None,
+                            input_shapes=None):
     """Builds the FuncGraph of FunctionDef `fdef`.
 
     Args:
@@ -99,6 +100,8 @@ def function_graph_from_def(fdef, library, outer_graph, built=None):
       library: {function name: FunctionDef} for functions used inside.
       outer_graph: the graph whose op calls the function.
       built: cache {name: FuncGraph} shared across calls.
+      name: the FuncGraph's name (default: the function's name).
+      input_shapes: optional TensorShapes of the input arguments (default unknown).
 
     Returns:
       the FuncGraph; its `inputs` follow the signature's input args and its
@@ -110,10 +113,12 @@ def function_graph_from_def(fdef, library, outer_graph, built=None):
     """
     from trainflow.framework import dtypes
     built = {} if built is None else built
-    fg = FuncGraph(fdef.signature.name, outer_graph)
+    fg = FuncGraph(name or fdef.signature.name, outer_graph)
     values = {}
-    for arg in fdef.signature.input_arg:
-        values[arg.name] = fg.add_input(dtypes.as_dtype(arg.type), unknown_shape(), arg.name)
+    args = fdef.signature.input_arg
+    shapes = list(input_shapes) if input_shapes is not None else [unknown_shape()] * len(args)
+    for arg, shape in zip(args, shapes):
+        values[arg.name] = fg.add_input(dtypes.as_dtype(arg.type), shape, arg.name)
     ops = {}
 
     def lookup(ref):

@@ -14,7 +14,7 @@ import numpy as np
 from trainflow import tf_logging
 from trainflow.framework import errors
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.shape_inference import no_outputs, unchanged_shape
 from trainflow.framework.tensor import Tensor
@@ -43,6 +43,7 @@ def _assert_kernel(condition, data, *, summarize):
 register_op("Assert", inputs=["condition: bool", "data: T"], outputs=[],
             attrs=["T: list(type) >= 1", "summarize: int = 3"], shape_fn=no_outputs,
             kernel=_assert_kernel, stateful=True)
+NotDifferentiable("Assert")
 
 
 def _convert_list(values, arg_name):
@@ -79,6 +80,12 @@ register_op("Print", inputs=["input: T", "data: U"], outputs=["output: T"],
                    "first_n: int = -1", "summarize: int = 3"],
             shape_fn=unchanged_shape, kernel=_print_kernel, stateful=True,
             output_aliases_input=True)
+
+
+@RegisterGradient("Print")
+def _print_grad(op, *grads):
+    """Print passes its input through; the printed data gets no gradient."""
+    return list(grads) + [None] * (len(op.inputs) - 1)
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802

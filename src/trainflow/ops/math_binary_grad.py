@@ -204,6 +204,20 @@ def _xdivy_grad(op, grad):
                                                       y=y ** 2)))
 
 
+@RegisterGradient("Polygamma")
+def _polygamma_grad(op, grad):
+    # d psi^(n)(x) / dx = psi^(n+1)(x); the order n gets no gradient.
+    n, x = op.inputs
+    sn = array_ops.shape(n)
+    sx = array_ops.shape(x)
+    _, rx = broadcast_gradient_args(sn, sx)
+    with _after(grad):
+        n = math_ops.conj(n)
+        x = math_ops.conj(x)
+        partial_x = math_ops.polygamma(n + 1, x)
+        return None, array_ops.reshape(math_ops.reduce_sum(partial_x * grad, rx), sx)
+
+
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                  "LogicalAnd", "LogicalOr", "LogicalNot", "BitwiseAnd", "BitwiseOr",
                  "BitwiseXor", "Invert"):

@@ -5,7 +5,9 @@ common kernels are NumPy ufuncs registered directly, so the executor calls the
 ufunc with no Python in between; ops whose integer or edge-case semantics
 differ from NumPy's (integer division by zero, truncating division, `Round`
 of integers) get small wrappers. Type lists and their order are TensorFlow's,
-so "not in list of allowed values" errors read the same.
+so "not in list of allowed values" errors read the same. Integer arithmetic on
+static values is folded at graph construction (`constant_value`), as TF's shape
+inference does. Gradients: `math_unary_grad`, `math_binary_grad`, `math_complex`.
 """
 import numpy as np
 
@@ -275,6 +277,7 @@ binary("Maximum", _MIN_MAX, np.maximum)
 binary("Minimum", _MIN_MAX, np.minimum)
 binary("SquaredDifference", _SQUARED_DIFF, _squared_difference)
 binary("Atan2", _FLOAT, np.arctan2, names=("y", "x"))
+binary("Polygamma", "{float32, float64}", math_special.polygamma, names=("a", "x"))
 binary("Xlogy", _X_OPS, _xlogy)
 binary("Xlog1py", _X_OPS, _xlog1py)
 binary("Xdivy", _X_OPS, _xdivy)

@@ -86,9 +86,6 @@ def reduce_gradient_arg(grad, shape_axes_must_reduce):
     """Sums `grad` over the broadcast axes and reshapes it to the input's shape."""
     shape, axes, must_reduce = shape_axes_must_reduce
     if grad is not None and must_reduce:
-        if isinstance(axes, list) and not axes:
-            # Only the rank differs (x [3] + y [1, 3]): an empty, typed axes list.
-            axes = np.zeros([0], np.int32)
         grad = math_ops.reduce_sum(grad, axes, keepdims=True)
         grad = array_ops.reshape(grad, shape)
     return grad

@@ -27,19 +27,19 @@ from trainflow.ops.math_segment import (  # noqa: F401 - re-exported
 
 __all__ = [
     "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "arg_max", "arg_min", "argmax",
-    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "complex", "conj", "cos", "cosh",
-    "count_nonzero", "cumprod", "cumsum", "digamma", "div", "div_no_nan", "divide", "equal",
-    "erf", "erfc", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod", "greater",
-    "greater_equal", "imag", "is_finite", "is_inf", "is_nan", "less", "less_equal", "lgamma",
-    "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "matmul", "maximum", "minimum", "mod", "mul", "multiply", "neg", "negative", "not_equal",
-    "pow", "qr", "real", "realdiv", "reciprocal", "reduce_all", "reduce_any", "reduce_logsumexp",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_sum", "rint", "round",
-    "rsqrt", "scalar_mul", "segment_max", "segment_mean", "segment_min", "segment_prod",
-    "segment_sum", "sigmoid", "sign", "sin", "sinh", "sqrt", "square", "squared_difference",
-    "sub", "subtract", "tan", "tanh", "tensordot", "truediv", "truncatediv", "truncatemod",
-    "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
-    "unsorted_segment_sum",
+    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "complex", "conj", "cos",
+    "cosh", "count_nonzero", "cumprod", "cumsum", "digamma", "div", "div_no_nan", "divide",
+    "equal", "erf", "erfc", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod",
+    "greater", "greater_equal", "imag", "is_finite", "is_inf", "is_nan", "less", "less_equal",
+    "lgamma", "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "matmul", "maximum", "minimum", "mod", "mul", "multiply", "neg", "negative",
+    "not_equal", "polygamma", "pow", "qr", "real", "realdiv", "reciprocal", "reduce_all",
+    "reduce_any", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod",
+    "reduce_sum", "rint", "round", "rsqrt", "scalar_mul", "segment_max", "segment_mean",
+    "segment_min", "segment_prod", "segment_sum", "sigmoid", "sign", "sin", "sinh", "sqrt",
+    "square", "squared_difference", "sub", "subtract", "tan", "tanh", "tensordot", "truediv",
+    "truncatediv", "truncatemod", "unsorted_segment_max", "unsorted_segment_min",
+    "unsorted_segment_prod", "unsorted_segment_sum",
 ]
 
 # Names of TensorFlow's math_ops module that other areas implement (casts, ranges,
@@ -197,13 +197,14 @@ def real(input, name=None):  # noqa: A002 - TF's name
 
 
 def imag(input, name=None):  # noqa: A002 - TF's name
-    """The imaginary part (`Imag`); zeros for real tensors (needs `ZerosLike`)."""
+    """The imaginary part (`Imag`); zeros for real tensors (`zeros_like`: a constant
+    when the shape is static, so it does not depend on `input`)."""
+    from trainflow.ops import array_ops
     with name_scope(name, "Imag", [input]) as scope:
         input = convert_to_tensor(input, name="input")
         if input.dtype.is_complex:
             return _out("Imag", scope, input=input, Tout=input.dtype.real_dtype)
-        with name_scope(None, "zeros_like", [input]) as zeros_scope:
-            return _out("ZerosLike", zeros_scope, x=input)
+        return array_ops.zeros_like(input)
 
 
 # -- binary arithmetic --------------------------------------------------------------------
@@ -237,6 +238,17 @@ bitwise_xor = _binary("BitwiseXor", "bitwise_xor", "the bitwise XOR")
 def atan2(y, x, name=None):
     """The angle of the point (x, y) in radians, element-wise (`Atan2`)."""
     return _out("Atan2", name, y=y, x=x)
+
+
+def polygamma(a, x, name=None):
+    """The polygamma function psi^(a)(x), the a-th derivative of digamma (`Polygamma`).
+
+    Args:
+      a: non-negative integer orders, as a float tensor of x's dtype (NaN elsewhere).
+      x: float32 or float64 tensor.
+      name: the op name.
+    """
+    return _out("Polygamma", name, a=a, x=x)
 
 
 def pow(x, y, name=None):  # noqa: A001 - TF's name

@@ -4,12 +4,13 @@ EuclideanNorm, ArgMax, ArgMin, Cumsum, Cumprod (registrations and kernels).
 Kernels keep TensorFlow's dtype rules: integer sums wrap in their own type,
 integer means are computed wide and truncated toward zero, half-precision
 floats accumulate in float32, empty max/min give -inf/+inf (the type's lowest/
-highest for integers), and axis errors read as TF's.
+highest for integers), and axis errors read as TF's. Integer reductions of static
+values fold at graph construction. Gradients: `math_reductions_grad`.
 """
 import ml_dtypes
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import dtypes, errors, tensor_util
 from trainflow.framework.registry import register_op
 from trainflow.ops.math_shapes import arg_reduce_shape_fn, reduction_shape_fn, scan_shape_fn
 
@@ -238,3 +239,27 @@ for _name, _fn, _identity in (("Cumsum", np.cumsum, 0), ("Cumprod", np.cumprod, 
                 attrs=["exclusive: bool = false", "reverse: bool = false", f"T: {_NUMBER}",
                        _TIDX],
                 shape_fn=scan_shape_fn, kernel=_scan_kernel(_fn, _identity))
+
+
+# Static values of integer Sum/Prod/Max/Min (sizes computed from shapes), folded as
+# TensorFlow's shape inference folds small constant subgraphs.
+def _fold_reduction(kernel):
+    def value(op, index, partial):
+        if op.outputs[0].dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            return None
+        x = tensor_util.constant_value(op.inputs[0])
+        axes = tensor_util.constant_value(op.inputs[1])
+        if x is None or axes is None or np.size(x) > 1024:
+            return None
+        try:
+            return np.asarray(kernel(np.asarray(x), np.asarray(axes),
+                                     keep_dims=op._attrs["keep_dims"]))
+        except (errors.OpError, ValueError):
+            return None
+    return value
+
+
+for _name, _kernel in (("Sum", _sum), ("Prod", _prod),
+                       ("Max", _extreme_kernel(np.maximum.reduce, -np.inf)),
+                       ("Min", _extreme_kernel(np.minimum.reduce, np.inf))):
+    tensor_util.register_constant_value(_name)(_fold_reduction(_kernel))

@@ -338,6 +338,14 @@ def _lgamma_grad(op, grad):
         return grad * math_ops.digamma(x)
 
 
+@RegisterGradient("Digamma")
+def _digamma_grad(op, grad):
+    with _after(grad):
+        x = math_ops.conj(op.inputs[0])
+        one = constant_op.constant(1, dtype=x.dtype.base_dtype)
+        return grad * math_ops.polygamma(one, x)
+
+
 def _none_grad(op, grad):
     # Piecewise constant: TF registers a gradient that returns None.
     return [None]

@@ -4,7 +4,7 @@ import numpy as np
 from trainflow.framework import dtypes, errors
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.scopes import colocate_with, control_dependencies, name_scope
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.framework.tensor_conversion import convert_to_tensor
@@ -26,6 +26,14 @@ register_op("CheckNumerics", inputs=["tensor: T"], outputs=["output: T"],
             attrs=["T: {bfloat16, half, float, double}", "message: string"],
             shape_fn=unchanged_shape, kernel=_check_numerics_kernel, stateful=True,
             output_aliases_input=True)
+
+
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op, grad):
+    """The gradient is checked too, with TensorFlow's message naming the forward check."""
+    return check_numerics(
+        grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. %s"
+        % op._attrs["message"])
 
 
 def check_numerics(tensor, message, name=None):

@@ -20,7 +20,7 @@ import numpy as np
 
 from trainflow.framework import dtypes, errors
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.shape_inference import unknown_shapes
 
 _ERROR_CLASSES = ((ValueError, errors.InvalidArgumentError),
@@ -148,6 +148,8 @@ for _type, _stateful in (("PyFunc", True), ("PyFuncStateless", False)):
                 attrs=["token: string", "Tin: list(type) >= 0", "Tout: list(type) >= 0"],
                 shape_fn=unknown_shapes, kernel=_py_func_kernel, stateful=_stateful,
                 host_only=True, output_aliases_input=True)
+    # As in TensorFlow: a Python function is opaque, its inputs get no gradient.
+    NotDifferentiable(_type)
 
 
 def _outermost_graph(graph):

@@ -22,6 +22,10 @@ outputs. Captured ref variables reach the body as the variables themselves, so
 assignments inside the loop update them in place. Ops of a graph that no output
 depends on are not run (TF1 graph semantics; use control dependencies).
 
+Gradients. Once `tf.gradients` has differentiated a loop, its op also records,
+per iteration, the body values the gradient reads (ops/while_grad.py explains the
+design, ops/while_records.py the record).
+
 The function graphs are reachable from the op as `op._attrs["cond"]` and
 `op._attrs["body"]` (see `function_graph.to_function_defs` for FunctionDefs).
 """

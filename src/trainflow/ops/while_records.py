@@ -16,8 +16,6 @@ import numpy as np
 
 from trainflow.framework import errors
 
-# Forward While op -> the body tensors to record each iteration, in order.
-_RECORDING = weakref.WeakKeyDictionary()
 # id(first output array) -> LoopRecord.
 _RECORDS = {}
 
@@ -38,14 +36,21 @@ class LoopRecord:
         self.captures = captures
 
 
+def _recording_table(op):
+    # Kept on the body graph, not in a module-level table keyed by op: the recorded
+    # tensors refer back to the op's graph, which would then never be freed.
+    return op._attrs["body"].__dict__.setdefault("_recorded_tensors", {})
+
+
 def start_recording(op, tensors):
     """Makes the While `op` record `tensors` (tensors of its body graph) from now on."""
-    _RECORDING[op] = list(tensors)
+    _recording_table(op)[op] = list(tensors)
 
 
 def recorded_tensors(op):
     """The body tensors `op` records each iteration, or None if it does not record."""
-    return _RECORDING.get(op)
+    table = getattr(op._attrs["body"], "_recorded_tensors", None)
+    return None if table is None else table.get(op)
 
 
 def file_record(first_output, record):
