@@ -125,6 +125,18 @@ register_op("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: T
             shape_fn=_gather_v2_shape, kernel=_gather_v2_kernel)
 
 
+@tensor_util.register_constant_value("GatherV2")
+def _gather_v2_value(op, index, partial):
+    """The static value of a gather whose params, indices and axis are all static."""
+    values = [tensor_util.constant_value(t) for t in op.inputs]
+    if any(v is None for v in values):
+        return None
+    try:
+        return gather_array(values[0], values[1], int(values[2]), op._attrs["batch_dims"])
+    except (IndexError, ValueError):
+        return None
+
+
 def _gather_v1_kernel(params, indices):
     return gather_array(params, indices, 0, 0)
 

@@ -484,7 +484,8 @@ def _slice_helper(tensor, slice_spec, var=None):
             else:
                 strides.append(1)
             shrink_axis_mask |= bit
-    graph = tensor.graph
+    from trainflow.framework.scopes import _get_graph_from_inputs
+    graph = _get_graph_from_inputs([tensor])  # inside a function body: that body's graph
     with graph.as_default(), graph.name_scope("strided_slice") as name:
         if begin:
             packed = [stack(begin), stack(end), stack(strides)]

@@ -269,7 +269,9 @@ class Plan:
         starts = []
         for k, op in enumerate(self.ops):
             args = self._arg_exprs(op, fed)
-            outs = [f"v{self._slot(t)}" for t in op._outputs]
+            # A fed output keeps its fed value even if the op runs for another output.
+            outs = [f"_x{self._slot(t)}" if t in fed else f"v{self._slot(t)}"
+                    for t in op._outputs]
             dead_inputs = [t for t in op._inputs if t._op in may_dead and t not in fed]
             dead_controls = [c for c in op._control_inputs if c in may_dead]
             is_switch = op._type in SWITCH_TYPES
