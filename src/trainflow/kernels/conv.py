@@ -14,6 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from trainflow.framework import errors
+from trainflow.kernels import blas_threads
 
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16
@@ -250,7 +251,7 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
     if geo.out_h == 0 or geo.out_w == 0 or n == 0:
         return np.zeros((n, geo.out_h, geo.out_w, o), dtype=x.dtype)
     cols = im2col(pad_nhwc(x, geo.pads), geo)
-    y = np.matmul(_group_cols(cols, kh * kw, groups), _group_filter(w, groups))
+    y = blas_threads.matmul(_group_cols(cols, kh * kw, groups), _group_filter(w, groups))
     return _ungroup_out(y, groups).reshape(n, geo.out_h, geo.out_w, o)
 
 
@@ -266,10 +267,10 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
     dy2 = _group_dy(dy.reshape(-1, o), groups)
     wf = _group_filter(w, groups)
     if c < _CHANNELS_FIRST_BELOW:
-        dcols = np.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
+        dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
         dcols = dcols.reshape(groups, kh, kw, cg, n, geo.out_h, geo.out_w)
         return col2im_channels_first(dcols, geo, in_h, in_w)
-    dcols = np.matmul(dy2, np.swapaxes(wf, -1, -2))  # [(G,) M, taps*Cg]
+    dcols = blas_threads.matmul(dy2, np.swapaxes(wf, -1, -2))  # [(G,) M, taps*Cg]
     if groups > 1:
         dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
     dcols = dcols.reshape(n, geo.out_h, geo.out_w, kh, kw, c)
@@ -290,7 +291,7 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     # Contiguous dy^T @ cols, then transposed: OpenBLAS is much slower on some of these
     # long-inner-dimension shapes when handed a transposed (F-ordered) operand.
     dy_t = np.ascontiguousarray(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2))
-    dw_t = np.matmul(dy_t, cols)
+    dw_t = blas_threads.matmul(dy_t, cols)
     if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
         return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
     return dw_t.T.reshape(kh, kw, cg, o)

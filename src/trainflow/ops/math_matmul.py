@@ -11,6 +11,7 @@ import numpy as np
 from trainflow.framework import errors
 from trainflow.framework.registry import register_op
 from trainflow.framework.tensor_shape import TensorShape, unknown_shape
+from trainflow.kernels import blas_threads
 from trainflow.ops.math_shapes import (batch_matmul_shape_fn, matmul_shape_fn,
                                        merge_all_shape_fn)
 
@@ -34,6 +35,9 @@ def _shape_str(x):
 def _product(a, b, a_in, b_in):
     """np.matmul with TF's dtype rules and error messages (a_in/b_in: the raw inputs)."""
     dt = a.dtype
+    if a.ndim >= 2 and b.ndim >= 2:
+        blas_threads.for_work(a.shape[-2] * a.shape[-1] * b.shape[-1] *
+                              max(1, a.size // max(1, a.shape[-2] * a.shape[-1])))
     try:
         if dt in _HALF_TYPES:
             return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
