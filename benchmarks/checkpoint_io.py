@@ -21,6 +21,8 @@ import time
 
 import numpy as np
 
+from _harness import tf_python
+
 
 def _tensors(total_mb, count):
     rng = np.random.default_rng(0)
@@ -83,13 +85,6 @@ def _report(module, tensors, save, restore, extra=""):
     return result
 
 
-def _default_tf_python():
-    env = os.environ.get("TRAINFLOW_TF_PYTHON")
-    if env:
-        return env
-    return "/work/tfenv/bin/python" if os.path.exists("/work/tfenv/bin/python") else None
-
-
 def main(argv=None):
     """Runs the benchmark; prints one JSON line per module."""
     p = argparse.ArgumentParser(description=__doc__,
@@ -100,7 +95,7 @@ def main(argv=None):
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--dir", default=None, help="directory for the checkpoint (default: temp)")
     p.add_argument("--no-sync", action="store_true", help="trainflow: skip fsync on save")
-    p.add_argument("--tf-python", default=_default_tf_python())
+    p.add_argument("--tf-python", default=tf_python())
     args = p.parse_args(argv)
     tensors = _tensors(args.mb, args.tensors)
     directory = args.dir or tempfile.mkdtemp(prefix="ckpt_bench_")

@@ -11,11 +11,12 @@ the filter and the input (the output gradient is fed, so no other op is involved
 Prints the median ms/step.
 """
 import argparse
-import importlib
 import statistics
 import time
 
 import numpy as np
+
+from _harness import load_tf1, session_kwargs
 
 LAYERS = {"conv1": ([32, 32, 32, 3], [5, 5, 3, 64]),
           "conv2": ([32, 16, 16, 64], [5, 5, 64, 64])}
@@ -37,15 +38,11 @@ def bench(tf, layer, steps, threads):
     graph = tf.Graph()
     with graph.as_default():
         x, dy, fetches = build(tf, x_shape, w_shape)
-    kwargs = {}
-    if threads and hasattr(tf, "ConfigProto"):
-        kwargs["config"] = tf.ConfigProto(intra_op_parallelism_threads=threads,
-                                          inter_op_parallelism_threads=threads)
     rng = np.random.RandomState(1)
     feed = {x: rng.rand(*x_shape).astype(np.float32),
             dy: rng.rand(*dy.shape.as_list()).astype(np.float32)}
     times = []
-    with tf.Session(graph=graph, **kwargs) as sess:
+    with tf.Session(graph=graph, **session_kwargs(tf, threads)) as sess:
         for _ in range(3):
             sess.run(fetches, feed)
         for _ in range(steps):
@@ -63,9 +60,7 @@ def main():
                         help="intra/inter-op threads for TensorFlow (0: its default)")
     parser.add_argument("--layer", choices=sorted(LAYERS) + ["all"], default="all")
     args = parser.parse_args()
-    tf = importlib.import_module(args.module)
-    if hasattr(tf, "disable_v2_behavior"):
-        tf.disable_v2_behavior()
+    tf = load_tf1(args.module)
     layers = sorted(LAYERS) if args.layer == "all" else [args.layer]
     for layer in layers:
         ms = bench(tf, layer, args.steps, args.threads)

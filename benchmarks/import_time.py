@@ -11,12 +11,13 @@ process that fills the bytecode caches, as an installed package has them).
 TensorFlow runs under --tf-python (default: $TRAINFLOW_TF_PYTHON, else
 /work/tfenv/bin/python when present). Target: trainflow < 0.25 s over numpy.
 """
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
+
+from _harness import TF1, parser, print_ratio, print_table, print_target, tf_python
 
 TARGET_S = 0.25
 _CHILD = """
@@ -44,45 +45,28 @@ def measure(module, repeat, python=sys.executable):
             "numpy_s": statistics.median(s["numpy"] for s in samples), "repeat": repeat}
 
 
-def _tf_python(arg):
-    if arg:
-        return arg
-    env = os.environ.get("TRAINFLOW_TF_PYTHON")
-    if env:
-        return env
-    return "/work/tfenv/bin/python" if os.path.exists("/work/tfenv/bin/python") else None
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--module", help="module to import (default: trainflow, then "
-                                     "tensorflow.compat.v1 under --tf-python)")
-    ap.add_argument("--repeat", type=int, default=7)
-    ap.add_argument("--tf-python", help="python with TensorFlow installed")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    ap = parser(__doc__, "module to import (default: trainflow, then "
+                         "tensorflow.compat.v1 under --tf-python)", ("--repeat", 7))
     args = ap.parse_args(argv)
     if args.module:
         results = {args.module: measure(args.module, args.repeat)}
     else:
         results = {"trainflow": measure("trainflow", args.repeat)}
-        tf_python = _tf_python(args.tf_python)
-        if tf_python:
-            results["tensorflow.compat.v1"] = measure("tensorflow.compat.v1",
-                                                      max(3, args.repeat // 2), tf_python)
+        python = tf_python(args.tf_python)
+        if python:
+            results[TF1] = measure(TF1, max(3, args.repeat // 2), python)
     if args.json:
         print(json.dumps(results))
         return 0
     print(f"import time over numpy (median of fresh processes; numpy itself ~"
           f"{next(iter(results.values()))['numpy_s']:.3f} s)")
-    print(f"{'module':<24}{'seconds':>10}")
-    for name, r in results.items():
-        print(f"{name:<24}{r['module_s']:>10.3f}")
-    if "trainflow" in results and "tensorflow.compat.v1" in results:
-        ratio = results["tensorflow.compat.v1"]["module_s"] / results["trainflow"]["module_s"]
-        print(f"ratio tensorflow / trainflow: {ratio:.1f}x")
+    print_table([("module", "<24"), ("seconds", ">10.3f")],
+                [(name, r["module_s"]) for name, r in results.items()])
+    if "trainflow" in results and TF1 in results:
+        print_ratio(results[TF1]["module_s"], results["trainflow"]["module_s"])
     if "trainflow" in results:
-        ok = results["trainflow"]["module_s"] < TARGET_S
-        print(f"target trainflow < {TARGET_S} s: {'met' if ok else 'MISSED'}")
+        print_target(results["trainflow"]["module_s"], TARGET_S, f"{TARGET_S} s")
     return 0
 
 

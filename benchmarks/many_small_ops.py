@@ -10,15 +10,13 @@ Each figure is the best of --repeat timed loops of --runs runs. TensorFlow runs 
 subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python
 when present). Target: trainflow < 2 us per op.
 """
-import argparse
-import importlib
 import json
-import os
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from _harness import (best_seconds, load_tf1, measure_modules, parser, print_ratio,
+                      print_table, print_target)
 
 TARGET_US = 2.0
 
@@ -35,77 +33,41 @@ def _chain(tf, x, n_ops):
 
 def measure(module, n_ops, runs, repeat):
     """{"us_per_op", "ops", "kind", "result"} for the TF1 API in `module`."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    tf = importlib.import_module(module)
-    if hasattr(tf, "disable_v2_behavior"):
-        tf.disable_v2_behavior()
+    tf = load_tf1(module)
     g = tf.Graph()
     with g.as_default():
         p = tf.placeholder(tf.float32, [4])
         out, kind = _chain(tf, p, n_ops)
     sess = tf.Session(graph=g)
     feed = {p: np.ones(4, np.float32)}
-    for _ in range(5):
-        result = sess.run(out, feed)
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(runs):
-            sess.run(out, feed)
-        best = min(best, (time.perf_counter() - t0) / runs)
+    result = sess.run(out, feed)
+    best = best_seconds(lambda: sess.run(out, feed), runs, repeat, warmup=4)
     sess.close()
     return {"us_per_op": best * 1e6 / n_ops, "ops": n_ops, "kind": kind,
             "result": float(result[0])}
 
 
-def _tf_python(arg):
-    if arg:
-        return arg
-    env = os.environ.get("TRAINFLOW_TF_PYTHON")
-    if env:
-        return env
-    return "/work/tfenv/bin/python" if os.path.exists("/work/tfenv/bin/python") else None
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--module", help="TF1-style module (default: trainflow.compat.v1, then "
-                                     "tensorflow.compat.v1 under --tf-python)")
-    ap.add_argument("--ops", type=int, default=1000)
-    ap.add_argument("--runs", type=int, default=50)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--tf-python", help="python with TensorFlow installed")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    ap = parser(__doc__, "TF1-style module (default: trainflow.compat.v1, then "
+                         "tensorflow.compat.v1 under --tf-python)",
+                ("--ops", 1000), ("--runs", 50), ("--repeat", 5))
     args = ap.parse_args(argv)
-    if args.module:
-        results = {args.module: measure(args.module, args.ops, args.runs, args.repeat)}
-    else:
-        results = {"trainflow": measure("trainflow.compat.v1", args.ops, args.runs,
-                                        args.repeat)}
-        tf_python = _tf_python(args.tf_python)
-        if tf_python:
-            out = subprocess.run(
-                [tf_python, os.path.abspath(__file__), "--module", "tensorflow.compat.v1",
-                 "--ops", str(args.ops), "--runs", str(args.runs), "--repeat",
-                 str(args.repeat), "--json"], capture_output=True, text=True, check=True)
-            results["tensorflow"] = json.loads(
-                out.stdout.strip().splitlines()[-1])["tensorflow.compat.v1"]
+    results = measure_modules(
+        args, __file__, lambda module: measure(module, args.ops, args.runs, args.repeat),
+        "--ops", str(args.ops), "--runs", str(args.runs), "--repeat", str(args.repeat))
     if args.json:
         print(json.dumps(results))
         return 0
     print(f"{args.ops} chained small elementwise ops per Session.run, microseconds per op")
-    print(f"{'module':<22}{'us/op':>8}  ops")
-    for name, r in results.items():
-        print(f"{name:<22}{r['us_per_op']:>8.2f}  {r['kind']}")
+    print_table([("module", "<22"), ("us/op", ">8.2f"), ("  ops", "")],
+                [(name, r["us_per_op"], "  " + r["kind"]) for name, r in results.items()])
     if "trainflow" in results and "tensorflow" in results:
-        ratio = results["tensorflow"]["us_per_op"] / results["trainflow"]["us_per_op"]
-        print(f"ratio tensorflow / trainflow: {ratio:.1f}x")
+        print_ratio(results["tensorflow"]["us_per_op"], results["trainflow"]["us_per_op"])
         if results["trainflow"]["kind"] == results["tensorflow"]["kind"]:
             np.testing.assert_allclose(results["trainflow"]["result"],
                                        results["tensorflow"]["result"], rtol=1e-4)
     if "trainflow" in results:
-        ok = results["trainflow"]["us_per_op"] < TARGET_US
-        print(f"target trainflow < {TARGET_US} us/op: {'met' if ok else 'MISSED'}")
+        print_target(results["trainflow"]["us_per_op"], TARGET_US, f"{TARGET_US} us/op")
     return 0
 
 

@@ -7,10 +7,11 @@ Models: 784-512-512-10 ("big") and 784-64-10 ("small"), ReLU, softmax cross-entr
 plain gradient descent, batch 64, fed from NumPy each step. Prints steps/s.
 """
 import argparse
-import importlib
 import time
 
 import numpy as np
+
+from _harness import load_tf1, session_kwargs
 
 
 def build(tf, sizes, seed=0):
@@ -36,14 +37,10 @@ def bench(tf, sizes, batch, seconds, threads):
     with graph.as_default():
         x, y, loss, train = build(tf, sizes)
         init = tf.global_variables_initializer()
-    kwargs = {}
-    if threads and hasattr(tf, "ConfigProto"):
-        kwargs["config"] = tf.ConfigProto(intra_op_parallelism_threads=threads,
-                                          inter_op_parallelism_threads=threads)
     rng = np.random.RandomState(1)
     xb = rng.rand(batch, sizes[0]).astype(np.float32)
     yb = rng.randint(0, sizes[-1], batch).astype(np.int64)
-    with tf.Session(graph=graph, **kwargs) as sess:
+    with tf.Session(graph=graph, **session_kwargs(tf, threads)) as sess:
         sess.run(init)
         for _ in range(20):
             sess.run(train, {x: xb, y: yb})
@@ -64,9 +61,7 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="intra/inter-op threads for TensorFlow (0: its default)")
     args = parser.parse_args()
-    tf = importlib.import_module(args.module)
-    if hasattr(tf, "disable_v2_behavior"):
-        tf.disable_v2_behavior()
+    tf = load_tf1(args.module)
     for name, sizes in (("small 784-64-10", [784, 64, 10]), ("big 784-512-512-10",
                                                             [784, 512, 512, 10])):
         rate = bench(tf, sizes, args.batch, args.seconds, args.threads)

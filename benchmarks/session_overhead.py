@@ -9,37 +9,20 @@ Each figure is the best of --repeat timed loops of --calls calls. TensorFlow run
 subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python
 when present). Target: trainflow < 35 us per call.
 """
-import argparse
-import importlib
 import json
-import os
-import subprocess
 import sys
-import time
 
 import numpy as np
+
+from _harness import (best_seconds, load_tf1, measure_modules, parser, print_table,
+                      print_target)
 
 TARGET_US = 35.0
 
 
-def _best_us(fn, calls, repeat):
-    for _ in range(min(calls, 1000)):
-        fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls)
-    return best * 1e6
-
-
 def measure(module, calls, repeat):
     """{"constant_us", "feed_us", "make_callable_us"} for the TF1 API in `module`."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    tf = importlib.import_module(module)
-    if hasattr(tf, "disable_v2_behavior"):
-        tf.disable_v2_behavior()
+    tf = load_tf1(module)
     g = tf.Graph()
     with g.as_default():
         c = tf.constant(1.0)
@@ -48,60 +31,42 @@ def measure(module, calls, repeat):
     sess = tf.Session(graph=g)
     feed = np.ones(4, np.float32)
     fn = sess.make_callable(out, [p])
+
+    def best_us(f):
+        return best_seconds(f, calls, repeat, warmup=min(calls, 1000)) * 1e6
+
     results = {
-        "constant_us": _best_us(lambda: sess.run(c), calls, repeat),
-        "feed_us": _best_us(lambda: sess.run(out, {p: feed}), calls, repeat),
-        "make_callable_us": _best_us(lambda: fn(feed), calls, repeat),
+        "constant_us": best_us(lambda: sess.run(c)),
+        "feed_us": best_us(lambda: sess.run(out, {p: feed})),
+        "make_callable_us": best_us(lambda: fn(feed)),
     }
     sess.close()
     return results
 
 
-def _tf_python(arg):
-    if arg:
-        return arg
-    env = os.environ.get("TRAINFLOW_TF_PYTHON")
-    if env:
-        return env
-    return "/work/tfenv/bin/python" if os.path.exists("/work/tfenv/bin/python") else None
-
-
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--module", help="TF1-style module (default: trainflow.compat.v1, then "
-                                     "tensorflow.compat.v1 under --tf-python)")
-    ap.add_argument("--calls", type=int, default=20000)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--tf-python", help="python with TensorFlow installed")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    ap = parser(__doc__, "TF1-style module (default: trainflow.compat.v1, then "
+                         "tensorflow.compat.v1 under --tf-python)",
+                ("--calls", 20000), ("--repeat", 5))
     args = ap.parse_args(argv)
-    if args.module:
-        results = {args.module: measure(args.module, args.calls, args.repeat)}
-    else:
-        results = {"trainflow": measure("trainflow.compat.v1", args.calls, args.repeat)}
-        tf_python = _tf_python(args.tf_python)
-        if tf_python:
-            out = subprocess.run(
-                [tf_python, os.path.abspath(__file__), "--module", "tensorflow.compat.v1",
-                 "--calls", str(max(1000, args.calls // 10)), "--repeat", str(args.repeat),
-                 "--json"], capture_output=True, text=True, check=True)
-            tf_res = json.loads(out.stdout.strip().splitlines()[-1])
-            results["tensorflow"] = tf_res["tensorflow.compat.v1"]
+    results = measure_modules(
+        args, __file__, lambda module: measure(module, args.calls, args.repeat),
+        "--calls", str(max(1000, args.calls // 10)), "--repeat", str(args.repeat))
     if args.json:
         print(json.dumps(results))
         return 0
     print("Session.run overhead, microseconds per call (best loop)")
-    print(f"{'module':<22}{'constant':>10}{'1 feed':>10}{'callable':>10}")
-    for name, r in results.items():
-        print(f"{name:<22}{r['constant_us']:>10.1f}{r['feed_us']:>10.1f}"
-              f"{r['make_callable_us']:>10.1f}")
+    print_table([("module", "<22"), ("constant", ">10.1f"), ("1 feed", ">10.1f"),
+                 ("callable", ">10.1f")],
+                [(name, r["constant_us"], r["feed_us"], r["make_callable_us"])
+                 for name, r in results.items()])
     if "trainflow" in results and "tensorflow" in results:
         t, f = results["tensorflow"], results["trainflow"]
         print(f"ratio tensorflow / trainflow: constant {t['constant_us'] / f['constant_us']:.1f}x,"
               f" 1 feed {t['feed_us'] / f['feed_us']:.1f}x")
     if "trainflow" in results:
         worst = max(results["trainflow"]["constant_us"], results["trainflow"]["feed_us"])
-        print(f"target trainflow < {TARGET_US:.0f} us: {'met' if worst < TARGET_US else 'MISSED'}")
+        print_target(worst, TARGET_US, f"{TARGET_US:.0f} us")
     return 0
 
 

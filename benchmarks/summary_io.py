@@ -6,13 +6,12 @@ its own interpreter, named by --tf-python or $TRAINFLOW_TF_PYTHON.
 
     python benchmarks/summary_io.py [--n 100000] [--tf-python /path/to/python]
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
+
+from _harness import backend_main, print_table
 
 
 def run_backend(backend, n):
@@ -46,25 +45,15 @@ def run_backend(backend, n):
     return {"write_eps": best_write, "read_eps": best_read}
 
 
+def report(n, rows):
+    print(f"{n} scalar events, events/s (best of three)")
+    print_table([("backend", "<12"), ("write (FileWriter)", ">20,.0f"),
+                 ("read (summary_iterator)", ">26,.0f")],
+                [(backend, r["write_eps"], r["read_eps"]) for backend, r in rows.items()])
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--tf-python", default=os.environ.get("TRAINFLOW_TF_PYTHON"))
-    parser.add_argument("--backend", choices=["trainflow", "tf"], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.backend:
-        print(json.dumps(run_backend(args.backend, args.n)))
-        return 0
-    rows = {"trainflow": run_backend("trainflow", args.n)}
-    if args.tf_python:
-        out = subprocess.run([args.tf_python, __file__, "--backend", "tf", "--n", str(args.n)],
-                             capture_output=True, text=True, check=True)
-        rows["tensorflow"] = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"{args.n} scalar events, events/s (best of three)")
-    print(f"{'backend':<12}{'write (FileWriter)':>20}{'read (summary_iterator)':>26}")
-    for backend, r in rows.items():
-        print(f"{backend:<12}{r['write_eps']:>20,.0f}{r['read_eps']:>26,.0f}")
-    return 0
+    return backend_main(__file__, __doc__, run_backend, report)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,12 @@ GZIP) and prints records/s (best of three runs). TensorFlow runs in its own inte
 
     python benchmarks/tfrecord_io.py [--n 100000] [--tf-python /path/to/python]
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
+
+from _harness import backend_main, print_table
 
 
 def _examples(n, example_cls, feature_cls):
@@ -69,27 +68,16 @@ def run_backend(backend, n):
     return results
 
 
+def report(n, rows):
+    print(f"{n} Examples, records/s")
+    print_table([("backend", "<12"), ("compression", "<13"), ("write", ">12,.0f"),
+                 ("read", ">12,.0f"), ("file bytes", ">12,")],
+                [(backend, compression, r["write_rps"], r["read_rps"], r["bytes"])
+                 for backend, results in rows.items() for compression, r in results.items()])
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--tf-python", default=os.environ.get("TRAINFLOW_TF_PYTHON"))
-    parser.add_argument("--backend", choices=["trainflow", "tf"], help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.backend:
-        print(json.dumps(run_backend(args.backend, args.n)))
-        return 0
-    rows = {"trainflow": run_backend("trainflow", args.n)}
-    if args.tf_python:
-        out = subprocess.run([args.tf_python, __file__, "--backend", "tf", "--n", str(args.n)],
-                             capture_output=True, text=True, check=True)
-        rows["tensorflow"] = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"{args.n} Examples, records/s")
-    print(f"{'backend':<12}{'compression':<13}{'write':>12}{'read':>12}{'file bytes':>12}")
-    for backend, results in rows.items():
-        for compression, r in results.items():
-            print(f"{backend:<12}{compression:<13}{r['write_rps']:>12,.0f}{r['read_rps']:>12,.0f}"
-                  f"{r['bytes']:>12,}")
-    return 0
+    return backend_main(__file__, __doc__, run_backend, report)
 
 
 if __name__ == "__main__":

@@ -1,15 +1,15 @@
 """tf.gfile / tf.io.gfile on local files. Error classes and messages follow what
 TensorFlow 2.21 raised for the same calls; the interop test at the end replays a
 script of operations under TF and under trainflow and compares the outcomes."""
-import json
 import os
-import subprocess
 import sys
 
 import pytest
 
 from trainflow import gfile
 from trainflow.framework import errors
+
+from tf_interop import TF_PYTHON, needs_tf, run_json
 
 
 def _write(path, data=b""):
@@ -435,19 +435,13 @@ print(json.dumps(out))
 """
 
 
-def _run(python, gfile_expr, extra_env=None):
-    code = _RUNNER.replace("__GFILE__", gfile_expr)
-    proc = subprocess.run([python, "-c", code], input=json.dumps(_STEPS), capture_output=True,
-                          text=True, timeout=300, env=dict(os.environ, **(extra_env or {})))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def _run(python, gfile_expr):
+    return run_json(_RUNNER.replace("__GFILE__", gfile_expr), python=python, spec=_STEPS)
 
 
-@pytest.mark.skipif(not os.environ.get("TRAINFLOW_TF_PYTHON"), reason="TRAINFLOW_TF_PYTHON not set")
+@needs_tf
 def test_operations_agree_with_tensorflow():
-    want = _run(os.environ["TRAINFLOW_TF_PYTHON"],
-                "__import__('tensorflow.compat.v1', fromlist=['gfile']).gfile",
-                {"TF_CPP_MIN_LOG_LEVEL": "3"})
+    want = _run(TF_PYTHON, "__import__('tensorflow.compat.v1', fromlist=['gfile']).gfile")
     got = _run(sys.executable, "__import__('trainflow.gfile', fromlist=['gfile'])")
     for step, g, w in zip(_STEPS, got, want):
         assert g == w, step

@@ -10,10 +10,9 @@ import pytest
 from trainflow.formats import leveldb_table as lt
 from trainflow.framework import errors
 
+from fixture_paths import FIXTURES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "..", "shared", "fixtures"),
-                 "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 INDEX_FILES = sorted(glob.glob(os.path.join(CKPTS, "*", "*.index")))
 DECODED = [p for p in INDEX_FILES if os.path.exists(p[:-len(".index")] + ".index.json")]

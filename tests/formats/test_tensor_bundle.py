@@ -13,10 +13,9 @@ from trainflow.formats.tensor_bundle_slices import (
     TensorSlice, decode_tensor_name_slice, is_slice_key)
 from trainflow.framework import dtypes, errors
 
+from fixture_paths import FIXTURES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "..", "shared", "fixtures"),
-                 "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 PREFIXES = sorted(p[:-len(".index")] for p in glob.glob(os.path.join(CKPTS, "*", "*.index")))
 needs_fixtures = pytest.mark.skipif(not PREFIXES, reason="fixtures not available")

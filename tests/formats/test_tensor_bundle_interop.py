@@ -2,21 +2,17 @@
 
 Runs TF in a subprocess through the python named by TRAINFLOW_TF_PYTHON; skipped without it.
 """
-import json
-import os
-import subprocess
-
 import ml_dtypes
 import numpy as np
-import pytest
 
 from trainflow.formats import tensor_bundle as tb
 from trainflow.formats.checkpoint_v1 import V1CheckpointWriter
 from trainflow.formats.tensor_bundle_reader import BundleReader
 from trainflow.formats.tensor_bundle_slices import TensorSlice
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 VALUES = {
     "f16": np.array([1, -0.5, 65504], np.float16),
@@ -79,10 +75,7 @@ print(json.dumps(out))
 
 
 def _tf(cfg):
-    proc = subprocess.run([TF_PYTHON, "-c", TF_SCRIPT], input=json.dumps(cfg),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(TF_SCRIPT, spec=cfg)
 
 
 def _check(got, name, want):

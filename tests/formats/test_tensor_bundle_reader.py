@@ -13,10 +13,9 @@ from trainflow.formats import tensor_bundle as tb
 from trainflow.formats.tensor_bundle_reader import BundleReader
 from trainflow.framework import dtypes, errors
 
+from fixture_paths import FIXTURES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "..", "shared", "fixtures"),
-                 "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 DATA = os.path.join(HERE, "data")

@@ -12,11 +12,8 @@ from trainflow.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions
                                         TFRecordWriter, tf_record_iterator)
 from trainflow.framework import errors
 
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+
 RECORDS = os.path.join(FIXTURES, "records")
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(RECORDS), reason="fixtures not available")
 

@@ -3,17 +3,14 @@
 Runs TF in a subprocess through $TRAINFLOW_TF_PYTHON; skipped when unset.
 """
 import json
-import os
-import subprocess
-
-import pytest
 
 from trainflow.formats.tensor_proto import make_ndarray, make_tensor_proto
 from trainflow.formats.tfrecord import TFRecordWriter
 from trainflow.protos import example_pb2, feature_pb2, tensor_pb2
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 _READ_AND_PARSE = r'''
 import json, sys
@@ -45,14 +42,6 @@ print(json.dumps(out))
 '''
 
 
-def _run_tf(script, *args):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    result = subprocess.run([TF_PYTHON, "-c", script, *args], capture_output=True, text=True,
-                            env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def _example(i):
     example = example_pb2.Example()
     feature = example.features.feature
@@ -73,7 +62,7 @@ def test_tf_reads_and_parses_our_records(tmp_path):
         with TFRecordWriter(paths[kind], kind) as writer:
             for record in records[:-1]:
                 writer.write(record)
-    result = _run_tf(_READ_AND_PARSE, json.dumps(paths))
+    result = run_json(_READ_AND_PARSE, json.dumps(paths), timeout=600)
     for kind in paths:
         got = result[kind]
         assert [bytes.fromhex(h) for h in got["records"]] == records[:-1]
@@ -124,7 +113,7 @@ _PROTO_CASES = [
 
 def test_make_tensor_proto_matches_tf_bytes():
     import numpy as np
-    want = _run_tf(_MAKE_PROTOS, json.dumps(_PROTO_CASES))
+    want = run_json(_MAKE_PROTOS, json.dumps(_PROTO_CASES), timeout=600)
     for case, hex_bytes in zip(_PROTO_CASES, want):
         kwargs = dict(case["kwargs"])
         if "np_dtype" in case:

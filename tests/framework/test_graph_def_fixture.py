@@ -7,7 +7,6 @@ is registered. The TF part runs TF in a subprocess through TRAINFLOW_TF_PYTHON.
 import importlib
 import json
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -17,9 +16,10 @@ from trainflow.framework import registry
 from trainflow.ops import state_ops
 from trainflow.protos import graph_pb2
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+from tf_interop import needs_tf, run_json
+
 GRAPHS = os.path.join(FIXTURES, "graphs")
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
 
 
 def _load():
@@ -92,7 +92,7 @@ def test_training_run_matches_tensorflow():
                                            err_msg=name)
 
 
-@pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+@needs_tf
 def test_tensorflow_imports_and_runs_our_graph_def(tmp_path):
     g = tf.Graph()
     with g.as_default():
@@ -125,9 +125,6 @@ with tf.Graph().as_default() as g:
                       "class": [c.decode() for c in g.get_operation_by_name("pid")
                                 .get_attr("_class")]}}))
 """
-    res = subprocess.run([TF_PYTHON, "-c", script], capture_output=True, text=True,
-                         timeout=300)
-    assert res.returncode == 0, res.stderr[-3000:]
-    got = json.loads(res.stdout.strip().splitlines()[-1])
+    got = run_json(script)
     assert got == {"out": [1.5, -2.0], "pid": [[1.0, 2.0]], "words": ["a", "bc"],
                    "class": ["loc:@out"]}

@@ -1,8 +1,6 @@
 """TensorShape / Dimension with TF1 semantics. Expected values and messages were
 taken from TensorFlow 2.21 in v1 mode; the interop test at the end re-checks a
 table of expressions against TF itself when TRAINFLOW_TF_PYTHON is set."""
-import json
-import os
 import pickle
 import subprocess
 import sys
@@ -13,6 +11,8 @@ import pytest
 from trainflow.framework import tensor_shape as ts
 from trainflow.framework.tensor_shape import Dimension as D
 from trainflow.framework.tensor_shape import TensorShape as S
+
+from tf_interop import needs_tf, run_json
 
 
 # ----- Dimension -------------------------------------------------------------
@@ -367,13 +367,8 @@ def _evaluate_here(expr):
         return [type(e).__name__, str(e)]
 
 
-@pytest.mark.skipif(not os.environ.get("TRAINFLOW_TF_PYTHON"), reason="TRAINFLOW_TF_PYTHON not set")
+@needs_tf
 def test_expressions_agree_with_tensorflow():
-    proc = subprocess.run(
-        [os.environ["TRAINFLOW_TF_PYTHON"], "-c", _TF_SCRIPT], input=json.dumps(EXPRESSIONS),
-        capture_output=True, text=True, timeout=300,
-        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    expected = json.loads(proc.stdout.strip().splitlines()[-1])
+    expected = run_json(_TF_SCRIPT, spec=EXPRESSIONS)
     for expr, want in zip(EXPRESSIONS, expected):
         assert _evaluate_here(expr) == want, expr

@@ -3,16 +3,14 @@
 Runs TF in a subprocess through $TRAINFLOW_TF_PYTHON; skipped when unset.
 """
 import json
-import os
-import subprocess
 
 import numpy as np
-import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 _DECODE = r'''
 import json, sys
@@ -62,11 +60,7 @@ def test_tensorflow_reads_our_images(tmp_path):
         path = tmp_path / name
         path.write_bytes(blob)
         files[name] = str(path)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    result = subprocess.run([TF_PYTHON, "-c", _DECODE, json.dumps(files)], capture_output=True,
-                            text=True, env=env, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    decoded = json.loads(result.stdout.strip().splitlines()[-1])
+    decoded = run_json(_DECODE, json.dumps(files))
     for name, image in images.items():
         got = np.array(decoded[name])
         if name.endswith(".png"):
@@ -101,11 +95,7 @@ print(json.dumps({"input": image.tolist(), "output": out.tolist()}))
 
 def test_we_run_an_image_graph_built_by_tensorflow(tmp_path):
     path = tmp_path / "graph.pb"
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    result = subprocess.run([TF_PYTHON, "-c", _BUILD_TF_GRAPH, str(path)], capture_output=True,
-                            text=True, env=env, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    data = json.loads(result.stdout.strip().splitlines()[-1])
+    data = run_json(_BUILD_TF_GRAPH, str(path))
     graph_def = tf.GraphDef.FromString(path.read_bytes())
     import trainflow.image  # noqa: F401 - registers the image op types
     with tf.Graph().as_default():

@@ -8,8 +8,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or os.path.join(
-    os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+from fixture_paths import FIXTURES
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +93,14 @@ def test_three_adam_steps_match_tensorflow(fixture):
         for name, value in run["variables_after_3_steps"].items():
             np.testing.assert_allclose(sess.run(variables[name]), np.asarray(value["value"]),
                                        rtol=2e-6, atol=1e-7, err_msg=name)
+
+
+def test_constant_values_are_encoded_as_tensorflow_encodes_them():
+    from trainflow.protos import graph_pb2
+    with open(os.path.join(FIXTURES, "graphs", "mlp_graph.pb"), "rb") as f:
+        theirs = {n.name: n for n in graph_pb2.GraphDef.FromString(f.read()).node}
+    ours = build_mlp()[0].as_graph_def()
+    consts = [n for n in ours.node if n.op == "Const"]
+    assert consts
+    for node in consts:
+        assert node.attr["value"] == theirs[node.name].attr["value"], node.name

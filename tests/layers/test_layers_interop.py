@@ -2,16 +2,14 @@
 trainflow and gets the same numbers (TRAINFLOW_TF_PYTHON names TF 2.21's python;
 skipped when unset)."""
 import json
-import os
-import subprocess
 
 import numpy as np
-import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 # Runs in TensorFlow: import the GraphDef, then replay the same session calls.
 _TF_SCRIPT = r"""
@@ -89,12 +87,7 @@ def test_tensorflow_runs_our_layers_graph(tmp_path):
     spec_path.write_text(json.dumps({"calls": calls}))
     graph_path = tmp_path / "graph.pb"
     graph_path.write_bytes(g.as_graph_def().SerializeToString())
-    script = tmp_path / "run_tf.py"
-    script.write_text(_TF_SCRIPT)
-    proc = subprocess.run([TF_PYTHON, str(script), str(spec_path), str(graph_path)],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    theirs = run_json(_TF_SCRIPT, str(spec_path), str(graph_path))
     assert len(theirs) == len(ours)
     for call, (mine, tf_out) in enumerate(zip(ours, theirs)):
         for i, (a, b) in enumerate(zip(mine, tf_out)):

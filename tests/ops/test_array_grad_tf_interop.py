@@ -6,9 +6,6 @@ listed placeholders and reports the gradient nodes (names, op types, inputs and
 attrs other than Const values) and the gradient values. trainflow must build the
 same nodes and compute the same values (IndexedSlices compared part by part).
 """
-import json
-import os
-import subprocess
 import textwrap
 
 import numpy as np
@@ -16,8 +13,9 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import attrs_of, needs_tf, run_json
+
+pytestmark = needs_tf
 
 PRELUDE = """
 x = tf.placeholder(tf.float32, [None, 3], name="x")
@@ -141,19 +139,8 @@ SCRIPT = textwrap.dedent("""
 
 @pytest.fixture(scope="module")
 def tf_results():
-    spec = {"prelude": PRELUDE, "cases": CASES,
-            "feeds": {k: np.asarray(v).tolist() for k, v in FEEDS.items()}}
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
-    proc = subprocess.run([TF_PYTHON, "-c", SCRIPT], input=json.dumps(spec), capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _attrs_of(node):
-    from google.protobuf import text_format
-    return {k: text_format.MessageToString(v, as_one_line=True)
-            for k, v in sorted(node.attr.items()) if k != "value" and not k.startswith("_")}
+    return run_json(SCRIPT, spec={"prelude": PRELUDE, "cases": CASES,
+                                  "feeds": {k: np.asarray(v).tolist() for k, v in FEEDS.items()}})
 
 
 def _build(expr, names):
@@ -165,7 +152,7 @@ def _build(expr, names):
         w = tf.cos(tf.cast(tf.reshape(tf.range(tf.size(y)), tf.shape(y)), y.dtype))
         before = len(g.get_operations())
         grads = tf.gradients(y, [env[n] for n in names.split(",")], grad_ys=w)
-        nodes = [[n.name, n.op, list(n.input), _attrs_of(n)]
+        nodes = [[n.name, n.op, list(n.input), attrs_of(n)]
                  for n in g.as_graph_def().node[before:]]
         feeds = {env[k]: v.astype(env[k].dtype.as_numpy_dtype) for k, v in FEEDS.items()}
         with tf.Session() as sess:

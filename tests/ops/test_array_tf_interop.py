@@ -6,9 +6,6 @@ attrs other than Const values), the result's dtype, static shape and value, and 
 GraphDef. trainflow must build the same nodes and compute the same value, and must
 also import TF's GraphDef and compute the same value from it.
 """
-import json
-import os
-import subprocess
 import textwrap
 
 import numpy as np
@@ -16,8 +13,9 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import attrs_of, needs_tf, run_json
+
+pytestmark = needs_tf
 
 PRELUDE = """
 x = tf.placeholder(tf.float32, [None, 3], name="x")
@@ -129,18 +127,8 @@ def _feeds_json():
 
 @pytest.fixture(scope="module")
 def tf_results():
-    spec = {"prelude": PRELUDE, "expressions": EXPRESSIONS, "feeds": _feeds_json()}
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
-    proc = subprocess.run([TF_PYTHON, "-c", SCRIPT], input=json.dumps(spec), capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _attrs_of(node):
-    from google.protobuf import text_format
-    return {k: text_format.MessageToString(v, as_one_line=True)
-            for k, v in sorted(node.attr.items()) if k != "value" and not k.startswith("_")}
+    return run_json(SCRIPT, spec={"prelude": PRELUDE, "expressions": EXPRESSIONS,
+                                  "feeds": _feeds_json()})
 
 
 def _flat(value):
@@ -161,7 +149,7 @@ def _build(expr):
         exec(PRELUDE, env)  # noqa: S102 - test-defined code
         before = len(g.get_operations())
         out = eval(expr, env)  # noqa: S307 - test-defined code
-        nodes = [[n.name, n.op, list(n.input), _attrs_of(n)]
+        nodes = [[n.name, n.op, list(n.input), attrs_of(n)]
                  for n in g.as_graph_def().node[before:]]
         with tf.Session() as sess:
             value = sess.run(out, _feed_dict(g))

@@ -2,10 +2,6 @@
 (TRAINFLOW_TF_PYTHON names its python; skipped when unset): the gradient ops of a
 cond match TensorFlow's, and TensorFlow runs GraphDefs holding trainflow's cond and
 functional-If gradients to the same values."""
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -13,10 +9,9 @@ import trainflow.compat.v1 as tf
 from trainflow.framework.op_builder import apply_op
 from trainflow.ops.function_graph import FuncGraph
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import needs_tf, run_graph_def, run_json
 
-_ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
+pytestmark = needs_tf
 
 _COND_SNIPPET = """
 x = tf.placeholder(tf.float32, [2], name="x")
@@ -59,10 +54,7 @@ with tf.Session() as sess:
               for f in {_FEEDS!r}]
 print(json.dumps({{"ops": _describe(tf.get_default_graph()), "values": values}}))
 """
-    proc = subprocess.run([TF_PYTHON, "-c", script], capture_output=True, text=True, env=_ENV,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(script)
 
 
 def _describe_source():
@@ -82,28 +74,6 @@ def test_cond_gradient_ops_and_values_match_tensorflow():
     for name, description in theirs["ops"].items():
         assert ours.get(name) == description, name
     np.testing.assert_allclose(values, theirs["values"], rtol=1e-6)
-
-
-def _run_in_tf(graph_def, fetches, feeds):
-    script = r"""
-import json, sys
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-gd = tf.GraphDef()
-gd.ParseFromString(bytes.fromhex(spec["graph_def"]))
-with tf.Graph().as_default():
-    tf.import_graph_def(gd, name="")
-    with tf.Session() as sess:
-        out = [[v.tolist() for v in sess.run(spec["fetches"], f)] for f in spec["feeds"]]
-print(json.dumps(out))
-"""
-    spec = {"graph_def": graph_def.SerializeToString().hex(), "fetches": fetches,
-            "feeds": feeds}
-    proc = subprocess.run([TF_PYTHON, "-c", script], input=json.dumps(spec),
-                          capture_output=True, text=True, env=_ENV, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def _branch(name, fn):
@@ -128,7 +98,7 @@ def test_tensorflow_runs_exported_cond_and_if_gradients():
         with tf.Session() as sess:
             ours = [[v.tolist() for v in sess.run(fetches, {x: f["x:0"], p: f["p:0"]})]
                     for f in feeds]
-        theirs = _run_in_tf(g.as_graph_def(), fetches, feeds)
+        theirs = run_graph_def(g.as_graph_def(), fetches, feeds)
     np.testing.assert_allclose(ours, theirs, rtol=1e-6)
     xv = np.array([0.5, 1.5])
     np.testing.assert_allclose(ours[0][1], 3 * xv ** 2, rtol=1e-6)
@@ -170,10 +140,7 @@ with g.as_default():
 print(json.dumps({{"graph_def": graph_def.SerializeToString().hex(), "values": values,
                   "feeds": feeds}}))
 """
-    proc = subprocess.run([TF_PYTHON, "-c", script], capture_output=True, text=True, env=_ENV,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(script)
 
 
 @pytest.mark.parametrize("key", sorted(_V2_SNIPPETS))

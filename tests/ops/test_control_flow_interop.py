@@ -7,8 +7,6 @@ run-time error messages must agree. TensorFlow also runs GraphDefs exported by
 trainflow, While ops and their FunctionDefs included.
 """
 import json
-import os
-import subprocess
 import sys
 
 import numpy as np
@@ -17,8 +15,9 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.ops.function_graph import to_function_defs
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import needs_tf, run_graph_def, run_json
+
+pytestmark = needs_tf
 
 # name -> (code defining `out` and `feeds`, op-name prefixes compared)
 SNIPPETS = {
@@ -100,6 +99,7 @@ import json, sys
 import numpy as np
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
+sys.path.insert(0, sys.argv[1])
 from trainflow_interop_common import run_snippets
 print(json.dumps(run_snippets(tf, json.loads(sys.stdin.read()))))
 """
@@ -155,12 +155,7 @@ def tf_results(tmp_path_factory):
     helper_dir = tmp_path_factory.mktemp("interop")
     (helper_dir / "trainflow_interop_common.py").write_text(
         "import numpy as np\n" + _source_of(run_snippets) + "\n\n" + _source_of(_jsonable))
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0",
-               PYTHONPATH=str(helper_dir))
-    proc = subprocess.run([TF_PYTHON, "-c", TF_SCRIPT], input=json.dumps(SNIPPETS),
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(TF_SCRIPT, str(helper_dir), spec=SNIPPETS)
 
 
 def _source_of(fn):
@@ -190,29 +185,6 @@ def test_values_and_errors_match_tensorflow(tf_results, our_results, key, capsys
             assert got["value"] == want["value"]
 
 
-def _run_in_tf(graph_def, fetches, feeds):
-    script = r"""
-import json, sys
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-gd = tf.GraphDef()
-gd.ParseFromString(bytes.fromhex(spec["graph_def"]))
-with tf.Graph().as_default():
-    tf.import_graph_def(gd, name="")
-    with tf.Session() as sess:
-        out = sess.run(spec["fetches"], spec["feeds"])
-print(json.dumps([v.tolist() for v in out]))
-"""
-    spec = {"graph_def": graph_def.SerializeToString().hex(), "fetches": fetches,
-            "feeds": feeds}
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
-    proc = subprocess.run([TF_PYTHON, "-c", script], input=json.dumps(spec),
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def test_tensorflow_runs_exported_conds_and_while_loops():
     g = tf.Graph()
     with g.as_default():
@@ -239,7 +211,7 @@ def test_tensorflow_runs_exported_conds_and_while_loops():
         for feeds in ({"n:0": 12, "p:0": True}, {"n:0": 3, "p:0": False}):
             with tf.Session() as sess:
                 ours = sess.run(fetches, {n: feeds["n:0"], p: feeds["p:0"]})
-            theirs = _run_in_tf(gd, fetches, feeds)
+            (theirs,) = run_graph_def(gd, fetches, [feeds])
             np.testing.assert_allclose(np.array(ours, dtype=float), np.array(theirs, dtype=float))
 
 
@@ -266,11 +238,7 @@ with g.as_default():
 print(json.dumps({"graph_def": g.as_graph_def().SerializeToString().hex(),
                   "outputs": [t.name for t in out], "values": [v.tolist() for v in values]}))
 """
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
-    proc = subprocess.run([TF_PYTHON, "-c", script], capture_output=True, text=True, env=env,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(script)
 
 
 def test_tensorflow_while_v2_functions_run_in_trainflow():

@@ -10,7 +10,7 @@ import trainflow.compat.v1 as tf
 from trainflow.ops import init_ops
 from trainflow.ops.partitioned_variables import PartitionInfo
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+from fixture_paths import FIXTURES
 
 
 def _value(init, shape, dtype=None, partition_info=None):

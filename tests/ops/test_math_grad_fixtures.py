@@ -16,7 +16,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+
 pytestmark = pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="fixtures not available")
 
 MATH_OP_TYPES = {"Sum", "Mean", "Mul", "AddV2", "Sub", "Pow", "Sin", "Square", "MatMul",

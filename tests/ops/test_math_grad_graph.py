@@ -15,7 +15,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.framework import registry
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+from fixture_paths import FIXTURES
 
 
 def _placeholders(tf_, spec):

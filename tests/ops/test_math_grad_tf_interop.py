@@ -8,9 +8,6 @@ values. trainflow must add the same nodes in the same order and compute the same
 values. Expressions starting with "2:" are differentiated twice (the gradient of the
 weighted first gradient), which exercises the gradients of the gradient graphs.
 """
-import json
-import os
-import subprocess
 import textwrap
 
 import numpy as np
@@ -18,8 +15,9 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 PLACEHOLDERS = {  # name: (shape, value)
     "a": ([2, 3], [[-1.3, -0.6, 0.4], [0.7, 1.1, -1.7]]),
@@ -127,10 +125,7 @@ def tf_results(tmp_path_factory):
     (folder / "math_grad_interop_body.py").write_text(BODY)
     (folder / "test_cases.py").write_text(
         f"import numpy as np\nPLACEHOLDERS = {PLACEHOLDERS!r}\nCASES = {_PLAIN_CASES!r}\n")
-    out = subprocess.run([TF_PYTHON, "-c", SCRIPT, str(folder)], capture_output=True,
-                         text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(SCRIPT, str(folder), timeout=600)
 
 
 def _run_trainflow(expr, wrt):

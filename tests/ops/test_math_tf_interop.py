@@ -7,8 +7,6 @@ shape and value, and for bad inputs the exception class and message, must
 agree, and so must every new node's inputs and attrs (Const values aside).
 """
 import json
-import os
-import subprocess
 import textwrap
 
 import numpy as np
@@ -17,7 +15,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.framework import registry
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
+from tf_interop import needs_tf, run_json
 
 # Placeholders every expression may use, and the values fed to them.
 PRELUDE = """
@@ -204,18 +202,14 @@ def _tf_results():
     spec = {"prelude": PRELUDE, "ok": EXPRESSIONS, "errors": ERRORS,
             "shape_errors": SHAPE_ERRORS, "run_errors": RUN_ERRORS,
             "feeds": {k: {"value": v.tolist(), "dtype": v.dtype.name} for k, v in FEEDS.items()}}
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_ENABLE_ONEDNN_OPTS="0")
-    proc = subprocess.run([TF_PYTHON, "-c", script], input=json.dumps(spec),
-                          capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_json(script, spec=spec)
 
 
 _NEEDED = ("Cast", "SelectV2", "StopGradient", "Reshape", "Shape", "Transpose", "Rank",
            "Range", "GatherV2", "PlaceholderWithDefault")
 
 pytestmark = [
-    pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set"),
+    needs_tf,
     pytest.mark.skipif(not all(registry.is_registered(t) for t in _NEEDED),
                        reason="needs the array op types"),
 ]

@@ -1,16 +1,13 @@
 """Graph-level tests of the convolution ops: TF's numbers, static shapes, errors,
 gradients (finite differences in float64), op naming and GraphDef interop."""
-import json
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.framework import errors
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
+from op_checks import gradient_error
+from tf_interop import needs_tf, run_json
 
 
 def pattern(shape, k=1.0):
@@ -356,13 +353,7 @@ GRAD_CASES = [  # name, builder over float64 inputs, input shapes
 @pytest.mark.parametrize("name,build,shapes", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_gradients_match_finite_differences(name, build, shapes):
     rng = np.random.RandomState(len(name))
-    with tf.Graph().as_default():
-        inputs = [tf.placeholder(tf.float64, s) for s in shapes]
-        y = build(*inputs)
-        values = [rng.uniform(-1, 1, s) for s in shapes]
-        with tf.Session():
-            err = tf.test.compute_gradient_error(inputs, list(shapes), y, y.shape.as_list(),
-                                                 x_init_value=values)
+    err = gradient_error(build, shapes, [rng.uniform(-1, 1, s) for s in shapes])
     assert err < 1e-8
 
 
@@ -516,15 +507,10 @@ print(json.dumps({k: v.ravel().tolist() for k, v in zip(fetches, out)}))
 
 
 def _run_tf(*args):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
-               TF_ENABLE_ONEDNN_OPTS="0")
-    result = subprocess.run([TF_PYTHON, "-c", _TF_GRAPH, *args], capture_output=True, text=True,
-                            env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_json(_TF_GRAPH, *args, timeout=600)
 
 
-@pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+@needs_tf
 def test_graph_def_round_trip_with_tensorflow(tmp_path):
     """A TF-built graph with these ops imports and runs here with TF's numbers, and the
     graph exported from here imports and runs in TF with the same numbers."""

@@ -7,6 +7,8 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.framework import errors
 
+from op_checks import gradient_error
+
 
 def pattern(shape, k=1.0, ties=False):
     """The deterministic inputs the TF reference numbers below were computed from."""
@@ -313,13 +315,7 @@ GRAD_CASES = [  # name, builder, input shapes
 
 @pytest.mark.parametrize("name,build,shapes", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_gradients_match_finite_differences(name, build, shapes):
-    with tf.Graph().as_default():
-        inputs = [tf.placeholder(tf.float64, s) for s in shapes]
-        y = build(*inputs)
-        values = [_distinct(s, i + len(name)) for i, s in enumerate(shapes)]
-        with tf.Session():
-            err = tf.test.compute_gradient_error(inputs, list(shapes), y, y.shape.as_list(),
-                                                 x_init_value=values)
+    err = gradient_error(build, shapes, [_distinct(s, i + len(name)) for i, s in enumerate(shapes)])
     assert err < 1e-8
 
 

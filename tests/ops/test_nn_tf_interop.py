@@ -8,18 +8,16 @@ direction TensorFlow imports the GraphDef trainflow writes for its nn functions
 and must compute what trainflow computes.
 """
 import json
-import os
-import subprocess
 import textwrap
 
 import numpy as np
-import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.ops import nn_ops  # noqa: F401 - registers the nn op types before an import
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+from tf_interop import needs_tf, run_python
+
+pytestmark = needs_tf
 
 # Builds the same graph in TensorFlow and in trainflow; `outputs` maps a key to a tensor.
 # `xent_op(features, labels)` makes a raw SoftmaxCrossEntropyWithLogits op.
@@ -100,9 +98,7 @@ json.dump(names, open(os.path.join(workdir, "names.json"), "w"))
 
 def _run_tf(mode, workdir):
     script = TF_SCRIPT.format(build=textwrap.indent(BUILD, " " * 8))
-    proc = subprocess.run([TF_PYTHON, "-c", script, mode, str(workdir)], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    run_python(script, mode, str(workdir))
     with np.load(workdir / "values.npz") as data:
         return {k: data[k] for k in data.files}
 

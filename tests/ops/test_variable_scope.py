@@ -8,7 +8,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES", "/work/shared/fixtures")
+from fixture_paths import FIXTURES
 
 
 def test_scope_and_name_scope_interaction():

@@ -3,17 +3,13 @@ build (attrs and signatures match TF's op registry).
 
 Runs TF in a subprocess through the python named by TRAINFLOW_TF_PYTHON; skipped without it.
 """
-import json
-import os
-import subprocess
-
 import numpy as np
-import pytest
 
 import trainflow.compat.v1 as tf
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+from tf_interop import needs_tf, run_json
+
+pytestmark = needs_tf
 
 TF_SCRIPT = r"""
 import json, os, sys
@@ -38,11 +34,7 @@ json.dump(out, sys.stdout)
 def _run_in_tf(graph, init, fetch, tmp_path):
     path = tmp_path / "graph.pb"
     path.write_bytes(graph.as_graph_def().SerializeToString())
-    proc = subprocess.run([TF_PYTHON, "-c", TF_SCRIPT], capture_output=True, text=True,
-                          input=json.dumps({"graph": str(path), "init": init, "fetch": fetch}),
-                          timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout)
+    return run_json(TF_SCRIPT, spec={"graph": str(path), "init": init, "fetch": fetch})
 
 
 def test_tensorflow_runs_our_variable_graph(tmp_path):

@@ -1,13 +1,8 @@
 """Our .proto schemas agree with TensorFlow's own descriptors (field numbers,
 types, labels, packing, oneofs). Runs TF in a subprocess; skipped without it."""
-import json
-import os
-import subprocess
+from tf_interop import TF_PYTHON, needs_tf, run_json
 
-import pytest
-
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-pytestmark = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set")
+pytestmark = needs_tf
 
 # our module stem -> TensorFlow's generated module
 TF_MODULES = {
@@ -92,11 +87,7 @@ json.dump(out, sys.stdout)
 
 
 def _schema(python, modules):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    result = subprocess.run([python, "-c", _SCHEMA_SCRIPT, *modules], capture_output=True,
-                            text=True, env=env, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    return run_json(_SCHEMA_SCRIPT, *modules, python=python)
 
 
 def test_schemas_match_tensorflow():

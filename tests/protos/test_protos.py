@@ -12,11 +12,8 @@ from trainflow.protos import (checkpoint_state_pb2, config_pb2, event_pb2, examp
                               feature_pb2, graph_pb2, meta_graph_pb2, queue_runner_pb2,
                               saver_pb2, types_pb2, variable_pb2)
 
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+
 PROTO_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "src", "trainflow", "protos")
 
 pytestmark = pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="fixtures not available")

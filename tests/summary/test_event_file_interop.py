@@ -7,7 +7,6 @@ times aside. Runs TF/TensorBoard through $TRAINFLOW_TF_PYTHON; skipped when unse
 import glob
 import json
 import os
-import subprocess
 
 import pytest
 
@@ -15,14 +14,10 @@ from trainflow.protos import config_pb2, graph_pb2
 from trainflow.summary.summary_iterator import summary_iterator
 from trainflow.summary.writer import FileWriter
 
-TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
-EVENTS = os.path.join(FIXTURES, "events")
-pytestmark = [pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON not set"),
+from fixture_paths import EVENTS
+from tf_interop import needs_tf, run_json
+
+pytestmark = [needs_tf,
               pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")]
 
 _ACCUMULATE = r'''
@@ -65,11 +60,7 @@ def test_tensorboard_reads_our_event_file(tmp_path):
                 event.tagged_run_metadata.tag, event.step)
     writer.close()
 
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    result = subprocess.run([TF_PYTHON, "-c", _ACCUMULATE, str(tmp_path)], capture_output=True,
-                            text=True, env=env, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
-    got = json.loads(result.stdout.strip().splitlines()[-1])
+    got = run_json(_ACCUMULATE, str(tmp_path), timeout=600)
     with open(os.path.join(EVENTS, "tensorboard_accumulator.json")) as f:
         want = json.load(f)
 

@@ -15,12 +15,7 @@ from trainflow.summary.summary_iterator import summary_iterator
 from trainflow.summary.writer import FileWriter
 from trainflow.summary.writer_cache import FileWriterCache
 
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
-EVENTS = os.path.join(FIXTURES, "events")
+from fixture_paths import EVENTS
 
 
 def _events(logdir):

@@ -1,5 +1,4 @@
 """summary_iterator reads TF's event file as events.json lists it."""
-import glob
 import json
 import os
 
@@ -11,17 +10,9 @@ from trainflow.framework import errors
 from trainflow.protos import config_pb2, event_pb2
 from trainflow.summary.summary_iterator import summary_iterator
 
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
-EVENTS = os.path.join(FIXTURES, "events")
+from fixture_paths import EVENTS, events_file
+
 pytestmark = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
-
-
-def _fixture_file():
-    return glob.glob(os.path.join(EVENTS, "events.out.tfevents.*"))[0]
 
 
 def _expected():
@@ -30,7 +21,7 @@ def _expected():
 
 
 def test_events_match_events_json():
-    events = list(summary_iterator(_fixture_file()))
+    events = list(summary_iterator(events_file()))
     expected = _expected()
     assert len(events) == len(expected)
     for event, want in zip(events, expected):
@@ -84,7 +75,7 @@ def _check_values(values, wanted):
 
 
 def test_record_offsets_match_framing():
-    with open(_fixture_file(), "rb") as f:
+    with open(events_file(), "rb") as f:
         data = f.read()
     for want in _expected():
         offset, length = want["record_offset"], want["record_length"]
@@ -98,7 +89,7 @@ def test_exported_names():
 def test_missing_and_corrupt_files(tmp_path):
     with pytest.raises(errors.NotFoundError):
         next(summary_iterator(str(tmp_path / "missing")))
-    with open(_fixture_file(), "rb") as f:
+    with open(events_file(), "rb") as f:
         data = bytearray(f.read())
     data[100] ^= 0xFF  # inside the session_log event's payload
     bad = tmp_path / "events.out.tfevents.bad"

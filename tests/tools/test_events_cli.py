@@ -1,6 +1,5 @@
 """`trainflow events`: table, tags, CSV and plot of event files."""
 import csv
-import glob
 import io
 import os
 import sys
@@ -12,22 +11,14 @@ from trainflow.protos import summary_pb2
 from trainflow.formats.tensor_proto import make_tensor_proto
 from trainflow.summary.writer import FileWriter
 
-FIXTURES = next((p for p in (os.environ.get("TRAINFLOW_FIXTURES", ""),
-                             os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
-                                          "fixtures"),
-                             "/work/shared/fixtures") if p and os.path.isdir(p)),
-                "/work/shared/fixtures")
-EVENTS = os.path.join(FIXTURES, "events")
+from fixture_paths import EVENTS, events_file
+
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
-
-
-def _fixture_file():
-    return glob.glob(os.path.join(EVENTS, "events.out.tfevents.*"))[0]
 
 
 @needs_fixtures
 def test_default_table_lists_every_scalar(capsys):
-    assert main(["events", _fixture_file()]) == 0
+    assert main(["events", events_file()]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["step", "tag", "value", "wall_time"]
     rows = [line.split() for line in lines[1:]]
@@ -99,7 +90,7 @@ def test_missing_path_and_empty_directory(tmp_path, capsys):
 
 @needs_fixtures
 def test_corrupt_file_prints_what_it_read_then_the_error(tmp_path, capsys):
-    with open(_fixture_file(), "rb") as f:
+    with open(events_file(), "rb") as f:
         data = f.read()
     bad = tmp_path / "events.out.tfevents.1.host"
     bad.write_bytes(data[:5000])   # cut inside a later record

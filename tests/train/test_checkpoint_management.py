@@ -10,10 +10,8 @@ from trainflow.formats import tensor_bundle
 from trainflow.formats.checkpoint_v1 import V1CheckpointWriter
 from trainflow.train import checkpoint_management as cm
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "..", "shared", "fixtures"),
-                 "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 

@@ -10,10 +10,8 @@ from trainflow import train
 from trainflow.formats import tensor_bundle
 from trainflow.framework import errors
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (os.path.join(HERE, "..", "..", "..", "shared", "fixtures"),
-                 "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
+from fixture_paths import FIXTURES
+
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 

@@ -7,8 +7,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or os.path.join(
-    os.path.dirname(__file__), "..", "..", "..", "shared", "fixtures")
+from fixture_paths import FIXTURES
+
 OPT_DIR = os.path.join(FIXTURES, "optimizers")
 
 # Configurations whose optimizer class exists; later optimizers join this table.

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 from trainflow.framework import dtypes
+from trainflow.framework.nest_util import flatten_plain
 from trainflow.protos import tensor_pb2, tensor_shape_pb2
 
 _CONVERT_HINT = ("Consider casting elements to a supported type. See "
@@ -31,20 +32,6 @@ _INT_VAL_TYPES = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.uint
 _MAX_CONTENT_BYTES = 1 << 31
 
 
-def _flatten(values):
-    """Leaves of nested lists/tuples (dict values in key order), like nest.flatten."""
-    stack, out = [values], []
-    while stack:
-        item = stack.pop()
-        if isinstance(item, (list, tuple)):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
-            stack.extend(item[k] for k in sorted(item, reverse=True))
-        else:
-            out.append(item)
-    return out
-
-
 @functools.lru_cache(maxsize=None)
 def _integral_types():
     try:  # TensorShape's Dimension counts as an int, as in TF.
@@ -59,7 +46,7 @@ _OK = object()  # returned by the checks below when every element is acceptable
 
 def _kind_check(expected):
     def check(values):
-        for v in _flatten(values):
+        for v in flatten_plain(values):
             if not (isinstance(v, expected) or
                     (isinstance(v, np.ndarray) and issubclass(v.dtype.type, expected))):
                 return v

@@ -41,7 +41,8 @@ def fill_node_def(node, op, add_shapes=False):
     kept = op._attr_protos
     for name, value in op._attrs.items():
         if kept is not None and name in kept and kept[name][0] is value:
-            node.attr[name].CopyFrom(kept[name][1])
+            encoded = kept[name][1]
+            node.attr[name].CopyFrom(encoded() if callable(encoded) else encoded)
             continue
         attr = kinds.get(name)
         node.attr[name].CopyFrom(to_attr_value(value, attr.kind if attr is not None else None))

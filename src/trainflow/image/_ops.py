@@ -250,6 +250,15 @@ def check_3d(image, require_static=True):
     return [assert_op(positive, "all dims of 'image.shape' must be > 0.")]
 
 
+def check_targets(image, target_height, target_width):
+    """TF's checks of a 3-D/4-D `image` and of positive target sizes (Assert ops where
+    not static). Returns (`image` run after the checks, the list of checks)."""
+    checks = check_at_least_3d(image, require_static=False)
+    checks += check(greater(target_width, 0), ValueError, "target_width must be > 0.")
+    checks += check(greater(target_height, 0), ValueError, "target_height must be > 0.")
+    return with_dependencies(checks, image), checks
+
+
 def as_batch(image):
     """(4-D image, was_batched): a 3-D image gains a leading batch dimension.
 
@@ -266,3 +275,8 @@ def as_batch(image):
         return batched, False
     raise ValueError(f"'image' (shape {image.get_shape()}) must have either 3 or 4 "
                      "dimensions.")
+
+
+def unbatch(image, batched):
+    """Undoes `as_batch`: `image` itself if it was batched, else without its batch axis."""
+    return image if batched else squeeze(image, [0])

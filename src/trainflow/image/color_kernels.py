@@ -43,11 +43,16 @@ def _check_scalar(value, what):
     return _F32(value)
 
 
-def rgb_to_hsv(images):
-    """RGBToHSV: [..., 3] RGB in [0, 1] -> HSV with hue in [0, 1)."""
+def _check_3_channels(images):
+    """RGBToHSV / HSVToRGB's check: the last axis holds the 3 channels."""
     if images.ndim < 1 or images.shape[-1] != 3:
         raise _invalid(f"input must have 3 channels but input only has "
                        f"{images.shape[-1] if images.ndim else 0} channels.")
+
+
+def rgb_to_hsv(images):
+    """RGBToHSV: [..., 3] RGB in [0, 1] -> HSV with hue in [0, 1)."""
+    _check_3_channels(images)
     x, out_dtype = _work(images)
     t = x.dtype.type
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
@@ -65,9 +70,7 @@ def rgb_to_hsv(images):
 
 def hsv_to_rgb(images):
     """HSVToRGB: the inverse of `rgb_to_hsv`."""
-    if images.ndim < 1 or images.shape[-1] != 3:
-        raise _invalid(f"input must have 3 channels but input only has "
-                       f"{images.shape[-1] if images.ndim else 0} channels.")
+    _check_3_channels(images)
     x, out_dtype = _work(images)
     t = x.dtype.type
     h, s, v = x[..., 0], x[..., 1], x[..., 2]

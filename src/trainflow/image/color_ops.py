@@ -152,8 +152,8 @@ def _uniform(lower, upper, seed):
     return random_ops.random_uniform([], lower, upper, seed=seed)
 
 
-def random_contrast(image, lower, upper, seed=None):
-    """`adjust_contrast` by a factor drawn uniformly from [lower, upper).
+def _uniform_factor(lower, upper, seed):
+    """A factor drawn uniformly from [lower, upper), after TF's checks of the range.
 
     Raises:
       ValueError: if upper <= lower or lower < 0.
@@ -162,7 +162,16 @@ def random_contrast(image, lower, upper, seed=None):
         raise ValueError("upper must be > lower.")
     if lower < 0:
         raise ValueError("lower must be non-negative.")
-    return adjust_contrast(image, _uniform(lower, upper, seed))
+    return _uniform(lower, upper, seed)
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """`adjust_contrast` by a factor drawn uniformly from [lower, upper).
+
+    Raises:
+      ValueError: if upper <= lower or lower < 0.
+    """
+    return adjust_contrast(image, _uniform_factor(lower, upper, seed))
 
 
 def random_saturation(image, lower, upper, seed=None):
@@ -171,11 +180,7 @@ def random_saturation(image, lower, upper, seed=None):
     Raises:
       ValueError: if upper <= lower or lower < 0.
     """
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    return adjust_saturation(image, _uniform(lower, upper, seed))
+    return adjust_saturation(image, _uniform_factor(lower, upper, seed))
 
 
 def random_hue(image, max_delta, seed=None):

@@ -28,15 +28,27 @@ def _fix_flip_shape(image, result):
     return result
 
 
-def _rank_error(shape):
-    return ValueError(f"'image' (shape {shape}) must have either 3 or 4 dimensions.")
+def _by_rank(image, rank3, rank4):
+    """rank3() for a 3-D image, rank4() for a 4-D batch; a cond on the run-time rank when
+    the static rank is unknown.
+
+    Raises:
+      ValueError: for any other static rank.
+    """
+    shape = image.get_shape()
+    if shape.ndims is None:
+        return _cond(_ops.equal(_ops.rank(image), 3), rank3, rank4)
+    if shape.ndims == 3:
+        return rank3()
+    if shape.ndims == 4:
+        return rank4()
+    raise ValueError(f"'image' (shape {shape}) must have either 3 or 4 dimensions.")
 
 
 def _flip(image, flip_index, scope_name):
     with name_scope(None, scope_name, [image]):
         image = convert_to_tensor(image, name="image")
         image = _ops.assert_at_least_3d(image)
-        shape = image.get_shape()
 
         def rank3():
             return _fix_flip_shape(image, _ops.reverse(image, [flip_index]))
@@ -44,13 +56,7 @@ def _flip(image, flip_index, scope_name):
         def rank4():
             return _ops.reverse(image, [flip_index + 1])
 
-        if shape.ndims is None:
-            return _cond(_ops.equal(_ops.rank(image), 3), rank3, rank4)
-        if shape.ndims == 3:
-            return rank3()
-        if shape.ndims == 4:
-            return rank4()
-        raise _rank_error(shape)
+        return _by_rank(image, rank3, rank4)
 
 
 def flip_left_right(image):
@@ -76,7 +82,6 @@ def _random_flip(image, flip_index, seed, scope_name):
     with name_scope(None, scope_name, [image]):
         image = convert_to_tensor(image, name="image")
         image = _ops.assert_at_least_3d(image)
-        shape = image.get_shape()
 
         def rank3():
             uniform = random_ops.random_uniform([], 0, 1.0, seed=seed)
@@ -93,13 +98,7 @@ def _random_flip(image, flip_index, seed, scope_name):
             one_minus = _ops.op("Sub", x=convert_to_tensor(1, dtype=image.dtype), y=flips)
             return _ops.add(_ops.mul(flips, flipped), _ops.mul(one_minus, image))
 
-        if shape.ndims is None:
-            return _cond(_ops.equal(_ops.rank(image), 3), rank3, rank4)
-        if shape.ndims == 3:
-            return rank3()
-        if shape.ndims == 4:
-            return rank4()
-        raise _rank_error(shape)
+        return _by_rank(image, rank3, rank4)
 
 
 def random_flip_left_right(image, seed=None):
@@ -170,16 +169,8 @@ def rot90(image, k=1, name=None):
         static_k = None if static_k is None else int(static_k) % 4
         if static_k is None:
             k = _ops.op("FloorMod", x=k, y=4)
-        shape = image.get_shape()
-        if shape.ndims is None:
-            return _cond(_ops.equal(_ops.rank(image), 3),
-                         lambda: _rot90(image, k, False, static_k),
-                         lambda: _rot90(image, k, True, static_k))
-        if shape.ndims == 3:
-            return _rot90(image, k, False, static_k)
-        if shape.ndims == 4:
-            return _rot90(image, k, True, static_k)
-        raise _rank_error(shape)
+        return _by_rank(image, lambda: _rot90(image, k, False, static_k),
+                        lambda: _rot90(image, k, True, static_k))
 
 
 def transpose(image, name=None):
@@ -191,16 +182,8 @@ def transpose(image, name=None):
     with name_scope(name, "transpose", [image]):
         image = convert_to_tensor(image, name="image")
         image = _ops.assert_at_least_3d(image)
-        shape = image.get_shape()
-        if shape.ndims is None:
-            return _cond(_ops.equal(_ops.rank(image), 3),
-                         lambda: _ops.transpose(image, [1, 0, 2], name=name),
-                         lambda: _ops.transpose(image, [0, 2, 1, 3], name=name))
-        if shape.ndims == 3:
-            return _ops.transpose(image, [1, 0, 2], name=name)
-        if shape.ndims == 4:
-            return _ops.transpose(image, [0, 2, 1, 3], name=name)
-        raise _rank_error(shape)
+        return _by_rank(image, lambda: _ops.transpose(image, [1, 0, 2], name=name),
+                        lambda: _ops.transpose(image, [0, 2, 1, 3], name=name))
 
 
 transpose_image = transpose
@@ -239,7 +222,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
             convert_to_tensor([4, 2], dtype=dtypes.int32))
         padded = _ops.op("Pad", input=image, paddings=paddings)
         padded.set_shape(_known([batch, target_height, target_width, depth]))
-        return padded if batched else _ops.squeeze(padded, [0])
+        return _ops.unbatch(padded, batched)
 
 
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
@@ -272,7 +255,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
         cropped = _ops.slice_(image, _ops.stack([0, offset_height, offset_width, 0]),
                               _ops.stack([dims[0], target_height, target_width, dims[3]]))
         cropped.set_shape(_known([batch, target_height, target_width, depth]))
-        return cropped if batched else _ops.squeeze(cropped, [0])
+        return _ops.unbatch(cropped, batched)
 
 
 def resize_image_with_crop_or_pad(image, target_height, target_width):
@@ -284,12 +267,7 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
     with name_scope(None, "resize_image_with_crop_or_pad", [image]):
         image = convert_to_tensor(image, name="image")
         image, batched = _ops.as_batch(image)
-        checks = _ops.check_at_least_3d(image, require_static=False)
-        checks += _ops.check(_ops.greater(target_width, 0), ValueError,
-                             "target_width must be > 0.")
-        checks += _ops.check(_ops.greater(target_height, 0), ValueError,
-                             "target_height must be > 0.")
-        image = _ops.with_dependencies(checks, image)
+        image, checks = _ops.check_targets(image, target_height, target_width)
         if _ops.is_tensor(target_height):
             target_height = _ops.with_dependencies(checks, target_height)
         if _ops.is_tensor(target_width):
@@ -313,7 +291,7 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
         checks += _ops.check(_ops.equal(out_w, target_width), ValueError,
                              "resized width is not correct.")
         resized = _ops.with_dependencies(checks, resized)
-        return resized if batched else _ops.squeeze(resized, [0])
+        return _ops.unbatch(resized, batched)
 
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad

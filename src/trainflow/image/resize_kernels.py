@@ -39,6 +39,20 @@ def source_coords(out_size, scale, half_pixel_centers):
     return x * scale
 
 
+def _size_pair(size):
+    """(height, width) from a resize op's `size` input (TF's shape_t checks).
+
+    Raises:
+      InvalidArgumentError: unless `size` is a vector of two elements.
+    """
+    size = np.asarray(size)
+    if size.ndim != 1:
+        raise _invalid(f"shape_t must be 1-dimensional{_shape_str(size.shape)}")
+    if size.size != 2:
+        raise _invalid(f"shape_t must have two elements{_shape_str(size.shape)}")
+    return int(size[0]), int(size[1])
+
+
 def check_resize_args(images, size, align_corners, half_pixel_centers, what="input"):
     """Validates a resize op's inputs as TF's ImageResizerState does.
 
@@ -56,12 +70,7 @@ def check_resize_args(images, size, align_corners, half_pixel_centers, what="inp
         raise _invalid("image must have at least one channel")
     if images.shape[1] <= 0 or images.shape[2] <= 0:
         raise _invalid("input image must be of non-zero size")
-    size = np.asarray(size)
-    if size.ndim != 1:
-        raise _invalid(f"shape_t must be 1-dimensional{_shape_str(size.shape)}")
-    if size.size != 2:
-        raise _invalid(f"shape_t must have two elements{_shape_str(size.shape)}")
-    out_h, out_w = int(size[0]), int(size[1])
+    out_h, out_w = _size_pair(size)
     if out_h <= 0 or out_w <= 0:
         raise _invalid("output dimensions must be positive")
     return out_h, out_w
@@ -194,12 +203,7 @@ def resize_nearest_neighbor_grad(grads, size, *, align_corners, half_pixel_cente
     """ResizeNearestNeighborGrad: sums each resized pixel's gradient into its source."""
     if grads.ndim != 4:
         raise _invalid(f"input must be 4-dimensional{_shape_str(grads.shape)}")
-    size = np.asarray(size)
-    if size.ndim != 1:
-        raise _invalid(f"shape_t must be 1-dimensional{_shape_str(size.shape)}")
-    if size.size != 2:
-        raise _invalid(f"shape_t must have two elements{_shape_str(size.shape)}")
-    out_h, out_w = int(size[0]), int(size[1])
+    out_h, out_w = _size_pair(size)
     if out_h <= 0 or out_w <= 0:
         raise _invalid("shape_t's elements must be positive")
     _, in_h, in_w, _ = grads.shape

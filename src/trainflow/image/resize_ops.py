@@ -73,6 +73,12 @@ def _crop_and_resize_shape(op):
 
 
 # -- op registrations (gradients right after each forward op) ------------------------------
+def _corner_attrs(op):
+    """The align_corners / half_pixel_centers attrs of a resize op, for its gradient op."""
+    return {"align_corners": op.get_attr("align_corners"),
+            "half_pixel_centers": op.get_attr("half_pixel_centers")}
+
+
 register_op("ResizeBilinear", inputs=["images: T", "size: int32"],
             outputs=["resized_images: float"], attrs=["T: " + _RESIZE_TYPES] + _CORNER_ATTRS,
             shape_fn=_resize_shape, kernel=kernels.resize_bilinear)
@@ -84,8 +90,7 @@ register_op("ResizeBilinearGrad", inputs=["grads: float", "original_image: T"],
 @RegisterGradient("ResizeBilinear")
 def _resize_bilinear_grad(op, grad):
     grad0 = _ops.op("ResizeBilinearGrad", grads=grad, original_image=op.inputs[0],
-                    align_corners=op.get_attr("align_corners"),
-                    half_pixel_centers=op.get_attr("half_pixel_centers"))
+                    **_corner_attrs(op))
     return [grad0, None]
 
 
@@ -109,9 +114,7 @@ def _resize_nearest_neighbor_grad(op, grad):
     else:
         size = _ops.slice_(_ops.shape(image), convert_to_tensor([1], dtype=dtypes.int32),
                            convert_to_tensor([2], dtype=dtypes.int32))
-    grads = _ops.op("ResizeNearestNeighborGrad", grads=grad, size=size,
-                    align_corners=op.get_attr("align_corners"),
-                    half_pixel_centers=op.get_attr("half_pixel_centers"))
+    grads = _ops.op("ResizeNearestNeighborGrad", grads=grad, size=size, **_corner_attrs(op))
     return [grads, None]
 
 
@@ -128,8 +131,7 @@ def _resize_bicubic_grad(op, grad):
     grad0 = None
     if op.inputs[0].dtype.base_dtype in (dtypes.float32, dtypes.float64):
         grad0 = _ops.op("ResizeBicubicGrad", grads=grad, original_image=op.inputs[0],
-                        align_corners=op.get_attr("align_corners"),
-                        half_pixel_centers=op.get_attr("half_pixel_centers"))
+                        **_corner_attrs(op))
     return [grad0, None]
 
 
@@ -203,10 +205,10 @@ def _resize_common(images, resizer, size, preserve_aspect_ratio, name, skip_if_s
         new_h, new_w = tensor_util.constant_value_as_shape(size).as_list()
         if skip_if_same and None not in (new_h, new_w, height, width) and \
                 (new_h, new_w) == (height, width):
-            return images if batched else _ops.squeeze(images, [0])
+            return _ops.unbatch(images, batched)
         images = resizer(images, size)
         images.set_shape([None, new_h, new_w, None])
-        return images if batched else _ops.squeeze(images, [0])
+        return _ops.unbatch(images, batched)
 
 
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
@@ -292,12 +294,7 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
     with name_scope(None, "resize_image_with_pad", [image]):
         image = convert_to_tensor(image, name="image")
         image, batched = _ops.as_batch(image)
-        checks = _ops.check_at_least_3d(image, require_static=False)
-        checks += _ops.check(_ops.greater(target_width, 0), ValueError,
-                             "target_width must be > 0.")
-        checks += _ops.check(_ops.greater(target_height, 0), ValueError,
-                             "target_height must be > 0.")
-        image = _ops.with_dependencies(checks, image)
+        image, _ = _ops.check_targets(image, target_height, target_width)
         _, height, width, _ = _ops.image_dimensions(image, 4)
         if not any(_ops.is_tensor(v) for v in (height, width, target_height, target_width)):
             f32 = np.float32
@@ -322,7 +319,7 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
         padded = pad_to_bounding_box(resized, pad_h, pad_w, target_height, target_width)
         if padded.get_shape().ndims is None:
             raise ValueError("padded contains no shape.")
-        return padded if batched else _ops.squeeze(padded, [0])
+        return _ops.unbatch(padded, batched)
 
 
 def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",

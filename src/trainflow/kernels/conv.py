@@ -320,9 +320,14 @@ def check_conv_attrs(strides, dilations, data_format):
                             "batch and depth dimensions.")
 
 
-def _explicit(padding, explicit_paddings, data_format):
-    return explicit_pairs(explicit_paddings, data_format) if text(padding) == "EXPLICIT" \
-        else None
+def _window(strides, dilations, padding, explicit_paddings, data_format):
+    """The (strides, dilations, padding, explicit pads) arguments of the NHWC conv helpers:
+    the spatial (H, W) strides and dilations of `data_format`, and the explicit padding
+    pairs when padding is "EXPLICIT" (else None)."""
+    explicit = explicit_pairs(explicit_paddings, data_format) \
+        if text(padding) == "EXPLICIT" else None
+    return (spatial_attrs(strides, data_format), spatial_attrs(dilations, data_format),
+            padding, explicit)
 
 
 def _check_rank4(arr, what):
@@ -353,8 +358,7 @@ def conv2d_kernel(input, filter, *, strides, padding, explicit_paddings, data_fo
                       f"{filter.shape[3]} vs {c // cg}")
     ct = compute_dtype(input.dtype)
     y = conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
-                    spatial_attrs(strides, data_format), spatial_attrs(dilations, data_format),
-                    padding, _explicit(padding, explicit_paddings, data_format))
+                    *_window(strides, dilations, padding, explicit_paddings, data_format))
     return from_nhwc(y.astype(input.dtype, copy=False), data_format)
 
 
@@ -382,9 +386,8 @@ def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, 
     ct = compute_dtype(out_backprop.dtype)
     dx = conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
                                     dy.astype(ct, copy=False),
-                                    spatial_attrs(strides, data_format),
-                                    spatial_attrs(dilations, data_format), padding,
-                                    _explicit(padding, explicit_paddings, data_format))
+                                    *_window(strides, dilations, padding, explicit_paddings,
+                                             data_format))
     return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
 
 
@@ -406,9 +409,8 @@ def conv2d_backprop_filter_kernel(input, filter_sizes, out_backprop, *, strides,
     ct = compute_dtype(input.dtype)
     dw = conv2d_backprop_filter_nhwc(x.astype(ct, copy=False), f_shape,
                                      dy.astype(ct, copy=False),
-                                     spatial_attrs(strides, data_format),
-                                     spatial_attrs(dilations, data_format), padding,
-                                     _explicit(padding, explicit_paddings, data_format))
+                                     *_window(strides, dilations, padding, explicit_paddings,
+                                              data_format))
     return dw.astype(input.dtype, copy=False)
 
 
@@ -427,8 +429,7 @@ def depthwise_kernel(input, filter, *, strides, padding, explicit_paddings,  # n
     ct = compute_dtype(input.dtype)
     y = conv2d_nhwc(x.astype(ct, copy=False),
                     filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
-                    spatial_attrs(strides, data_format), spatial_attrs(dilations, data_format),
-                    padding, _explicit(padding, explicit_paddings, data_format))
+                    *_window(strides, dilations, padding, explicit_paddings, data_format))
     return from_nhwc(y.astype(input.dtype, copy=False), data_format)
 
 
@@ -450,9 +451,8 @@ def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, stride
     dx = conv2d_backprop_input_nhwc(in_shape,
                                     filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
                                     dy.astype(ct, copy=False),
-                                    spatial_attrs(strides, data_format),
-                                    spatial_attrs(dilations, data_format), padding,
-                                    _explicit(padding, explicit_paddings, data_format))
+                                    *_window(strides, dilations, padding, explicit_paddings,
+                                             data_format))
     return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
 
 
@@ -474,7 +474,6 @@ def depthwise_backprop_filter_kernel(input, filter_sizes, out_backprop, *,  # no
     ct = compute_dtype(input.dtype)
     dw = conv2d_backprop_filter_nhwc(x.astype(ct, copy=False), (kh, kw, 1, c * m),
                                      dy.astype(ct, copy=False),
-                                     spatial_attrs(strides, data_format),
-                                     spatial_attrs(dilations, data_format), padding,
-                                     _explicit(padding, explicit_paddings, data_format))
+                                     *_window(strides, dilations, padding, explicit_paddings,
+                                              data_format))
     return dw.reshape(kh, kw, c, m).astype(input.dtype, copy=False)

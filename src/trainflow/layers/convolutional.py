@@ -57,16 +57,9 @@ class _Conv(Layer):
             raise ValueError("`strides > 1` not supported in conjunction with "
                              f"`dilation_rate > 1`. Received: strides={self.strides} and "
                              f"dilation_rate={self.dilation_rate}")
-        self.activation = utils.get_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = utils.get_initializer(kernel_initializer)
-        self.bias_initializer = utils.get_initializer(bias_initializer)
-        self.kernel_regularizer = utils.get_regularizer(kernel_regularizer)
-        self.bias_regularizer = utils.get_regularizer(bias_regularizer)
-        self.kernel_constraint = utils.get_constraint(kernel_constraint)
-        self.bias_constraint = utils.get_constraint(bias_constraint)
-        self.kernel = None
-        self.bias = None
+        utils.set_kernel_bias_args(self, activation, use_bias, kernel_initializer,
+                                   bias_initializer, kernel_regularizer, bias_regularizer,
+                                   kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
 
     @property
@@ -83,17 +76,7 @@ class _Conv(Layer):
             raise ValueError("The channel dimension of the inputs should be defined. "
                              "Found `None`.")
         dtype = dtypes.as_dtype(self.dtype or dtypes.float32)
-        self.kernel = self.add_weight("kernel", shape=self._kernel_shape(input_dim),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, trainable=True,
-                                      dtype=dtype)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=(self.filters,),
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint, trainable=True,
-                                        dtype=dtype)
+        utils.add_kernel_and_bias(self, self._kernel_shape(input_dim), (self.filters,), dtype)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: input_dim})
         self.built = True
 

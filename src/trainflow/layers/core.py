@@ -43,16 +43,9 @@ class Dense(Layer):
         if self.units <= 0:
             raise ValueError("Received an invalid value for `units`, expected a positive "
                              f"integer. Received: units={units}")
-        self.activation = utils.get_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = utils.get_initializer(kernel_initializer)
-        self.bias_initializer = utils.get_initializer(bias_initializer)
-        self.kernel_regularizer = utils.get_regularizer(kernel_regularizer)
-        self.bias_regularizer = utils.get_regularizer(bias_regularizer)
-        self.kernel_constraint = utils.get_constraint(kernel_constraint)
-        self.bias_constraint = utils.get_constraint(bias_constraint)
-        self.kernel = None
-        self.bias = None
+        utils.set_kernel_bias_args(self, activation, use_bias, kernel_initializer,
+                                   bias_initializer, kernel_regularizer, bias_regularizer,
+                                   kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -68,17 +61,7 @@ class Dense(Layer):
                              f"defined. Found None. Full input shape received: ({dims})")
         last_dim = input_shape.as_list()[-1]
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last_dim})
-        self.kernel = self.add_weight("kernel", shape=[last_dim, self.units],
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, dtype=dtype,
-                                      trainable=True)
-        if self.use_bias:
-            self.bias = self.add_weight("bias", shape=[self.units],
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint, dtype=dtype,
-                                        trainable=True)
+        utils.add_kernel_and_bias(self, [last_dim, self.units], [self.units], dtype)
         self.built = True
 
     def call(self, inputs):

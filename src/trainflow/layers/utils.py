@@ -189,3 +189,40 @@ def get_constraint(identifier):
     if identifier is None or callable(identifier):
         return identifier
     raise ValueError(f"Could not interpret constraint identifier: {identifier!r}")
+
+
+def set_kernel_bias_args(layer, activation, use_bias, kernel_initializer, bias_initializer,
+                         kernel_regularizer, bias_regularizer, kernel_constraint,
+                         bias_constraint):
+    """Stores the normalised activation and kernel/bias arguments of a layer with a
+    `kernel` and an optional `bias` (Dense, the convolutions); both weights start None.
+
+    Raises:
+      ValueError: for an unknown activation, initializer, regularizer or constraint.
+    """
+    layer.activation = get_activation(activation)
+    layer.use_bias = use_bias
+    layer.kernel_initializer = get_initializer(kernel_initializer)
+    layer.bias_initializer = get_initializer(bias_initializer)
+    layer.kernel_regularizer = get_regularizer(kernel_regularizer)
+    layer.bias_regularizer = get_regularizer(bias_regularizer)
+    layer.kernel_constraint = get_constraint(kernel_constraint)
+    layer.bias_constraint = get_constraint(bias_constraint)
+    layer.kernel = None
+    layer.bias = None
+
+
+def add_kernel_and_bias(layer, kernel_shape, bias_shape, dtype):
+    """Creates `layer.kernel` and, with `use_bias`, `layer.bias` (trainable weights from
+    the arguments stored by `set_kernel_bias_args`)."""
+    layer.kernel = layer.add_weight("kernel", shape=kernel_shape,
+                                    initializer=layer.kernel_initializer,
+                                    regularizer=layer.kernel_regularizer,
+                                    constraint=layer.kernel_constraint, trainable=True,
+                                    dtype=dtype)
+    if layer.use_bias:
+        layer.bias = layer.add_weight("bias", shape=bias_shape,
+                                      initializer=layer.bias_initializer,
+                                      regularizer=layer.bias_regularizer,
+                                      constraint=layer.bias_constraint, trainable=True,
+                                      dtype=dtype)

@@ -143,6 +143,15 @@ def _as_float_pair(predictions, labels):
     return predictions, labels
 
 
+def _labels_like_logits(labels, logits):
+    """(labels cast to logits' dtype, logits as a tensor), checked to have compatible
+    shapes."""
+    logits = convert_to_tensor(logits)
+    labels = _m().cast(labels, logits.dtype.base_dtype)
+    logits.shape.assert_is_compatible_with(labels.shape)
+    return labels, logits
+
+
 def absolute_difference(labels, predictions, weights=1.0, scope=None,
                         loss_collection=_LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """Weighted |predictions - labels| (`tf.losses.absolute_difference`).
@@ -299,9 +308,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     _check_args(multi_class_labels=multi_class_labels, logits=logits)
     with name_scope(scope, "sigmoid_cross_entropy_loss",
                     [logits, multi_class_labels, weights]) as scope:
-        logits = convert_to_tensor(logits)
-        labels = _m().cast(multi_class_labels, logits.dtype.base_dtype)
-        logits.shape.assert_is_compatible_with(labels.shape)
+        labels, logits = _labels_like_logits(multi_class_labels, logits)
         if label_smoothing > 0:
             labels = labels * (1 - label_smoothing) + 0.5 * label_smoothing
         losses = nn_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
@@ -322,9 +329,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     _check_args(onehot_labels=onehot_labels, logits=logits)
     with name_scope(scope, "softmax_cross_entropy_loss",
                     [logits, onehot_labels, weights]) as scope:
-        logits = convert_to_tensor(logits)
-        labels = _m().cast(onehot_labels, logits.dtype.base_dtype)
-        logits.shape.assert_is_compatible_with(labels.shape)
+        labels, logits = _labels_like_logits(onehot_labels, logits)
         if label_smoothing > 0:
             num_classes = _m().cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             smooth_positives = 1.0 - label_smoothing

@@ -18,6 +18,14 @@ def _dims_str(dims):
     return "[" + " ".join(str(int(d)) for d in dims) + "]"
 
 
+def _with_shape_and_rank(x, scope_name):
+    """(x as a tensor, its Shape, its Rank), built in a `scope_name` name scope."""
+    from trainflow.ops import array_ops
+    with name_scope(None, scope_name, [x]) as scope:
+        x = convert_to_tensor(x, name=scope)
+        return x, array_ops.shape(x, name="shape"), array_ops.rank(x, name="rank")
+
+
 def assert_broadcastable(weights, values):
     """An op checking that `weights` broadcast to `values` (a NoOp when known statically).
 
@@ -25,17 +33,11 @@ def assert_broadcastable(weights, values):
       ValueError: "weights can not be broadcast to values. ..." when the static shapes
         show the mismatch.
     """
-    from trainflow.ops import array_ops, check_ops, control_flow_ops, math_ops
+    from trainflow.ops import check_ops, control_flow_ops, math_ops
     with name_scope(None, "assert_broadcastable", [weights, values]) as scope:
-        with name_scope(None, "weights", [weights]) as weights_scope:
-            weights = convert_to_tensor(weights, name=weights_scope)
-            weights_shape = array_ops.shape(weights, name="shape")
-            weights_rank = array_ops.rank(weights, name="rank")
+        weights, weights_shape, weights_rank = _with_shape_and_rank(weights, "weights")
         weights_rank_static = constant_value(weights_rank)
-        with name_scope(None, "values", [values]) as values_scope:
-            values = convert_to_tensor(values, name=values_scope)
-            values_shape = array_ops.shape(values, name="shape")
-            values_rank = array_ops.rank(values, name="rank")
+        values, values_shape, values_rank = _with_shape_and_rank(values, "values")
         values_rank_static = constant_value(values_rank)
         if weights_rank_static is not None and values_rank_static is not None:
             if int(weights_rank_static) == 0:

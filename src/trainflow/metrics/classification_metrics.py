@@ -9,7 +9,7 @@ from trainflow import tf_logging
 from trainflow.framework import dtypes
 from trainflow.framework.scopes import control_dependencies
 from trainflow.metrics.metrics_util import (
-    add_to, confusion_matrix_at_thresholds, metric_variable, squeeze_inputs)
+    add_to, confusion_matrix_at_thresholds, metric_variable, squeeze_inputs, value_and_update)
 from trainflow.ops import variable_scope as vs
 
 __all__ = ["auc", "false_negatives", "false_negatives_at_thresholds", "false_positives",
@@ -103,6 +103,21 @@ def _ratio(num, other, name):
     return a.where(m.greater(num + other, 0), m.divide(num, num + other), 0, name)
 
 
+def _tp_ratio(default_name, other_count, labels, predictions, weights, metrics_collections,
+              updates_collections, name):
+    """tp / (tp + other) of bool predictions, `other_count` being the metric counting
+    false positives (precision) or false negatives (recall)."""
+    m = _m()
+    with vs.variable_scope(name, default_name, [predictions, labels, weights]):
+        predictions, labels, weights = squeeze_inputs(
+            m.cast(predictions, dtypes.bool), m.cast(labels, dtypes.bool), weights)
+        tp, tp_update = true_positives(labels, predictions, weights)
+        other, other_update = other_count(labels, predictions, weights)
+        return value_and_update(lambda pair, suffix: _ratio(*pair, suffix), (tp, other),
+                                (tp_update, other_update), metrics_collections,
+                                updates_collections)
+
+
 def precision(labels, predictions, weights=None, metrics_collections=None,
               updates_collections=None, name=None):
     """The streaming precision tp / (tp + fp) of bool predictions (`tf.metrics.precision`).
@@ -110,17 +125,8 @@ def precision(labels, predictions, weights=None, metrics_collections=None,
     Returns:
       (precision, update_op), float32 scalars (0 while tp + fp is 0).
     """
-    m = _m()
-    with vs.variable_scope(name, "precision", [predictions, labels, weights]):
-        predictions, labels, weights = squeeze_inputs(
-            m.cast(predictions, dtypes.bool), m.cast(labels, dtypes.bool), weights)
-        tp, tp_update = true_positives(labels, predictions, weights)
-        fp, fp_update = false_positives(labels, predictions, weights)
-        value = _ratio(tp, fp, "value")
-        add_to(metrics_collections, value)
-        update_op = _ratio(tp_update, fp_update, "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+    return _tp_ratio("precision", false_positives, labels, predictions, weights,
+                     metrics_collections, updates_collections, name)
 
 
 def recall(labels, predictions, weights=None, metrics_collections=None,
@@ -130,51 +136,38 @@ def recall(labels, predictions, weights=None, metrics_collections=None,
     Returns:
       (recall, update_op), float32 scalars (0 while tp + fn is 0).
     """
+    return _tp_ratio("recall", false_negatives, labels, predictions, weights,
+                     metrics_collections, updates_collections, name)
+
+
+def _tp_ratio_at_thresholds(kind, other_key, labels, predictions, thresholds, weights,
+                            metrics_collections, updates_collections, name):
+    """tp / (tp + other + 1e-7) at each threshold, ops named `<kind>_value` and
+    `<kind>_update_op` in scope `<kind>_at_thresholds`."""
     m = _m()
-    with vs.variable_scope(name, "recall", [predictions, labels, weights]):
-        predictions, labels, weights = squeeze_inputs(
-            m.cast(predictions, dtypes.bool), m.cast(labels, dtypes.bool), weights)
-        tp, tp_update = true_positives(labels, predictions, weights)
-        fn, fn_update = false_negatives(labels, predictions, weights)
-        value = _ratio(tp, fn, "value")
-        add_to(metrics_collections, value)
-        update_op = _ratio(tp_update, fn_update, "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+    with vs.variable_scope(name, kind + "_at_thresholds", [predictions, labels, weights]):
+        values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                         weights, includes=("tp", other_key))
+
+        def compute(counts, suffix):
+            tp, other = counts["tp"], counts[other_key]
+            return m.divide(tp, _KEPSILON + tp + other, name=f"{kind}_{suffix}")
+        return value_and_update(compute, values, updates, metrics_collections,
+                                updates_collections)
 
 
 def precision_at_thresholds(labels, predictions, thresholds, weights=None,
                             metrics_collections=None, updates_collections=None, name=None):
     """tp / (tp + fp + 1e-7) at each threshold (`tf.metrics.precision_at_thresholds`)."""
-    m = _m()
-    with vs.variable_scope(name, "precision_at_thresholds", [predictions, labels, weights]):
-        values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
-                                                         weights, includes=("tp", "fp"))
-
-        def compute(tp, fp, suffix):
-            return m.divide(tp, _KEPSILON + tp + fp, name="precision_" + suffix)
-        value = compute(values["tp"], values["fp"], "value")
-        add_to(metrics_collections, value)
-        update_op = compute(updates["tp"], updates["fp"], "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+    return _tp_ratio_at_thresholds("precision", "fp", labels, predictions, thresholds, weights,
+                                   metrics_collections, updates_collections, name)
 
 
 def recall_at_thresholds(labels, predictions, thresholds, weights=None,
                          metrics_collections=None, updates_collections=None, name=None):
     """tp / (tp + fn + 1e-7) at each threshold (`tf.metrics.recall_at_thresholds`)."""
-    m = _m()
-    with vs.variable_scope(name, "recall_at_thresholds", [predictions, labels, weights]):
-        values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
-                                                         weights, includes=("tp", "fn"))
-
-        def compute(tp, fn, suffix):
-            return m.divide(tp, _KEPSILON + tp + fn, name="recall_" + suffix)
-        value = compute(values["tp"], values["fn"], "value")
-        add_to(metrics_collections, value)
-        update_op = compute(updates["tp"], updates["fn"], "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+    return _tp_ratio_at_thresholds("recall", "fn", labels, predictions, thresholds, weights,
+                                   metrics_collections, updates_collections, name)
 
 
 def _evenly_spaced_thresholds(num_thresholds, last):
@@ -262,13 +255,12 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
             thresholds = _evenly_spaced_thresholds(num_thresholds, 1.0 + _KEPSILON)
         values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                          weights)
-        value = _compute_auc(values["tp"], values["fn"], values["tn"], values["fp"],
-                             num_thresholds, curve, summation_method, "value")
-        add_to(metrics_collections, value)
-        update_op = _compute_auc(updates["tp"], updates["fn"], updates["tn"], updates["fp"],
-                                 num_thresholds, curve, summation_method, "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+
+        def compute(counts, name):
+            return _compute_auc(counts["tp"], counts["fn"], counts["tn"], counts["fp"],
+                                num_thresholds, curve, summation_method, name)
+        return value_and_update(compute, values, updates, metrics_collections,
+                                updates_collections)
 
 
 def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
@@ -290,16 +282,13 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
         values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                          weights)
 
-        def compute(tp, tn, fp, fn, name):
+        def compute(counts, name):
+            tp, tn, fp, fn = (counts[k] for k in ("tp", "tn", "fp", "fn"))
             specificities = m.divide(tn, tn + fp + _KEPSILON)
             index = m.cast(m.argmin(m.abs(specificities - specificity), 0), dtypes.int32)
             return m.divide(tp[index], tp[index] + fn[index] + _KEPSILON, name)
-        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        add_to(metrics_collections, value)
-        update_op = compute(updates["tp"], updates["tn"], updates["fp"], updates["fn"],
-                            "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+        return value_and_update(compute, values, updates, metrics_collections,
+                                updates_collections)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -321,15 +310,12 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
         values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                          weights)
 
-        def compute(tp, tn, fp, fn, name):
+        def compute(counts, name):
+            tp, tn, fp, fn = (counts[k] for k in ("tp", "tn", "fp", "fn"))
             sensitivities = m.divide(tp, tp + fn + _KEPSILON)
             gap = m.abs(sensitivities - sensitivity)
             at_min = m.cast(m.equal(gap, m.reduce_min(gap)), dtypes.int64)
             index = m.cast(m.argmax(m.cumsum(at_min), 0), dtypes.int32)
             return m.divide(tn[index], tn[index] + fp[index] + _KEPSILON, name)
-        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], "value")
-        add_to(metrics_collections, value)
-        update_op = compute(updates["tp"], updates["tn"], updates["fp"], updates["fn"],
-                            "update_op")
-        add_to(updates_collections, update_op)
-        return value, update_op
+        return value_and_update(compute, values, updates, metrics_collections,
+                                updates_collections)

@@ -37,6 +37,16 @@ def add_to(collections, value):
         add_to_collections(collections, value)
 
 
+def value_and_update(compute, values, updates, metrics_collections, updates_collections):
+    """(compute(values, "value"), compute(updates, "update_op")), each added to its
+    collections: a metric read from its variables and from their update ops."""
+    value = compute(values, "value")
+    add_to(metrics_collections, value)
+    update_op = compute(updates, "update_op")
+    add_to(updates_collections, update_op)
+    return value, update_op
+
+
 def squeeze_inputs(predictions, labels, weights):
     """Squeezes a trailing size-1 axis off labels/predictions whose ranks differ by one
     and brings weights to the predictions' rank (squeeze or expand one axis).

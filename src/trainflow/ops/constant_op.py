@@ -73,7 +73,9 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     arr = to_numpy(value, dtype)
+    given = None
     if shape is not None:
+        given = arr
         arr = fit_to_shape(arr, as_shape(shape).as_list(), verify_shape)
     if dtype is None:
         dtype = dtypes.as_dtype(arr.dtype)
@@ -81,7 +83,26 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     g = get_default_graph()
     op = g._create_op_internal(
         "Const", [], [dtype], name, {"value": arr, "dtype": dtype}, _CONST_INFO)
+    if given is not None and 0 < given.size < arr.size:
+        # TF stores a padded or broadcast value as given (e.g. one float_val for
+        # zeros([8])); GraphDef export writes that form.
+        op._attr_protos = {"value": (arr, _CompactValue(given, dtype, arr.shape))}
     return op._outputs[0]
+
+
+class _CompactValue:
+    """Builds, on export, the AttrValue of a constant whose value was padded to its shape."""
+
+    __slots__ = ("given", "dtype", "shape")
+
+    def __init__(self, given, dtype, shape):
+        self.given, self.dtype, self.shape = given, dtype, shape
+
+    def __call__(self):
+        from trainflow.formats.tensor_proto import make_tensor_proto
+        from trainflow.protos import attr_value_pb2
+        return attr_value_pb2.AttrValue(
+            tensor=make_tensor_proto(self.given, self.dtype, list(self.shape)))
 
 
 def placeholder(dtype, shape=None, name=None):

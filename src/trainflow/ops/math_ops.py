@@ -296,6 +296,23 @@ def _same_dtype(x, y):
                         f"{y.dtype.base_dtype!r}.")
 
 
+def _truediv_operands(x, y, where):
+    """x and y checked to share a `_TRUEDIV_CASTS` dtype and cast as that table says.
+
+    Raises:
+      TypeError: naming `where`, if the dtypes differ or are not in the table.
+    """
+    _same_dtype(x, y)
+    base = x.dtype.base_dtype
+    if base not in _TRUEDIV_CASTS:
+        allowed = ", ".join(repr(t) for t in _TRUEDIV_CASTS)
+        raise TypeError(f"Invalid dtype {base!r} in {where}. Expected one of {{{allowed}}}.")
+    target = _TRUEDIV_CASTS[base]
+    if target is not None:
+        x, y = _cast(x, target), _cast(y, target)
+    return x, y
+
+
 def truediv(x, y, name=None):
     """Divides x by y in floating point (Python 3 `/`), casting integers first.
 
@@ -307,15 +324,7 @@ def truediv(x, y, name=None):
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
-        _same_dtype(x, y)
-        base = x.dtype.base_dtype
-        if base not in _TRUEDIV_CASTS:
-            allowed = ", ".join(repr(t) for t in _TRUEDIV_CASTS)
-            raise TypeError(f"Invalid dtype {base!r} in __truediv__. Expected one of "
-                            f"{{{allowed}}}.")
-        target = _TRUEDIV_CASTS[base]
-        if target is not None:
-            x, y = _cast(x, target), _cast(y, target)
+        x, y = _truediv_operands(x, y, "__truediv__")
         return _out("RealDiv", scope, x=x, y=y)
 
 
@@ -360,15 +369,7 @@ def div_no_nan(x, y, name=None):
         else:
             x = convert_to_tensor(x, name="x")
             y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
-        _same_dtype(x, y)
-        base = x.dtype.base_dtype
-        if base not in _TRUEDIV_CASTS:
-            allowed = ", ".join(repr(t) for t in _TRUEDIV_CASTS)
-            raise TypeError(f"Invalid dtype {base!r} in tf.math.divide_no_nan. Expected one of "
-                            f"{{{allowed}}}.")
-        target = _TRUEDIV_CASTS[base]
-        if target is not None:
-            x, y = _cast(x, target), _cast(y, target)
+        x, y = _truediv_operands(x, y, "tf.math.divide_no_nan")
         return _out("DivNoNan", scope, x=x, y=y)
 
 

@@ -64,6 +64,18 @@ def _keep_dims_arg(keep_dims, keepdims):
     return bool(value) if value is not None else False
 
 
+def _finish_moments(mean, variance, axes, keep, half):
+    """(mean, variance) with the reduced `axes` squeezed unless `keep`, cast back to
+    float16 when the input was `half`."""
+    from trainflow.ops import array_ops, math_ops
+    if not keep:
+        mean = array_ops.squeeze(mean, axes)
+        variance = array_ops.squeeze(variance, axes)
+    if half:
+        return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+    return mean, variance
+
+
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     """The mean and (biased) variance of `x` over `axes` (`tf.nn.moments`).
 
@@ -90,12 +102,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         variance = math_ops.reduce_mean(
             math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
             keepdims=True, name="variance")
-        if not keep:
-            mean = array_ops.squeeze(mean, axes)
-            variance = array_ops.squeeze(variance, axes)
-        if half:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
-        return mean, variance
+        return _finish_moments(mean, variance, axes, keep, half)
 
 
 def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
@@ -133,12 +140,7 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
             math_ops.multiply(weights, math_ops.squared_difference(x, mean), name="mul"), axes,
             name="weighted_distsq", keepdims=True)
         variance = math_ops.div_no_nan(dist, total_weight)
-        if not keep:
-            mean = array_ops.squeeze(mean, axes)
-            variance = array_ops.squeeze(variance, axes)
-        if half:
-            return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
-        return mean, variance
+        return _finish_moments(mean, variance, axes, keep, half)
 
 
 def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdims=None):

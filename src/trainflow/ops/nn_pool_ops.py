@@ -15,6 +15,7 @@ from trainflow.ops.array_shape_util import merge_dims, partial_shape_value, with
 from trainflow.ops.nn_conv_ops import (
     check_valid_padding, convert_padding, format_parts, from_parts, get_sequence, lookup_alias,
     windowed_dim)
+from trainflow.ops.nn_shape_util import decoded as _text
 
 _MAXPOOL_TYPES = "{half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8}"
 _MAXPOOL_GRAD_TYPES = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, " \
@@ -26,10 +27,6 @@ _PADDING = ["padding: {'SAME', 'VALID'}"]
 _FORMAT = ["data_format: {'NHWC', 'NCHW'} = 'NHWC'"]
 _LRN_ATTRS = ["depth_radius: int = 5", "bias: float = 1", "alpha: float = 1",
               "beta: float = 0.5"]
-
-
-def _text(value):
-    return value.decode() if isinstance(value, bytes) else value
 
 
 # -- shape functions -----------------------------------------------------------------------------
@@ -89,10 +86,6 @@ def _argmax_shape(op):
     return [out, out]
 
 
-def _lrn_shape(op):
-    return [TensorShape(with_rank(op._inputs[0]._shape._dims, 4))]
-
-
 def _lrn_grad_shape(op):
     dims = with_rank(op._inputs[0]._shape._dims, 4)
     for t in op._inputs[1:]:
@@ -130,10 +123,9 @@ register_op("MaxPoolGradWithArgmax", inputs=["input: T", "grad: T", "argmax: Tar
             shape_fn=_rank4_of_input0, kernel=pool_kernels.max_pool_grad_with_argmax_kernel)
 register_op("MaxPoolGradGradWithArgmax", inputs=["input: T", "grad: T", "argmax: Targmax"],
             outputs=["output: T"], attrs=_ARGMAX_ATTRS + ["Targmax: {int32, int64}"],
-            shape_fn=lambda op: [_pooled_shape(op, "MaxPool", True)],
-            kernel=pool_kernels.max_pool_grad_grad_with_argmax_kernel)
+            shape_fn=_max_pool_shape, kernel=pool_kernels.max_pool_grad_grad_with_argmax_kernel)
 register_op("LRN", inputs=["input: T"], outputs=["output: T"],
-            attrs=_LRN_ATTRS + ["T: {half, bfloat16, float} = DT_FLOAT"], shape_fn=_lrn_shape,
+            attrs=_LRN_ATTRS + ["T: {half, bfloat16, float} = DT_FLOAT"], shape_fn=_rank4_of_input0,
             kernel=pool_kernels.lrn_kernel)
 register_op("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],
             outputs=["output: T"], attrs=_LRN_ATTRS + ["T: {half, bfloat16, float} = DT_FLOAT"],
@@ -160,20 +152,19 @@ def _max_pool_grad(op, grad):
                **_window_attrs(op, "explicit_paddings", "data_format"))
 
 
-@RegisterGradient("MaxPoolGrad")
-def _max_pool_grad_grad(op, grad):
-    x, y, _ = op.inputs
-    return [_zeros_like(x), _zeros_like(y),
-            _op("MaxPoolGradGrad", orig_input=x, orig_output=y, grad=grad,
-                **_window_attrs(op, "data_format"))]
+def _max_pool_grad_of_grad(grad_op_type):
+    """The gradient of MaxPoolGrad / MaxPoolGradGrad: zeros for the pooled input and
+    output, `grad_op_type` (the other one of the pair) for the incoming gradient."""
+    def grad_fn(op, grad):
+        x, y, _ = op.inputs
+        return [_zeros_like(x), _zeros_like(y),
+                _op(grad_op_type, orig_input=x, orig_output=y, grad=grad,
+                    **_window_attrs(op, "data_format"))]
+    return grad_fn
 
 
-@RegisterGradient("MaxPoolGradGrad")
-def _max_pool_grad_grad_grad(op, grad):
-    x, y, _ = op.inputs
-    return [_zeros_like(x), _zeros_like(y),
-            _op("MaxPoolGrad", orig_input=x, orig_output=y, grad=grad,
-                **_window_attrs(op, "data_format"))]
+RegisterGradient("MaxPoolGrad")(_max_pool_grad_of_grad("MaxPoolGradGrad"))
+RegisterGradient("MaxPoolGradGrad")(_max_pool_grad_of_grad("MaxPoolGrad"))
 
 
 @RegisterGradient("AvgPool")
@@ -194,22 +185,20 @@ def _max_pool_with_argmax_grad(op, grad, unused_argmax_grad):
                **_window_attrs(op, "include_batch_in_index"))
 
 
-@RegisterGradient("MaxPoolGradWithArgmax")
-def _max_pool_grad_with_argmax_grad(op, grad):
-    x, _, argmax = op.inputs
-    return [_zeros_like(x),
-            _op("MaxPoolGradGradWithArgmax", input=x, grad=grad, argmax=argmax,
-                **_window_attrs(op, "include_batch_in_index")),
-            None]
+def _argmax_grad_of_grad(grad_op_type):
+    """The gradient of MaxPoolGradWithArgmax / MaxPoolGradGradWithArgmax: zeros for the
+    input, `grad_op_type` (the other one of the pair) for the gradient, none for argmax."""
+    def grad_fn(op, grad):
+        x, _, argmax = op.inputs
+        return [_zeros_like(x),
+                _op(grad_op_type, input=x, grad=grad, argmax=argmax,
+                    **_window_attrs(op, "include_batch_in_index")),
+                None]
+    return grad_fn
 
 
-@RegisterGradient("MaxPoolGradGradWithArgmax")
-def _max_pool_grad_grad_with_argmax_grad(op, grad):
-    x, _, argmax = op.inputs
-    return [_zeros_like(x),
-            _op("MaxPoolGradWithArgmax", input=x, grad=grad, argmax=argmax,
-                **_window_attrs(op, "include_batch_in_index")),
-            None]
+RegisterGradient("MaxPoolGradWithArgmax")(_argmax_grad_of_grad("MaxPoolGradGradWithArgmax"))
+RegisterGradient("MaxPoolGradGradWithArgmax")(_argmax_grad_of_grad("MaxPoolGradWithArgmax"))
 
 
 @RegisterGradient("LRN")

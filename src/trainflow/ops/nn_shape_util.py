@@ -2,50 +2,13 @@
 functions word their errors ("Shape must be rank 2 but is rank 1",
 "Dimensions must be equal, but are 3 and 4"). Dims are tuples of ints/None;
 None for a whole shape means unknown rank.
+
+The rank checks and `merge_dim` are the array ops' (`array_shape_util`); `merge_dims`
+here merges dim by dim with `merge_dim`'s wording, as the nn shape functions do.
 """
 from trainflow.framework.tensor_shape import TensorShape
-
-
-def dims_of(tensor):
-    """The dims tuple of `tensor`'s static shape (None for unknown rank)."""
-    return tensor._shape._dims
-
-
-def with_rank(dims, rank):
-    """`dims` checked to have `rank` (unknown rank becomes `rank` unknown dims).
-
-    Raises:
-      ValueError: "Shape must be rank R but is rank S".
-    """
-    if dims is None:
-        return (None,) * rank
-    if len(dims) != rank:
-        raise ValueError(f"Shape must be rank {rank} but is rank {len(dims)}")
-    return tuple(dims)
-
-
-def with_rank_at_least(dims, rank):
-    """`dims` checked to have at least `rank` dims (None stays None).
-
-    Raises:
-      ValueError: "Shape must be at least rank R but is rank S".
-    """
-    if dims is not None and len(dims) < rank:
-        raise ValueError(f"Shape must be at least rank {rank} but is rank {len(dims)}")
-    return dims
-
-
-def merge_dim(a, b):
-    """Merges two dims (int or None).
-
-    Raises:
-      ValueError: "Dimensions must be equal, but are A and B".
-    """
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+from trainflow.ops.array_shape_util import (  # noqa: F401 - re-exported
+    dims_of, fmt_dims, merge_dim, with_rank, with_rank_at_least)
 
 
 def merge_dims(a, b):
@@ -76,6 +39,5 @@ def decoded(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
-def shape_str(dims):
-    """"[2,3]" for a dims tuple of ints (TF's runtime error style)."""
-    return "[" + ",".join(str(d) for d in dims) + "]"
+# "[2,3]" for a dims tuple of ints (TF's runtime error style).
+shape_str = fmt_dims

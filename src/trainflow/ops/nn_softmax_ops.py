@@ -210,6 +210,16 @@ def bias_add(value, bias, data_format=None, name=None):
                         name=name).outputs[0]
 
 
+def _matmul_and_biases(x, weights, biases):
+    """(matmul(x, weights), biases), the three inputs converted as "x", "weights" and
+    "biases" in the current name scope."""
+    from trainflow.ops import math_ops
+    x = convert_to_tensor(x, name="x")
+    weights = convert_to_tensor(weights, name="weights")
+    biases = convert_to_tensor(biases, name="biases")
+    return math_ops.matmul(x, weights), biases
+
+
 def xw_plus_b(x, weights, biases, name=None):
     """matmul(x, weights) + biases (`tf.nn.xw_plus_b`).
 
@@ -217,12 +227,8 @@ def xw_plus_b(x, weights, biases, name=None):
       x: a 2-D Tensor [batch, in]; weights [in, out]; biases [out].
       name: the name scope (default "xw_plus_b"); the BiasAdd takes this name.
     """
-    from trainflow.ops import math_ops
     with name_scope(name, "xw_plus_b", [x, weights, biases]) as name:
-        x = convert_to_tensor(x, name="x")
-        weights = convert_to_tensor(weights, name="weights")
-        biases = convert_to_tensor(biases, name="biases")
-        mm = math_ops.matmul(x, weights)
+        mm, biases = _matmul_and_biases(x, weights, biases)
         return bias_add(mm, biases, name=name)
 
 
@@ -233,11 +239,7 @@ def relu_layer(x, weights, biases, name=None):
       x: a 2-D Tensor [batch, in]; weights [in, out]; biases [out].
       name: the name scope (default "relu_layer"); the Relu takes this name.
     """
-    from trainflow.ops import math_ops
     from trainflow.ops.nn_activation_ops import relu
     with name_scope(name, "relu_layer", [x, weights, biases]) as name:
-        x = convert_to_tensor(x, name="x")
-        weights = convert_to_tensor(weights, name="weights")
-        biases = convert_to_tensor(biases, name="biases")
-        mm = math_ops.matmul(x, weights)
+        mm, biases = _matmul_and_biases(x, weights, biases)
         return relu(bias_add(mm, biases), name=name)

@@ -62,6 +62,27 @@ def _op(op_type, **kwargs):
     return apply_op(op_type, **kwargs).outputs[0]
 
 
+def _seeded_op(op_type, seed, **kwargs):
+    """An `op_type` op with the `seed`/`seed2` attrs TF1 derives from the op seed `seed`
+    (taken just before the op is added: the graph-seed rule counts the ops so far)."""
+    seed1, seed2 = random_seed.get_seed(seed)
+    return _op(op_type, seed=seed1 or 0, seed2=seed2 or 0, **kwargs)
+
+
+def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
+    """`op_type` (a standard-normal sampler) * stddev + mean, under `name`."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, default_name, [shape, mean, stddev]) as name:
+        shape_t = shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = _seeded_op(op_type, seed, shape=shape_t, dtype=dtype)
+        mul = rnd * stddev_t
+        value = _math().add(mul, mean_t, name=name)
+        _set_static_shape(value, shape_t)
+        return value
+
+
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Samples a normal distribution (`tf.random_normal` / `tf.random.normal`).
 
@@ -75,35 +96,15 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, 
     Returns:
       a tensor of `shape` (built as RandomStandardNormal * stddev + mean).
     """
-    dtype = dtypes.as_dtype(dtype)
-    with name_scope(name, "random_normal", [shape, mean, stddev]) as name:
-        shape_t = shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        seed1, seed2 = random_seed.get_seed(seed)
-        rnd = _op("RandomStandardNormal", shape=shape_t, dtype=dtype, seed=seed1 or 0,
-                  seed2=seed2 or 0)
-        mul = rnd * stddev_t
-        value = _math().add(mul, mean_t, name=name)
-        _set_static_shape(value, shape_t)
-        return value
+    return _scaled_normal("RandomStandardNormal", "random_normal", shape, mean, stddev, dtype,
+                          seed, name)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Samples a normal distribution with values beyond two stddevs redrawn
     (`tf.truncated_normal`). Arguments as `random_normal`."""
-    dtype = dtypes.as_dtype(dtype)
-    with name_scope(name, "truncated_normal", [shape, mean, stddev]) as name:
-        shape_t = shape_tensor(shape)
-        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
-        stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
-        seed1, seed2 = random_seed.get_seed(seed)
-        rnd = _op("TruncatedNormal", shape=shape_t, dtype=dtype, seed=seed1 or 0,
-                  seed2=seed2 or 0)
-        mul = rnd * stddev_t
-        value = _math().add(mul, mean_t, name=name)
-        _set_static_shape(value, shape_t)
-        return value
+    return _scaled_normal("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype,
+                          seed, name)
 
 
 def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -136,13 +137,11 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if not minval_is_zero or not maxval_is_one or dtype.is_integer:
             minval = convert_to_tensor(minval, dtype=dtype, name="min")
             maxval = convert_to_tensor(maxval, dtype=dtype, name="max")
-        seed1, seed2 = random_seed.get_seed(seed)
         if dtype.is_integer:
-            result = _op("RandomUniformInt", shape=shape_t, minval=minval, maxval=maxval,
-                         seed=seed1 or 0, seed2=seed2 or 0, name=name)
+            result = _seeded_op("RandomUniformInt", seed, shape=shape_t, minval=minval,
+                                maxval=maxval, name=name)
         else:
-            result = _op("RandomUniform", shape=shape_t, dtype=dtype, seed=seed1 or 0,
-                         seed2=seed2 or 0)
+            result = _seeded_op("RandomUniform", seed, shape=shape_t, dtype=dtype)
             if minval_is_zero:
                 if not maxval_is_one:
                     result = _math().multiply(result, maxval)
@@ -154,8 +153,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 
 def random_shuffle(value, seed=None, name=None):
     """Shuffles `value` along its first dimension (`tf.random_shuffle`)."""
-    seed1, seed2 = random_seed.get_seed(seed)
-    return _op("RandomShuffle", value=value, seed=seed1 or 0, seed2=seed2 or 0, name=name)
+    return _seeded_op("RandomShuffle", seed, value=value, name=name)
 
 
 def _multinomial(logits, num_samples, dtype, seed):
@@ -164,9 +162,8 @@ def _multinomial(logits, num_samples, dtype, seed):
     if dtype not in (dtypes.int32, dtypes.int64):
         raise ValueError(f"Argument `dtype` got invalid value {dtype!r}. Accepted dtypes are "
                          "(tf.int32, tf.int64).")
-    seed1, seed2 = random_seed.get_seed(seed)
-    return _op("Multinomial", logits=logits, num_samples=num_samples, seed=seed1 or 0,
-               seed2=seed2 or 0, output_dtype=dtype)
+    return _seeded_op("Multinomial", seed, logits=logits, num_samples=num_samples,
+                      output_dtype=dtype)
 
 
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None):
@@ -202,9 +199,7 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
         broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(alpha),
                                                             array_ops.shape(beta))
         alpha_broadcast = array_ops.broadcast_to(alpha, broadcast_shape)
-        seed1, seed2 = random_seed.get_seed(seed)
-        sample = _op("RandomGamma", shape=shape, alpha=alpha_broadcast, seed=seed1 or 0,
-                     seed2=seed2 or 0)
+        sample = _seeded_op("RandomGamma", seed, shape=shape, alpha=alpha_broadcast)
         tiny = np.finfo(dtypes.as_dtype(dtype).as_numpy_dtype).tiny
         return math_ops.maximum(tiny, sample / beta)
 
@@ -214,9 +209,7 @@ def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
     `shape + lam.shape`."""
     with name_scope(name, "random_poisson", [lam, shape]):
         shape = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
-        seed1, seed2 = random_seed.get_seed(seed)
-        return _op("RandomPoissonV2", shape=shape, rate=lam, dtype=dtype, seed=seed1 or 0,
-                   seed2=seed2 or 0)
+        return _seeded_op("RandomPoissonV2", seed, shape=shape, rate=lam, dtype=dtype)
 
 
 def random_crop(value, size, seed=None, name=None):

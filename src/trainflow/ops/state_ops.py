@@ -21,6 +21,7 @@ from trainflow.framework import errors
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.tensor_shape import TensorShape
+from trainflow.ops.array_shape_util import fmt_dims, invalid_argument, merge_dims
 
 _NO_LOCK = contextlib.nullcontext()
 _NUMBER_TYPES = "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, " \
@@ -32,10 +33,6 @@ def _lock(slot, use_locking):
     return slot.lock if use_locking else _NO_LOCK
 
 
-def _shape_str(shape):
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
 def merge_shapes(a, b):
     """Merges two TensorShapes, raising ValueError with TF's C++ shape-inference wording
     ("Dimension 0 in both shapes must be equal, but are 4 and 2. Shapes are [4] and [2].").
@@ -44,17 +41,7 @@ def merge_shapes(a, b):
         return b
     if b._dims is None:
         return a
-    fmt = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s._dims) + "]"  # noqa
-    if len(a._dims) != len(b._dims):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a._dims)} and "
-                         f"{len(b._dims)}")
-    out = []
-    for i, (x, y) in enumerate(zip(a._dims, b._dims)):
-        if x is not None and y is not None and x != y:
-            raise ValueError(f"Dimension {i} in both shapes must be equal, but are {x} and {y}. "
-                             f"Shapes are {fmt(a)} and {fmt(b)}.")
-        out.append(x if x is not None else y)
-    return TensorShape(out)
+    return TensorShape(merge_dims(a._dims, b._dims))
 
 
 # -- VariableV2 --------------------------------------------------------------------------
@@ -95,14 +82,12 @@ def assign_into(slot, value, validate_shape=True, static_shape=None):
         return slot
     if validate_shape:
         if cur is not None:
-            raise errors.InvalidArgumentError(
-                None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
-                            f"{list(cur.shape)} rhs shape= {list(value.shape)}")
+            raise invalid_argument(f"Assign requires shapes of both tensors to match. lhs shape= "
+                                   f"{list(cur.shape)} rhs shape= {list(value.shape)}")
         if static_shape is not None and static_shape._dims is not None and \
                 not _dims_match(static_shape._dims, value.shape):
-            raise errors.InvalidArgumentError(
-                None, None, f"Assign requires shapes of both tensors to match. lhs shape= "
-                            f"{static_shape.as_list()} rhs shape= {list(value.shape)}")
+            raise invalid_argument(f"Assign requires shapes of both tensors to match. lhs shape= "
+                                   f"{static_shape.as_list()} rhs shape= {list(value.shape)}")
     dtype = slot.dtype.base_dtype.as_numpy_dtype if slot.dtype is not None else value.dtype
     slot.value = np.array(value, dtype=dtype, copy=True)
     return slot
@@ -134,10 +119,9 @@ def _dense_update_kernel(ufunc):
         with _lock(ref, use_locking):
             buf = ref.get()
             if buf.shape != np.shape(value):
-                raise errors.InvalidArgumentError(
-                    None, None, "Parameters and update must be the same size: variable shape "
-                                f"{_shape_str(buf.shape)}, update shape "
-                                f"{_shape_str(np.shape(value))}")
+                raise invalid_argument("Parameters and update must be the same size: variable "
+                                       f"shape {fmt_dims(buf.shape)}, update shape "
+                                       f"{fmt_dims(np.shape(value))}")
             ufunc(buf, value, out=buf, casting="unsafe")
         return ref
     return kernel
@@ -155,11 +139,11 @@ for _op_type, _ufunc in (("AssignAdd", np.add), ("AssignSub", np.subtract)):
     NotDifferentiable(_op_type)
 
 
-# -- Scatter* ----------------------------------------------------------------------------------
+# -- Scatter* and ScatterNd* ---------------------------------------------------------------
 def _trunc_divide(a, b):
     """Integer division rounding toward zero (C++'s `/`), as TF's integer kernels do."""
     if np.any(b == 0):
-        raise errors.InvalidArgumentError(None, None, "Integer division by zero in ScatterDiv")
+        raise invalid_argument("Integer division by zero in ScatterDiv")
     q = np.abs(a) // np.abs(b)
     return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype, copy=False)
 
@@ -179,36 +163,22 @@ def _scatter_update(params, idx, updates):
     params[idx] = updates  # with repeated indices the last update wins
 
 
-_SCATTER_RULES = {
-    "ScatterUpdate": _scatter_update,
-    "ScatterAdd": np.add.at,
-    "ScatterSub": np.subtract.at,
-    "ScatterMul": np.multiply.at,
-    "ScatterDiv": _scatter_div,
-    "ScatterMin": np.minimum.at,
-    "ScatterMax": np.maximum.at,
-}
-
-
 def _check_scatter(params, indices, updates):
     """Validates a Scatter* call; returns (flat indices, updates shaped to match)."""
     if params.ndim < 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"params must be at least 1-D, got shape {_shape_str(params.shape)}")
+        raise invalid_argument(f"params must be at least 1-D, got shape {fmt_dims(params.shape)}")
     expected = indices.shape + params.shape[1:]
     if updates.ndim != 0 and updates.shape != expected:
-        raise errors.InvalidArgumentError(
-            None, None, "Must have updates.shape = indices.shape + params.shape[1:] or "
-                        f"updates.shape = [], got updates.shape {_shape_str(updates.shape)}, "
-                        f"indices.shape {_shape_str(indices.shape)}, params.shape "
-                        f"{_shape_str(params.shape)}")
+        raise invalid_argument("Must have updates.shape = indices.shape + params.shape[1:] or "
+                               f"updates.shape = [], got updates.shape {fmt_dims(updates.shape)}, "
+                               f"indices.shape {fmt_dims(indices.shape)}, params.shape "
+                               f"{fmt_dims(params.shape)}")
     flat = indices.reshape(-1)
     limit = params.shape[0]
     bad = (flat < 0) | (flat >= limit)
     if bad.any():
         i = int(np.argmax(bad))
-        raise errors.InvalidArgumentError(
-            None, None, f"indices[{i}] = {int(flat[i])} is not in [0, {limit})")
+        raise invalid_argument(f"indices[{i}] = {int(flat[i])} is not in [0, {limit})")
     if updates.ndim == 0:
         updates = np.broadcast_to(updates, (flat.size,) + params.shape[1:])
     else:
@@ -216,13 +186,40 @@ def _check_scatter(params, indices, updates):
     return flat, updates
 
 
-def _scatter_kernel(rule):
+def _check_scatter_nd(params, indices, updates):
+    """Validates a ScatterNd* call; returns (index tuple, updates flattened to match)."""
+    if indices.ndim < 1:
+        raise invalid_argument(
+            f"Indices must be at least 1-D, got shape {fmt_dims(indices.shape)}")
+    k = indices.shape[-1]
+    if k > params.ndim:
+        raise invalid_argument(f"The last dimension of indices ({k}) must be at most the rank "
+                               f"of the variable ({params.ndim})")
+    expected = indices.shape[:-1] + params.shape[k:]
+    if updates.shape != expected:
+        raise invalid_argument("Must have updates.shape = indices.shape[:-1] + params.shape[K:] "
+                               f"with K = {k}, got updates.shape {fmt_dims(updates.shape)}, "
+                               f"indices.shape {fmt_dims(indices.shape)}, params.shape "
+                               f"{fmt_dims(params.shape)}")
+    flat = indices.reshape(-1, k)
+    limits = np.asarray(params.shape[:k])
+    bad = ((flat < 0) | (flat >= limits)).any(axis=1)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise invalid_argument(f"indices[{i}] = [{', '.join(str(int(x)) for x in flat[i])}] "
+                               f"does not index into shape {fmt_dims(params.shape)}")
+    return tuple(flat.T), updates.reshape((flat.shape[0],) + params.shape[k:])
+
+
+def _scatter_kernel(check, rule):
+    """A Scatter*/ScatterNd* kernel: `check` validates and reshapes, `rule` applies the
+    (non-empty) update to the variable's buffer in place."""
     def kernel(ref, indices, updates, *, use_locking):
         with _lock(ref, use_locking):
             params = ref.get()
-            flat, upd = _check_scatter(params, np.asarray(indices), np.asarray(updates))
-            if flat.size:
-                rule(params, flat, upd)
+            idx, upd = check(params, np.asarray(indices), np.asarray(updates))
+            if upd.shape[0]:
+                rule(params, idx, upd)
         return ref
     return kernel
 
@@ -237,62 +234,6 @@ def _scatter_shape(op):
     return [var]
 
 
-for _op_type, _rule in _SCATTER_RULES.items():
-    if _op_type == "ScatterUpdate":
-        _types, _locking = "type", "true"
-    elif _op_type in ("ScatterMin", "ScatterMax"):
-        _types, _locking = _MINMAX_TYPES, "false"
-    else:
-        _types, _locking = _NUMBER_TYPES, "false"
-    register_op(_op_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
-                outputs=["output_ref: Ref(T)"],
-                attrs=[f"T: {_types}", "Tindices: {int32, int64}",
-                       f"use_locking: bool = {_locking}"],
-                shape_fn=_scatter_shape, kernel=_scatter_kernel(_rule), stateful=True)
-    if _op_type in ("ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv"):
-        NotDifferentiable(_op_type)
-
-
-# -- ScatterNd* --------------------------------------------------------------------------------
-def _check_scatter_nd(params, indices, updates):
-    """Validates a ScatterNd* call; returns (index tuple, updates flattened to match)."""
-    if indices.ndim < 1:
-        raise errors.InvalidArgumentError(
-            None, None, f"Indices must be at least 1-D, got shape {_shape_str(indices.shape)}")
-    k = indices.shape[-1]
-    if k > params.ndim:
-        raise errors.InvalidArgumentError(
-            None, None, f"The last dimension of indices ({k}) must be at most the rank of "
-                        f"the variable ({params.ndim})")
-    expected = indices.shape[:-1] + params.shape[k:]
-    if updates.shape != expected:
-        raise errors.InvalidArgumentError(
-            None, None, "Must have updates.shape = indices.shape[:-1] + params.shape[K:] "
-                        f"with K = {k}, got updates.shape {_shape_str(updates.shape)}, "
-                        f"indices.shape {_shape_str(indices.shape)}, params.shape "
-                        f"{_shape_str(params.shape)}")
-    flat = indices.reshape(-1, k)
-    limits = np.asarray(params.shape[:k])
-    bad = ((flat < 0) | (flat >= limits)).any(axis=1)
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise errors.InvalidArgumentError(
-            None, None, f"indices[{i}] = [{', '.join(str(int(x)) for x in flat[i])}] does "
-                        f"not index into shape {_shape_str(params.shape)}")
-    return tuple(flat.T), updates.reshape((flat.shape[0],) + params.shape[k:])
-
-
-def _scatter_nd_kernel(rule):
-    def kernel(ref, indices, updates, *, use_locking):
-        with _lock(ref, use_locking):
-            params = ref.get()
-            idx, upd = _check_scatter_nd(params, np.asarray(indices), np.asarray(updates))
-            if upd.shape[0]:
-                rule(params, idx, upd)
-        return ref
-    return kernel
-
-
 def _scatter_nd_shape(op):
     var, indices, updates = (t._shape for t in op._inputs)
     if indices._dims is not None and var._dims is not None and indices._dims and \
@@ -305,16 +246,31 @@ def _scatter_nd_shape(op):
     return [var]
 
 
-for _op_type, _rule, _types, _locking in (
-        ("ScatterNdUpdate", _scatter_update, "type", "true"),
-        ("ScatterNdAdd", np.add.at, _NUMBER_TYPES, "false"),
-        ("ScatterNdSub", np.subtract.at, _NUMBER_TYPES, "false")):
+# (op type, update rule, T, use_locking default, marked NotDifferentiable).
+_SCATTER_OPS = (
+    ("ScatterUpdate", _scatter_update, "type", "true", False),
+    ("ScatterAdd", np.add.at, _NUMBER_TYPES, "false", True),
+    ("ScatterSub", np.subtract.at, _NUMBER_TYPES, "false", True),
+    ("ScatterMul", np.multiply.at, _NUMBER_TYPES, "false", True),
+    ("ScatterDiv", _scatter_div, _NUMBER_TYPES, "false", True),
+    ("ScatterMin", np.minimum.at, _MINMAX_TYPES, "false", False),
+    ("ScatterMax", np.maximum.at, _MINMAX_TYPES, "false", False),
+    ("ScatterNdUpdate", _scatter_update, "type", "true", True),
+    ("ScatterNdAdd", np.add.at, _NUMBER_TYPES, "false", True),
+    ("ScatterNdSub", np.subtract.at, _NUMBER_TYPES, "false", True),
+)
+
+for _op_type, _rule, _types, _locking, _not_differentiable in _SCATTER_OPS:
+    _nd = _op_type.startswith("ScatterNd")
     register_op(_op_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
                 outputs=["output_ref: Ref(T)"],
                 attrs=[f"T: {_types}", "Tindices: {int32, int64}",
                        f"use_locking: bool = {_locking}"],
-                shape_fn=_scatter_nd_shape, kernel=_scatter_nd_kernel(_rule), stateful=True)
-    NotDifferentiable(_op_type)
+                shape_fn=_scatter_nd_shape if _nd else _scatter_shape,
+                kernel=_scatter_kernel(_check_scatter_nd if _nd else _check_scatter, _rule),
+                stateful=True)
+    if _not_differentiable:
+        NotDifferentiable(_op_type)
 
 
 # -- CountUpTo / IsVariableInitialized -------------------------------------------------------
@@ -404,13 +360,18 @@ def assign_sub(ref, value, use_locking=None, name=None):
                     **_locking_kwargs(use_locking)).outputs[0]
 
 
-def _scatter(op_type, ref, indices, updates, use_locking, name):
-    return apply_op(op_type, ref=ref, indices=indices, updates=updates, name=name,
-                    **_locking_kwargs(use_locking)).outputs[0]
+def _scatter_fn(fn_name, op_type, default_locking, doc):
+    """The graph-building function of a Scatter*/ScatterNd* op; returns the ref."""
+    def fn(ref, indices, updates, use_locking=default_locking, name=None):
+        return apply_op(op_type, ref=ref, indices=indices, updates=updates, name=name,
+                        **_locking_kwargs(use_locking)).outputs[0]
+    fn.__name__ = fn.__qualname__ = fn_name
+    fn.__doc__ = doc
+    return fn
 
 
-def scatter_update(ref, indices, updates, use_locking=True, name=None):
-    """ref[indices, ...] = updates, in place; with repeated indices the last update wins.
+scatter_update = _scatter_fn("scatter_update", "ScatterUpdate", True, """\
+ref[indices, ...] = updates, in place; with repeated indices the last update wins.
 
     Args:
       ref: a Variable or ref tensor of rank >= 1.
@@ -422,53 +383,26 @@ def scatter_update(ref, indices, updates, use_locking=True, name=None):
 
     Raises:
       InvalidArgumentError (at run time): for an index outside [0, ref.shape[0]).
-    """
-    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
-
-
-def scatter_add(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] += updates in place; repeated indices accumulate."""
-    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
-
-
-def scatter_sub(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] -= updates in place; repeated indices accumulate."""
-    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
-
-
-def scatter_mul(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] *= updates in place; repeated indices multiply together."""
-    return _scatter("ScatterMul", ref, indices, updates, use_locking, name)
-
-
-def scatter_div(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] /= updates in place (integers round toward zero)."""
-    return _scatter("ScatterDiv", ref, indices, updates, use_locking, name)
-
-
-def scatter_min(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] = min(ref[indices, ...], updates) in place."""
-    return _scatter("ScatterMin", ref, indices, updates, use_locking, name)
-
-
-def scatter_max(ref, indices, updates, use_locking=False, name=None):
-    """ref[indices, ...] = max(ref[indices, ...], updates) in place."""
-    return _scatter("ScatterMax", ref, indices, updates, use_locking, name)
-
-
-def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
-    """Writes `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
-    return _scatter("ScatterNdUpdate", ref, indices, updates, use_locking, name)
-
-
-def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
-    """Adds `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
-    return _scatter("ScatterNdAdd", ref, indices, updates, use_locking, name)
-
-
-def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
-    """Subtracts `updates` at the index tuples in `indices` (shape [..., K]) of `ref`."""
-    return _scatter("ScatterNdSub", ref, indices, updates, use_locking, name)
+    """)
+scatter_add = _scatter_fn("scatter_add", "ScatterAdd", False,
+                          "ref[indices, ...] += updates in place; repeated indices accumulate.")
+scatter_sub = _scatter_fn("scatter_sub", "ScatterSub", False,
+                          "ref[indices, ...] -= updates in place; repeated indices accumulate.")
+scatter_mul = _scatter_fn("scatter_mul", "ScatterMul", False, "ref[indices, ...] *= updates "
+                          "in place; repeated indices multiply together.")
+scatter_div = _scatter_fn("scatter_div", "ScatterDiv", False,
+                          "ref[indices, ...] /= updates in place (integers round toward zero).")
+scatter_min = _scatter_fn("scatter_min", "ScatterMin", False,
+                          "ref[indices, ...] = min(ref[indices, ...], updates) in place.")
+scatter_max = _scatter_fn("scatter_max", "ScatterMax", False,
+                          "ref[indices, ...] = max(ref[indices, ...], updates) in place.")
+scatter_nd_update = _scatter_fn("scatter_nd_update", "ScatterNdUpdate", True, "Writes "
+                                "`updates` at the index tuples in `indices` (shape [..., K]) "
+                                "of `ref`.")
+scatter_nd_add = _scatter_fn("scatter_nd_add", "ScatterNdAdd", False, "Adds `updates` at the "
+                             "index tuples in `indices` (shape [..., K]) of `ref`.")
+scatter_nd_sub = _scatter_fn("scatter_nd_sub", "ScatterNdSub", False, "Subtracts `updates` at "
+                             "the index tuples in `indices` (shape [..., K]) of `ref`.")
 
 
 def count_up_to(ref, limit, name=None):

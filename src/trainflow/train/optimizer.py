@@ -8,6 +8,7 @@ as TensorFlow does, and increments `global_step` after the update.
 from trainflow.framework import dtypes
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_keys import GraphKeys
+from trainflow.framework.nest_util import flatten_plain
 from trainflow.framework.tensor import Tensor
 
 
@@ -106,7 +107,7 @@ class Optimizer:
             var_list = variables.trainable_variables() + get_default_graph().get_collection(
                 GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
         else:
-            var_list = _flatten(var_list)
+            var_list = flatten_plain(var_list)
         var_list = list(var_list) + get_default_graph().get_collection(
             GraphKeys._STREAMING_MODEL_PORTS)
         if not var_list:
@@ -298,20 +299,6 @@ class Optimizer:
             if dtype not in valid:
                 raise ValueError(f"Invalid type {dtype!r} for {t.name}, expected: "
                                  f"{[v for v in sorted(valid, key=lambda d: d.name)]}.")
-
-
-def _flatten(structure):
-    out = []
-    stack = [structure]
-    while stack:
-        s = stack.pop()
-        if isinstance(s, (list, tuple)):
-            stack.extend(reversed(s))
-        elif isinstance(s, dict):
-            stack.extend(s[k] for k in sorted(s, reverse=True))
-        else:
-            out.append(s)
-    return out
 
 
 def _why_no_gradients(loss, var_list):

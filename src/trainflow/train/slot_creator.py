@@ -25,29 +25,28 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
     return slot
 
 
-def create_slot(primary, val, name, colocate_with_primary=True):
-    """A slot variable for `primary` initialized to the tensor `val`."""
+def _create_slot_in_scope(primary, val, name, colocate_with_primary, validate_shape, shape,
+                          dtype):
+    """The slot variable in scope `<primary>/<name>`, colocated with `primary` if asked."""
     from trainflow.ops import variable_scope
-    validate_shape = val.get_shape().is_fully_defined()
-    prefix = primary.op.name
-    with variable_scope.variable_scope(None, prefix + "/" + name):
+    with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         if colocate_with_primary:
             with get_default_graph().colocate_with(primary.op):
-                return _create_slot_var(primary, val, "", validate_shape, None, None)
-        return _create_slot_var(primary, val, "", validate_shape, None, None)
+                return _create_slot_var(primary, val, "", validate_shape, shape, dtype)
+        return _create_slot_var(primary, val, "", validate_shape, shape, dtype)
+
+
+def create_slot(primary, val, name, colocate_with_primary=True):
+    """A slot variable for `primary` initialized to the tensor `val`."""
+    return _create_slot_in_scope(primary, val, name, colocate_with_primary,
+                                 val.get_shape().is_fully_defined(), None, None)
 
 
 def create_slot_with_initializer(primary, initializer, shape, dtype, name,
                                  colocate_with_primary=True):
     """A slot variable for `primary` of `shape`/`dtype` from an initializer."""
-    from trainflow.ops import variable_scope
-    validate_shape = shape.is_fully_defined()
-    prefix = primary.op.name
-    with variable_scope.variable_scope(None, prefix + "/" + name):
-        if colocate_with_primary:
-            with get_default_graph().colocate_with(primary.op):
-                return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
-        return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
+    return _create_slot_in_scope(primary, initializer, name, colocate_with_primary,
+                                 shape.is_fully_defined(), shape, dtype)
 
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):

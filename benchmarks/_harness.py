@@ -1,0 +1,127 @@
+"""What the benchmark scripts share: finding TensorFlow's python and running a script
+under it, loading a TF1-style module, timing loops, the usual options and tables.
+
+Standard library only: TensorFlow's python imports it too. A script run as
+`python benchmarks/X.py` finds it, as its folder is first on sys.path.
+"""
+import argparse
+import importlib
+import json
+import os
+import re
+import subprocess
+import time
+
+TF1 = "tensorflow.compat.v1"
+_TFENV_PYTHON = "/work/tfenv/bin/python"
+
+
+def tf_python(arg=None):
+    """`arg`, else $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python when present, else None."""
+    if arg:
+        return arg
+    env = os.environ.get("TRAINFLOW_TF_PYTHON")
+    if env:
+        return env
+    return _TFENV_PYTHON if os.path.exists(_TFENV_PYTHON) else None
+
+
+def run_json(python, script, *args):
+    """Runs `python script args...`; the JSON on the last line of what it prints."""
+    out = subprocess.run([python, os.path.abspath(script), *args], capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def load_tf1(module):
+    """Imports a TF1-style module (TensorFlow's C++ logging quiet) in graph mode."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    tf = importlib.import_module(module)
+    if hasattr(tf, "disable_v2_behavior"):
+        tf.disable_v2_behavior()
+    return tf
+
+
+def session_kwargs(tf, threads):
+    """Session keywords giving TensorFlow `threads` intra/inter-op threads (none for 0)."""
+    if threads and hasattr(tf, "ConfigProto"):
+        return {"config": tf.ConfigProto(intra_op_parallelism_threads=threads,
+                                         inter_op_parallelism_threads=threads)}
+    return {}
+
+
+def best_seconds(fn, calls, repeat, warmup):
+    """Seconds per call of `fn`: the best of `repeat` loops of `calls` calls, after
+    `warmup` calls."""
+    for _ in range(warmup):
+        fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best
+
+
+def parser(doc, module_help, *int_options):
+    """Options --module, then `int_options` ((flag, default) pairs), --tf-python, --json."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--module", help=module_help)
+    for flag, default in int_options:
+        ap.add_argument(flag, type=int, default=default)
+    ap.add_argument("--tf-python", help="python with TensorFlow installed")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    return ap
+
+
+def measure_modules(args, script, measure, *tf_args):
+    """{name: figures}: `args.module` alone; else trainflow.compat.v1 here ("trainflow") and,
+    where TensorFlow's python is found, tensorflow.compat.v1 in it ("tensorflow"), run as
+    `script --module tensorflow.compat.v1 tf_args... --json`."""
+    if args.module:
+        return {args.module: measure(args.module)}
+    results = {"trainflow": measure("trainflow.compat.v1")}
+    python = tf_python(args.tf_python)
+    if python:
+        results["tensorflow"] = run_json(python, script, "--module", TF1, *tf_args,
+                                         "--json")[TF1]
+    return results
+
+
+def backend_main(script, doc, run_backend, report):
+    """main() of a script that measures one backend a process: --n, --tf-python (default
+    $TRAINFLOW_TF_PYTHON) and the hidden --backend, which the TensorFlow run gets."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--tf-python", default=os.environ.get("TRAINFLOW_TF_PYTHON"))
+    ap.add_argument("--backend", choices=["trainflow", "tf"], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.backend:
+        print(json.dumps(run_backend(args.backend, args.n)))
+        return 0
+    rows = {"trainflow": run_backend("trainflow", args.n)}
+    if args.tf_python:
+        rows["tensorflow"] = run_json(args.tf_python, script, "--backend", "tf",
+                                      "--n", str(args.n))
+    report(args.n, rows)
+    return 0
+
+
+def print_table(columns, rows):
+    """A header line and one line a row; `columns` are (title, format spec) pairs, and a
+    title takes its spec's alignment and width."""
+    print("".join(format(title, re.match(r"[<>^]?\d*", spec).group())
+                  for title, spec in columns))
+    for row in rows:
+        print("".join(format(value, spec) for value, (_, spec) in zip(row, columns)))
+
+
+def print_ratio(tensorflow, trainflow):
+    """The line `ratio tensorflow / trainflow: N.Nx`."""
+    print(f"ratio tensorflow / trainflow: {tensorflow / trainflow:.1f}x")
+
+
+def print_target(value, limit, label):
+    """The line saying whether trainflow's `value` is under the target `limit`."""
+    print(f"target trainflow < {label}: {'met' if value < limit else 'MISSED'}")

@@ -1,0 +1,57 @@
+"""Running code under TensorFlow's python ($TRAINFLOW_TF_PYTHON; the interop tests skip
+without it), or another python, in a subprocess."""
+import json
+import os
+import subprocess
+
+import pytest
+
+TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
+needs_tf = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+# TensorFlow quiet, on the CPU, and without oneDNN's differently rounded kernels.
+TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0", "CUDA_VISIBLE_DEVICES": ""}
+
+
+def run_python(code, *args, python=None, spec=None, timeout=300):
+    """Runs `python -c code args...` (TensorFlow's python unless named) with TF_ENV and
+    `spec`, if given, as JSON on stdin; asserts it exits 0 and returns its stdout."""
+    proc = subprocess.run([python or TF_PYTHON, "-c", code, *args],
+                          input=None if spec is None else json.dumps(spec),
+                          capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **TF_ENV))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def run_json(code, *args, **kwargs):
+    """`run_python`, then the JSON value on the last line it printed."""
+    return json.loads(run_python(code, *args, **kwargs).strip().splitlines()[-1])
+
+
+_RUN_GRAPH_DEF = r"""
+import json, sys
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+gd = tf.GraphDef()
+gd.ParseFromString(bytes.fromhex(spec["graph_def"]))
+with tf.Graph().as_default():
+    tf.import_graph_def(gd, name="")
+    with tf.Session() as sess:
+        out = [[v.tolist() for v in sess.run(spec["fetches"], f)] for f in spec["feeds"]]
+print(json.dumps(out))
+"""
+
+
+def run_graph_def(graph_def, fetches, feeds):
+    """TensorFlow imports `graph_def` and runs `fetches` (tensor names) once per feed dict
+    (names to values) in `feeds`: a list of lists of values (as lists)."""
+    return run_json(_RUN_GRAPH_DEF, spec={"graph_def": graph_def.SerializeToString().hex(),
+                                          "fetches": fetches, "feeds": feeds})
+
+
+def attrs_of(node):
+    """A NodeDef's attrs as one-line text protos, leaving out Const values and `_` attrs."""
+    from google.protobuf import text_format
+    return {k: text_format.MessageToString(v, as_one_line=True)
+            for k, v in sorted(node.attr.items()) if k != "value" and not k.startswith("_")}
