@@ -1,4 +1,4 @@
-"""Makes the shared test helpers in tests/helpers importable (`from tf_subprocess import
+"""Makes the shared test helpers in tests/helpers importable (`from tf_interop import
 run_json`): pytest runs with --import-mode=importlib, which puts no test folder on sys.path."""
 import os
 import sys

@@ -3,8 +3,8 @@ the `shared/fixtures` folder beside the checkout, else /work/shared/fixtures."""
 import glob
 import os
 
-_BESIDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared",
-                       "fixtures")
+_BESIDE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                        "..", "shared", "fixtures"))
 FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
     (p for p in (_BESIDE, "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
 EVENTS = os.path.join(FIXTURES, "events")
