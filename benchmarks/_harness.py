@@ -91,10 +91,10 @@ def measure_modules(args, script, measure, *tf_args):
 
 def backend_main(script, doc, run_backend, report):
     """main() of a script that measures one backend a process: --n, --tf-python (default
-    $TRAINFLOW_TF_PYTHON) and the hidden --backend, which the TensorFlow run gets."""
+    as `tf_python()` finds it) and the hidden --backend, which the TensorFlow run gets."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--tf-python", default=os.environ.get("TRAINFLOW_TF_PYTHON"))
+    ap.add_argument("--tf-python", default=tf_python())
     ap.add_argument("--backend", choices=["trainflow", "tf"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.backend:

@@ -2,7 +2,8 @@
 
 Each event is `FileWriter.add_summary(Summary(value=[simple_value]), step)`;
 the time includes the final close() (everything on disk). TensorFlow runs in
-its own interpreter, named by --tf-python or $TRAINFLOW_TF_PYTHON.
+its own interpreter, named by --tf-python, else $TRAINFLOW_TF_PYTHON, else the TF
+venv the benchmarks README names.
 
     python benchmarks/summary_io.py [--n 100000] [--tf-python /path/to/python]
 """

@@ -1,8 +1,9 @@
 """TFRecord write/read throughput: trainflow vs TensorFlow.
 
 Writes and reads 100k serialized tf.train.Example records (uncompressed and
-GZIP) and prints records/s (best of three runs). TensorFlow runs in its own interpreter, named by
---tf-python or $TRAINFLOW_TF_PYTHON; without one only trainflow is measured.
+GZIP) and prints records/s (best of three runs). TensorFlow runs in its own
+interpreter, named by --tf-python, else $TRAINFLOW_TF_PYTHON, else the TF venv the
+benchmarks README names; without one only trainflow is measured.
 
     python benchmarks/tfrecord_io.py [--n 100000] [--tf-python /path/to/python]
 """

@@ -10,13 +10,7 @@ from trainflow.framework.tensor_util import constant_value
 _UNKNOWN = TensorShape(None)
 
 
-def merge_dims(a, b):
-    """Merges two dims (int or None); raises ValueError if both known and unequal."""
-    if a is None:
-        return b
-    if b is None or a == b:
-        return a
-    raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+from trainflow.ops.array_shape_util import merge_dim as merge_dims  # noqa: E402,F401
 
 
 def broadcast_dims(x, y, incompatible_shape_error=True):
