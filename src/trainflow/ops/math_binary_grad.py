@@ -68,23 +68,19 @@ def _mul_no_nan_grad(op, grad):
     return reduce_gradient_args(x, y, gx, gy)
 
 
-@RegisterGradient("Div")
-def _div_grad(op, grad):
-    # d(x / y) = (1 / y, -x / y^2)
-    x, y = op.inputs
-    cx, cy = math_ops.conj(x), math_ops.conj(y)
-    gx = math_ops.divide(grad, cy)
-    gy = grad * math_ops.divide(math_ops.divide(-cx, cy), cy)
-    return reduce_gradient_args(x, y, gx, gy)
+def _quotient_grad(divide):
+    """The gradient of x / y computed with `divide`: (1 / y, -x / y^2)."""
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        cx, cy = math_ops.conj(x), math_ops.conj(y)
+        gx = divide(grad, cy)
+        gy = grad * divide(divide(-cx, cy), cy)
+        return reduce_gradient_args(x, y, gx, gy)
+    return grad_fn
 
 
-@RegisterGradient("RealDiv")
-def _real_div_grad(op, grad):
-    x, y = op.inputs
-    cx, cy = math_ops.conj(x), math_ops.conj(y)
-    gx = math_ops.realdiv(grad, cy)
-    gy = grad * math_ops.realdiv(math_ops.realdiv(-cx, cy), cy)
-    return reduce_gradient_args(x, y, gx, gy)
+RegisterGradient("Div")(_quotient_grad(math_ops.divide))
+RegisterGradient("RealDiv")(_quotient_grad(math_ops.realdiv))
 
 
 @RegisterGradient("DivNoNan")

@@ -213,46 +213,24 @@ def _square_grad(op, grad):
         return math_ops.multiply(grad, math_ops.multiply(x, two))
 
 
-@RegisterGradient("Expm1")
-def _expm1_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.exp(x)
+def _chain_rule(derivative):
+    """The gradient grad * derivative(conj(x)) of an element-wise function of x."""
+    def grad_fn(op, grad):
+        with _after(grad):
+            return grad * derivative(math_ops.conj(op.inputs[0]))
+    return grad_fn
 
 
-@RegisterGradient("Log")
-def _log_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.reciprocal(x)
-
-
-@RegisterGradient("Log1p")
-def _log1p_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.reciprocal(1 + x)
-
-
-@RegisterGradient("Sinh")
-def _sinh_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.cosh(x)
-
-
-@RegisterGradient("Cosh")
-def _cosh_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.sinh(x)
-
-
-@RegisterGradient("Sin")
-def _sin_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.cos(x)
+# d/dx of each element-wise function, as a function of (conjugated) x.
+for _op_type, _derivative in (
+        ("Expm1", math_ops.exp),
+        ("Log", math_ops.reciprocal),
+        ("Log1p", lambda x: math_ops.reciprocal(1 + x)),
+        ("Sinh", math_ops.cosh),
+        ("Cosh", math_ops.sinh),
+        ("Sin", math_ops.cos),
+        ("Lgamma", math_ops.digamma)):
+    RegisterGradient(_op_type)(_chain_rule(_derivative))
 
 
 @RegisterGradient("Cos")
@@ -329,13 +307,6 @@ def _erf_grad(op, grad):
 @RegisterGradient("Erfc")
 def _erfc_grad(op, grad):
     return _erf_family_grad(op, grad, -2 / np.sqrt(np.pi))
-
-
-@RegisterGradient("Lgamma")
-def _lgamma_grad(op, grad):
-    with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.digamma(x)
 
 
 @RegisterGradient("Digamma")

@@ -57,28 +57,25 @@ def _out(op_type, name=None, **kwargs):
 
 
 # -- gradients ------------------------------------------------------------------------------
-@RegisterGradient("Relu")
-def _relu_grad(op, grad):
-    return _out("ReluGrad", gradients=grad, features=op.outputs[0])
+def _register_piecewise_linear_grads(op_type):
+    """Relu and Relu6: the gradient is `<op>Grad` of the output, and that op's own gradient
+    applies the same mask again (zero with respect to the features)."""
+    grad_type = op_type + "Grad"
+
+    def first(op, grad):
+        return _out(grad_type, gradients=grad, features=op.outputs[0])
+
+    def second(op, grad):
+        from trainflow.ops import array_ops
+        x = op.inputs[1]
+        return _out(grad_type, gradients=grad, features=x), array_ops.zeros_like(x)
+
+    RegisterGradient(op_type)(first)
+    RegisterGradient(grad_type)(second)
 
 
-@RegisterGradient("ReluGrad")
-def _relu_grad_grad(op, grad):
-    from trainflow.ops import array_ops
-    x = op.inputs[1]
-    return _out("ReluGrad", gradients=grad, features=x), array_ops.zeros_like(x)
-
-
-@RegisterGradient("Relu6")
-def _relu6_grad(op, grad):
-    return _out("Relu6Grad", gradients=grad, features=op.outputs[0])
-
-
-@RegisterGradient("Relu6Grad")
-def _relu6_grad_grad(op, grad):
-    from trainflow.ops import array_ops
-    x = op.inputs[1]
-    return _out("Relu6Grad", gradients=grad, features=x), array_ops.zeros_like(x)
+_register_piecewise_linear_grads("Relu")
+_register_piecewise_linear_grads("Relu6")
 
 
 @RegisterGradient("Elu")
