@@ -27,18 +27,18 @@ from trainflow.framework.tensor_conversion import (  # noqa: F401
 from trainflow.framework.tensor_shape import (  # noqa: F401
     Dimension, TensorShape, dimension_at_index, dimension_value)
 from trainflow.framework.tensor_util import constant_value, get_static_value  # noqa: F401
-from trainflow.ops.array_ops import *  # noqa: F401,F403
-from trainflow.ops.check_ops import *  # noqa: F401,F403
-from trainflow.ops.constant_op import *  # noqa: F401,F403
-from trainflow.ops.control_flow_ops import *  # noqa: F401,F403
-from trainflow.ops.init_ops import *  # noqa: F401,F403
-from trainflow.ops.logging_ops import *  # noqa: F401,F403
-from trainflow.ops.math_ops import *  # noqa: F401,F403
-from trainflow.ops.random_ops import *  # noqa: F401,F403
-from trainflow.ops.script_ops import *  # noqa: F401,F403
-from trainflow.ops.state_ops import *  # noqa: F401,F403
-from trainflow.ops.variable_scope import *  # noqa: F401,F403
-from trainflow.ops.variables import *  # noqa: F401,F403
+from trainflow.ops.array.array_ops import *  # noqa: F401,F403
+from trainflow.ops.control_flow.check_ops import *  # noqa: F401,F403
+from trainflow.framework.constant_op import *  # noqa: F401,F403
+from trainflow.ops.control_flow.control_flow_ops import *  # noqa: F401,F403
+from trainflow.ops.state.init_ops import *  # noqa: F401,F403
+from trainflow.ops.string.logging_ops import *  # noqa: F401,F403
+from trainflow.ops.math.math_ops import *  # noqa: F401,F403
+from trainflow.ops.random.random_ops import *  # noqa: F401,F403
+from trainflow.ops.script.script_ops import *  # noqa: F401,F403
+from trainflow.ops.state.state_ops import *  # noqa: F401,F403
+from trainflow.ops.state.variable_scope import *  # noqa: F401,F403
+from trainflow.ops.state.variables import *  # noqa: F401,F403
 from trainflow.runtime.session import (  # noqa: F401
     InteractiveSession, Session, get_default_session)
 
@@ -94,10 +94,10 @@ _LAZY = {
     "make_tensor_proto": ("trainflow.formats.tensor_proto", "make_tensor_proto"),
     "make_ndarray": ("trainflow.formats.tensor_proto", "make_ndarray"),
     "import_graph_def": ("trainflow.framework.graph_def", "import_graph_def"),
-    "dynamic_partition": ("trainflow.ops.nn_partition_ops", "dynamic_partition"),
+    "dynamic_partition": ("trainflow.ops.data_flow.partition", "dynamic_partition"),
     "confusion_matrix": ("trainflow.metrics.metrics_util", "confusion_matrix"),
-    "dynamic_stitch": ("trainflow.ops.nn_partition_ops", "dynamic_stitch"),
-    "parallel_dynamic_stitch": ("trainflow.ops.nn_partition_ops", "parallel_dynamic_stitch"),
+    "dynamic_stitch": ("trainflow.ops.data_flow.partition", "dynamic_stitch"),
+    "parallel_dynamic_stitch": ("trainflow.ops.data_flow.partition", "parallel_dynamic_stitch"),
 }
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops import state_ops
+from trainflow.ops.state import state_ops
 from trainflow.protos import graph_pb2
 
 

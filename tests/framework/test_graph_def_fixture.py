@@ -13,7 +13,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.framework import registry
-from trainflow.ops import state_ops
+from trainflow.ops.state import state_ops
 from trainflow.protos import graph_pb2
 
 from fixture_paths import FIXTURES

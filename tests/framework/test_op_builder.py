@@ -113,7 +113,7 @@ class TestInputConversion:
         with pytest.raises(TypeError, match="'TestBuilderRef' Op requires that input 'ref' be "
                            r"a mutable tensor \(e.g.: a tf.Variable\)"):
             _op("TestBuilderRef", ref=tf.constant(1.0), value=2.0)
-        from trainflow.ops import state_ops
+        from trainflow.ops.state import state_ops
         v = state_ops.variable_op_v2([], tf.float32)
         op = _op("TestBuilderRef", ref=v, value=2)
         assert _dtypes(op) == ["float32_ref", "float32"]

@@ -7,7 +7,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.framework import errors
-from trainflow.ops import state_ops
+from trainflow.ops.state import state_ops
 from trainflow.runtime import run_state, targets
 from trainflow.runtime.resources import ResourceManager, Uninitialized, VariableSlot
 

@@ -9,7 +9,7 @@ import trainflow.compat.v1 as tf
 from trainflow.framework import registry
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.ops import state_ops
+from trainflow.ops.state import state_ops
 
 if not registry.is_registered("TestCallablesCountingIdentity"):
     def _counting_identity(x, *, ctx):

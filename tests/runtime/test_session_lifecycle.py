@@ -127,7 +127,7 @@ def test_operation_timeout_from_config_is_the_default_timeout(g):
 
 
 def test_sessions_have_separate_variable_state():
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     with tf.Graph().as_default():
         v = state_ops.variable_op_v2([], tf.float32, name="v")
         init = state_ops.assign(v, np.float32(3.0))

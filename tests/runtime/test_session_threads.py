@@ -64,7 +64,7 @@ def test_concurrent_runs_with_many_signatures():
 def test_concurrent_variable_updates_see_one_buffer():
     """Runs from several threads write the same variable; every write lands in the one
     buffer the session holds (reads after the joins see the last write)."""
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     with tf.Graph().as_default():
         v = state_ops.variable_op_v2([3], tf.float32, name="v")
         p = tf.placeholder(tf.float32, [3])

@@ -70,7 +70,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
             continue
         fill_node_def(gd.node.add(), op, add_shapes)
         if any(_is_func_graph(v) for v in op._attrs.values()):
-            from trainflow.ops.function_graph import to_function_defs
+            from trainflow.framework.function_graph import to_function_defs
             for fdef in to_function_defs(op):
                 if fdef.signature.name not in library_names:
                     library_names.add(fdef.signature.name)
@@ -294,7 +294,7 @@ class _Importer:
         name = name_attr_list if isinstance(name_attr_list, str) else name_attr_list.name
         fg = self.functions.get(name)
         if fg is None:
-            from trainflow.ops.function_import import function_graph_from_def
+            from trainflow.framework.function_import import function_graph_from_def
             fdef = self.library.get(name)
             if fdef is None:
                 raise ValueError(f"Function '{name}' is not in the GraphDef's library")

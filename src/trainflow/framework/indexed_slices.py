@@ -145,7 +145,7 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
         if n >= _LARGE_SPARSE_NUM_ELEMENTS:
             warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {n} "
                           "elements. This may consume a large amount of memory.", stacklevel=3)
-    from trainflow.ops.math_ops import unsorted_segment_sum
+    from trainflow.ops.math.math_ops import unsorted_segment_sum
     return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
 
 

@@ -51,10 +51,10 @@ _REGISTRY = {}
 _GRADIENTS = {}
 # Op modules not imported by `import trainflow` (kept out of the fast import path); they
 # are loaded the first time an unknown op type is looked up (e.g. by import_graph_def).
-_LAZY_OP_MODULES = ["trainflow.ops.training_ops", "trainflow.ops.nn_ops",
-                     "trainflow.ops.nn_conv_ops", "trainflow.ops.nn_pool_ops",
-                     "trainflow.image.resize_ops", "trainflow.image.color_ops",
-                     "trainflow.image.codec_ops"]
+_LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops",
+                     "trainflow.ops.nn.conv", "trainflow.ops.nn.pool",
+                     "trainflow.ops.image.resize", "trainflow.ops.image.color",
+                     "trainflow.ops.image.codec"]
 
 
 def register_lazy_op_module(module_name):

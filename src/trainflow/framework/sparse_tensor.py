@@ -152,7 +152,7 @@ class SparseTensor:
 
 def _static_shape(dense_shape):
     from trainflow.framework.tensor_shape import TensorShape
-    from trainflow.ops.array_shape_util import partial_shape_value
+    from trainflow.ops.array.shape_util import partial_shape_value
     part = partial_shape_value(dense_shape)
     if part is not None:
         return TensorShape(part)

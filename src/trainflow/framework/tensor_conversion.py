@@ -39,13 +39,13 @@ def _contains_tensor(values):
 
 
 def _constant_conversion(value, dtype=None, name=None, as_ref=False):
-    from trainflow.ops.constant_op import constant
+    from trainflow.framework.constant_op import constant
     return constant(value, dtype=dtype, name=name or "Const")
 
 
 def _sequence_conversion(value, dtype=None, name=None, as_ref=False):
     if _contains_tensor(value):
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         return array_ops._autopacking_helper(value, dtype, name or "packed")
     return _constant_conversion(value, dtype, name, as_ref)
 

@@ -91,7 +91,7 @@ def _between_ops(to_ops, reached):
 
 
 def _default_grad_ys(ys, grad_ys, colocate):
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     out = []
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is None:
@@ -140,7 +140,8 @@ class _null:
 
 def _aggregate(grads_for_output, aggregation_method):
     """Sums the gradients reaching one tensor (add_n; IndexedSlices concat if any is sparse)."""
-    from trainflow.ops import array_ops, math_ops
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.math import math_ops
     grads = [g for g in grads_for_output if g is not None]
     if not grads:
         return None
@@ -167,7 +168,7 @@ def _aggregate(grads_for_output, aggregation_method):
 
 def _zeros_like_output(op, i):
     """The gradient of an output nothing consumes: a ZerosLike op, as TF builds it."""
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     return array_ops.zeros_like(op._outputs[i], optimize=False)
 
 
@@ -251,7 +252,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             gx = _get_grad(grads, x)
             if gx is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                from trainflow.ops import array_ops
+                from trainflow.ops.array import array_ops
                 gx = array_ops.zeros_like(x)
             out.append(gx)
         return out
@@ -273,7 +274,7 @@ def _get_grad(grads, t):
 
 
 def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, colocate):
-    from trainflow.ops import control_flow_ops
+    from trainflow.ops.control_flow import control_flow_ops
     ctx = g.colocate_with(op) if colocate else _null()
     with ctx:
         op_grads = grads.get(op)
@@ -326,7 +327,7 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     Raises:
       ValueError: if an x's shape is not fully defined.
     """
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     xs = _as_list(xs)
     kwargs = dict(colocate_gradients_with_ops=colocate_gradients_with_ops,
                   gate_gradients=gate_gradients, aggregation_method=aggregation_method)

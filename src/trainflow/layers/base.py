@@ -20,8 +20,8 @@ from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers.utils import to_snake_case
-from trainflow.ops import nest
-from trainflow.ops import variable_scope as vs
+from trainflow.framework import nest
+from trainflow.ops.state import variable_scope as vs
 
 __all__ = ["InputSpec", "Layer"]
 
@@ -248,7 +248,8 @@ class Layer:
         Returns:
           the Variable (or PartitionedVariable).
         """
-        from trainflow.ops import variable_helpers, variables
+        from trainflow.ops.state import variable_helpers
+        from trainflow.ops.state import variables
         if trainable is None:
             trainable = synchronization is not variables.VariableSynchronization.ON_READ
         if dtype is None:
@@ -369,7 +370,8 @@ class Layer:
         return self.__call__(inputs, *args, **kwargs)
 
     def _handle_activity_regularization(self, outputs):
-        from trainflow.ops import array_ops, math_ops
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.math import math_ops
         with name_scope("ActivityRegularizer"):
             for output in nest.flatten(outputs):
                 loss = convert_to_tensor(self._activity_regularizer(output))

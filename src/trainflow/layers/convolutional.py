@@ -8,7 +8,7 @@ from trainflow.framework import dtypes
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
-from trainflow.ops import init_ops
+from trainflow.ops.state import init_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "Convolution1D", "Convolution2D",
            "Convolution2DTranspose", "Deconvolution2D", "conv1d", "conv2d", "conv2d_transpose",
@@ -81,7 +81,8 @@ class _Conv(Layer):
         self.built = True
 
     def _convolve(self, inputs):
-        from trainflow.ops import nn_conv_composite, nn_conv_ops
+        from trainflow.ops.nn import conv_composite as nn_conv_composite
+        from trainflow.ops.nn import conv as nn_conv_ops
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
         if self.rank == 1:
             return nn_conv_composite.conv1d(inputs, self.kernel, stride=list(self.strides),
@@ -93,7 +94,8 @@ class _Conv(Layer):
                                   dilations=list(self.dilation_rate), name="Conv2D")
 
     def _add_bias(self, outputs):
-        from trainflow.ops import array_ops, nn_ops
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.nn import nn_ops
         if self.data_format == "channels_first":
             if self.rank == 1:
                 # bias_add wants the channels last or a rank >= 3 NCHW tensor: broadcast.
@@ -172,7 +174,8 @@ class Conv2DTranspose(Conv2D):
         return self.kernel_size + (self.filters, input_dim)
 
     def _convolve(self, inputs):
-        from trainflow.ops import array_ops, nn_conv_composite
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.nn import conv_composite as nn_conv_composite
         h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
         static = inputs.shape.as_list()
         dynamic = array_ops.shape(inputs)

@@ -7,7 +7,7 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
-from trainflow.ops import init_ops
+from trainflow.ops.state import init_ops
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
 
@@ -65,7 +65,8 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        from trainflow.ops import math_ops, nn_ops
+        from trainflow.ops.math import math_ops
+        from trainflow.ops.nn import nn_ops
         rank = inputs.shape.ndims
         if rank is not None and rank > 2:
             outputs = math_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
@@ -130,13 +131,14 @@ class Dropout(Layer):
     def _get_noise_shape(self, inputs):
         if self.noise_shape is None:
             return None
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         dynamic = array_ops.shape(inputs)
         dims = [dynamic[i] if v is None else v for i, v in enumerate(self.noise_shape)]
         return convert_to_tensor(dims)
 
     def call(self, inputs, training=False):
-        from trainflow.ops import array_ops, nn_ops
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.nn import nn_ops
         if isinstance(self.rate, (int, float)) and self.rate == 0:
             return array_ops.identity(inputs)
 
@@ -175,7 +177,7 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         rank = inputs.shape.ndims
         if self.data_format == "channels_first" and rank is not None and rank > 1:
             inputs = array_ops.transpose(inputs, perm=[0] + list(range(2, rank)) + [1])

@@ -15,7 +15,7 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.layers import utils
 from trainflow.layers.base import InputSpec, Layer
-from trainflow.ops import init_ops
+from trainflow.ops.state import init_ops
 
 __all__ = ["BatchNormalization", "BatchNorm", "batch_normalization"]
 
@@ -154,7 +154,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _build_renorm(self, param_shape, dtype):
-        from trainflow.ops import math_ops
+        from trainflow.ops.math import math_ops
 
         def stddev_init(*args, **kwargs):
             variance_init = self.moving_variance_initializer or _ONES
@@ -169,7 +169,8 @@ class BatchNormalization(Layer):
     # -- updates ---------------------------------------------------------------------------
     def _assign_moving_average(self, variable, value, momentum):
         """AssignSub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
-        from trainflow.ops import math_ops, state_ops
+        from trainflow.ops.math import math_ops
+        from trainflow.ops.state import state_ops
         with name_scope(None, "AssignMovingAvg") as scope:
             decay = convert_to_tensor(1.0 - momentum, name="decay")
             if decay.dtype.base_dtype != variable.dtype.base_dtype:
@@ -178,7 +179,7 @@ class BatchNormalization(Layer):
             return state_ops.assign_sub(variable, delta, name=scope)
 
     def _assign_new_value(self, variable, value):
-        from trainflow.ops import state_ops
+        from trainflow.ops.state import state_ops
         with name_scope(None, "AssignNewValue") as scope:
             return state_ops.assign(variable, value, name=scope)
 
@@ -189,7 +190,8 @@ class BatchNormalization(Layer):
         return self._plain_call(inputs, training)
 
     def _fused_call(self, inputs, training):
-        from trainflow.ops import constant_op, nn_fused_batch_norm_ops as fbn
+        from trainflow.framework import constant_op
+        from trainflow.ops.nn import batch_norm as fbn
         gamma = self.gamma if self.scale else constant_op.constant(
             1.0, dtype=self._param_dtype, shape=self._param_shape)
         beta = self.beta if self.center else constant_op.constant(
@@ -214,7 +216,7 @@ class BatchNormalization(Layer):
         return output
 
     def _broadcast_fn(self, ndims, reduction_axes, input_shape):
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         shape = [1] * ndims
         shape[self.axis[0]] = input_shape.as_list()[self.axis[0]]
 
@@ -226,7 +228,10 @@ class BatchNormalization(Layer):
         return broadcast
 
     def _plain_call(self, inputs, training):
-        from trainflow.ops import array_ops, math_ops, nn_norm_ops, nn_ops
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.math import math_ops
+        from trainflow.ops.nn import norm as nn_norm_ops
+        from trainflow.ops.nn import nn_ops
         input_dtype = inputs.dtype.base_dtype
         if input_dtype in (dtypes.float16, dtypes.bfloat16):
             inputs = math_ops.cast(inputs, dtypes.float32)
@@ -288,7 +293,8 @@ class BatchNormalization(Layer):
 
     def _renorm_correction_and_moments(self, mean, variance, training):
         """The renorm corrections r, d and the (updated-after) mean and variance."""
-        from trainflow.ops import array_ops, math_ops
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.math import math_ops
         stddev = math_ops.sqrt(variance + self.epsilon)
         renorm_mean = self.renorm_mean
         renorm_stddev = math_ops.maximum(self.renorm_stddev, self.epsilon ** 0.5)

@@ -36,13 +36,13 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=rank + 2)
 
     def _pool(self, inputs, window, strides, data_format):
-        from trainflow.ops import nn_pool_ops
+        from trainflow.ops.nn import pool as nn_pool_ops
         fn = nn_pool_ops.max_pool if self.pool_fn == "max" else nn_pool_ops.avg_pool
         return fn(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
                   data_format=data_format)
 
     def call(self, inputs):
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         first = self.data_format == "channels_first"
         if self.rank == 1:
             axis = 3 if first else 2

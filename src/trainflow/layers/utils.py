@@ -103,7 +103,7 @@ def smart_cond(pred, true_fn, false_fn, name=None):
     """
     value = static_bool(pred)
     if value is None:
-        from trainflow.ops.cond import cond
+        from trainflow.ops.control_flow.cond import cond
         return cond(pred, true_fn, false_fn, name=name)
     return true_fn() if value else false_fn()
 
@@ -143,9 +143,9 @@ def get_activation(identifier):
     if identifier in _ACTIVATIONS:
         module, fn = _ACTIVATIONS[identifier]
         if module == "nn":
-            from trainflow.ops import nn_ops as mod
+            from trainflow.ops.nn import nn_ops as mod
         else:
-            from trainflow.ops import math_ops as mod
+            from trainflow.ops.math import math_ops as mod
         return getattr(mod, fn)
     raise ValueError(f"Unknown activation function: {identifier!r}")
 
@@ -166,7 +166,7 @@ def get_initializer(identifier):
     """
     if identifier is None or callable(identifier):
         return identifier
-    from trainflow.ops import init_ops
+    from trainflow.ops.state import init_ops
     if identifier in _INITIALIZERS:
         return getattr(init_ops, _INITIALIZERS[identifier])()
     if identifier in ("he_normal", "he_uniform", "lecun_normal", "lecun_uniform"):
@@ -176,7 +176,7 @@ def get_initializer(identifier):
 
 def get_regularizer(identifier):
     """None, a callable, or a Keras regularizer name ("l1", "l2", "l1_l2")."""
-    from trainflow.ops import regularizers
+    from trainflow.ops.state import regularizers
     return regularizers.get(identifier)
 
 

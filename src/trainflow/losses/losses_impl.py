@@ -24,12 +24,12 @@ _LOSSES = GraphKeys.LOSSES
 
 
 def _m():
-    from trainflow.ops import math_ops
+    from trainflow.ops.math import math_ops
     return math_ops
 
 
 def _a():
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     return array_ops
 
 
@@ -197,7 +197,7 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=_LOSSES,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow.ops import nn_ops
+    from trainflow.ops.nn import nn_ops
     _check_args(labels=labels, logits=logits)
     m, a = _m(), _a()
     with name_scope(scope, "hinge_loss", [logits, labels, weights]) as scope:
@@ -304,7 +304,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow.ops import nn_ops
+    from trainflow.ops.nn import nn_ops
     _check_args(multi_class_labels=multi_class_labels, logits=logits)
     with name_scope(scope, "sigmoid_cross_entropy_loss",
                     [logits, multi_class_labels, weights]) as scope:
@@ -325,7 +325,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow.ops import array_ops, nn_ops
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.nn import nn_ops
     _check_args(onehot_labels=onehot_labels, logits=logits)
     with name_scope(scope, "softmax_cross_entropy_loss",
                     [logits, onehot_labels, weights]) as scope:
@@ -351,7 +352,7 @@ def _squeeze_sparse_args(labels, logits, weights):
             if w_rank - l_rank == 1:
                 weights = _a().squeeze(weights, [-1])
             return labels, logits, weights
-        from trainflow.ops.cond import cond
+        from trainflow.ops.control_flow.cond import cond
         rank_diff = _a().rank(weights) - _a().rank(labels)
         if w_rank is None or (w_rank > 0 and weights.shape.dims[-1].is_compatible_with(1)):
             w = weights
@@ -368,7 +369,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow.ops import nn_ops
+    from trainflow.ops.nn import nn_ops
     _check_args(labels=labels, logits=logits)
     with name_scope(scope, "sparse_softmax_cross_entropy_loss",
                     [logits, labels, weights]) as scope:

@@ -25,7 +25,8 @@ def get_regularization_losses(scope=None):
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     """The sum (AddN `name`) of the regularization losses, or a 0.0 constant if none."""
-    from trainflow.ops import constant_op, math_ops
+    from trainflow.framework import constant_op
+    from trainflow.ops.math import math_ops
     losses = get_regularization_losses(scope)
     if losses:
         return math_ops.add_n(losses, name=name)
@@ -38,7 +39,7 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     Raises:
       ValueError: if there is no loss at all.
     """
-    from trainflow.ops import math_ops
+    from trainflow.ops.math import math_ops
     losses = get_losses(scope=scope)
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope=scope)

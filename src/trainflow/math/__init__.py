@@ -5,7 +5,7 @@ TensorFlow's `tf.math.*` names (TF1 and TF2-style aliases such as
 Math functions owned by other areas (softmax, top_k, softplus, cast-like helpers
 ...) are looked up in the top-level namespace on first use.
 """
-from trainflow.ops.math_ops import (  # noqa: F401
+from trainflow.ops.math.math_ops import (  # noqa: F401
     abs, accumulate_n, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2,
     atanh, ceil, conj, cos, cosh, count_nonzero, cumprod,
     cumsum, digamma, div_no_nan, divide, equal, erf, erfc, exp, expm1, floor, floordiv,
@@ -19,8 +19,8 @@ from trainflow.ops.math_ops import (  # noqa: F401
     square, squared_difference, subtract, tan, tanh, truediv, truncatediv, truncatemod,
     unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum,
     xdivy, xlog1py, xlogy)
-from trainflow.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
-from trainflow.ops.math_ops import complex, polygamma  # noqa: F401,A004
+from trainflow.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from trainflow.ops.math.math_ops import complex, polygamma  # noqa: F401,A004
 
 # TensorFlow's other tf.math names, implemented outside the math area.
 _ELSEWHERE = frozenset([

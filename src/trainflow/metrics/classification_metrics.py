@@ -10,7 +10,7 @@ from trainflow.framework import dtypes
 from trainflow.framework.scopes import control_dependencies
 from trainflow.metrics.metrics_util import (
     add_to, confusion_matrix_at_thresholds, metric_variable, squeeze_inputs, value_and_update)
-from trainflow.ops import variable_scope as vs
+from trainflow.ops.state import variable_scope as vs
 
 __all__ = ["auc", "false_negatives", "false_negatives_at_thresholds", "false_positives",
            "false_positives_at_thresholds", "precision", "precision_at_thresholds", "recall",
@@ -22,18 +22,19 @@ _KEPSILON = 1e-7
 
 
 def _m():
-    from trainflow.ops import math_ops
+    from trainflow.ops.math import math_ops
     return math_ops
 
 
 def _a():
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     return array_ops
 
 
 def _count_condition(values, weights, metrics_collections, updates_collections):
     """A `count` variable summing the (weighted) true entries of bool `values`."""
-    from trainflow.ops import check_ops, state_ops
+    from trainflow.ops.control_flow import check_ops
+    from trainflow.ops.state import state_ops
     m, a = _m(), _a()
     check_ops.assert_type(values, dtypes.bool)
     count = metric_variable([], dtypes.float32, name="count")
@@ -76,7 +77,7 @@ false_negatives = _counting_metric("false_negatives", True, False)
 def _at_thresholds_count(key, default_name):
     def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
-        from trainflow.ops import array_ops
+        from trainflow.ops.array import array_ops
         with vs.variable_scope(name, default_name, [predictions, labels, weights]):
             values, updates = confusion_matrix_at_thresholds(
                 labels, predictions, thresholds, weights=weights, includes=(key,))

@@ -10,7 +10,7 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.losses.shape_checks import broadcast_weights, remove_squeezable_dimensions
 from trainflow.metrics.metrics_util import (
     add_to, metric_variable, squeeze_inputs, streaming_confusion_matrix)
-from trainflow.ops import variable_scope as vs
+from trainflow.ops.state import variable_scope as vs
 
 __all__ = ["accuracy", "mean", "mean_absolute_error", "mean_cosine_distance", "mean_iou",
            "mean_per_class_accuracy", "mean_relative_error", "mean_squared_error",
@@ -18,19 +18,19 @@ __all__ = ["accuracy", "mean", "mean_absolute_error", "mean_cosine_distance", "m
 
 
 def _m():
-    from trainflow.ops import math_ops
+    from trainflow.ops.math import math_ops
     return math_ops
 
 
 def _a():
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     return array_ops
 
 
 def _streaming_mean(values, weights, metrics_collections, updates_collections, name,
                     default_name, shape=None):
     """The shared body of mean and mean_tensor (per-element when `shape` is given)."""
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     m, a = _m(), _a()
     with vs.variable_scope(name, default_name, [values, weights]):
         values = m.cast(values, dtypes.float32)
@@ -181,7 +181,7 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     """The mean over classes of the streaming per-class accuracy
     (`tf.metrics.mean_per_class_accuracy`, scope "mean_accuracy"; variables `total`
     and `count` are [num_classes])."""
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     m, a = _m(), _a()
     with vs.variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
         labels = m.cast(labels, dtypes.int64)

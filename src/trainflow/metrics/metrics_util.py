@@ -12,19 +12,19 @@ _COUNT_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_neg
 
 
 def _m():
-    from trainflow.ops import math_ops
+    from trainflow.ops.math import math_ops
     return math_ops
 
 
 def _a():
-    from trainflow.ops import array_ops
+    from trainflow.ops.array import array_ops
     return array_ops
 
 
 def metric_variable(shape, dtype, validate_shape=True, name=None):
     """A zero-initialised, non-trainable variable in LOCAL_VARIABLES and
     METRIC_VARIABLES (initialise it with `tf.local_variables_initializer()`)."""
-    from trainflow.ops import variables
+    from trainflow.ops.state import variables
     return variables.Variable(
         lambda: _a().zeros(shape, dtype), trainable=False,
         collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
@@ -74,7 +74,7 @@ def squeeze_inputs(predictions, labels, weights):
         elif p_rank - w_rank == 1:
             weights = _a().expand_dims(weights, [-1])
         return predictions, labels, weights
-    from trainflow.ops.cond import cond
+    from trainflow.ops.control_flow.cond import cond
     w_rank_t = _a().rank(weights)
     rank_diff = w_rank_t - _a().rank(predictions)
     w = weights
@@ -112,7 +112,7 @@ def confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None
     Raises:
       ValueError: for an unknown include key.
     """
-    from trainflow.ops import check_ops
+    from trainflow.ops.control_flow import check_ops
     m, a = _m(), _a()
     includes = _ALL_INCLUDES if includes is None else includes
     for include in includes:
@@ -150,7 +150,7 @@ def confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None
     conditions = {"tp": (label_is_pos, pred_is_pos), "fn": (label_is_pos, pred_is_neg),
                   "tn": (label_is_neg, pred_is_neg), "fp": (label_is_neg, pred_is_pos)}
     values, update_ops = {}, {}
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     for key in _ALL_INCLUDES:
         if key not in includes:
             continue
@@ -171,7 +171,8 @@ def confusion_matrix(labels, predictions, num_classes, weights=None, dtype=dtype
     Raises:
       InvalidArgumentError (at run time): for negative or out-of-range ids.
     """
-    from trainflow.ops import check_ops, control_flow_ops
+    from trainflow.ops.control_flow import check_ops
+    from trainflow.ops.control_flow import control_flow_ops
     m, a = _m(), _a()
     with name_scope(name, "confusion_matrix", [predictions, labels, num_classes, weights]):
         labels, predictions = remove_squeezable_dimensions(
@@ -201,7 +202,7 @@ def confusion_matrix(labels, predictions, num_classes, weights=None, dtype=dtype
 def streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
     """A float64 `total_confusion_matrix` metric variable and the AssignAdd adding this
     batch's confusion matrix to it."""
-    from trainflow.ops import state_ops
+    from trainflow.ops.state import state_ops
     m, a = _m(), _a()
     total_cm = metric_variable([num_classes, num_classes], dtypes.float64,
                                name="total_confusion_matrix")

@@ -1,19 +1,19 @@
 """`tf.nn`: activations, softmax and cross entropies, normalisation, dropout, top-k,
-embeddings, candidate sampling and sampled losses (`trainflow.ops.nn_ops`), the
+embeddings, candidate sampling and sampled losses (`trainflow.ops.nn.nn_ops`), the
 convolution and pooling ops (`nn_conv_ops`, `nn_conv_composite`, `nn_pool_ops`), and
 the sigmoid/tanh aliases of the math ops.
 """
 import importlib as _importlib
 
-from trainflow.ops import nn_ops as _nn_ops
-from trainflow.ops.math_ops import sigmoid, tanh  # noqa: F401
-from trainflow.ops.nn_ops import *  # noqa: F401,F403
+from trainflow.ops.nn import nn_ops as _nn_ops
+from trainflow.ops.math.math_ops import sigmoid, tanh  # noqa: F401
+from trainflow.ops.nn.nn_ops import *  # noqa: F401,F403
 
 __all__ = sorted(set(_nn_ops.__all__) | {"sigmoid", "tanh"})
 
 # The convolution and pooling modules are written separately; export whichever exist.
-_CONV_POOL_MODULES = ("trainflow.ops.nn_conv_ops", "trainflow.ops.nn_conv_composite",
-                      "trainflow.ops.nn_pool_ops")
+_CONV_POOL_MODULES = ("trainflow.ops.nn.conv", "trainflow.ops.nn.conv_composite",
+                      "trainflow.ops.nn.pool")
 
 
 def _export(module_name):

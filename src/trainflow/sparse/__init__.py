@@ -1,7 +1,7 @@
 """`tf.sparse`: the SparseTensor type and the sparse ops trainflow has."""
 from trainflow.framework.sparse_tensor import SparseTensor  # noqa: F401
-from trainflow.ops.array_sparse_ops import sparse_placeholder as placeholder  # noqa: F401
-from trainflow.ops.array_sparse_ops import sparse_reorder as reorder  # noqa: F401
-from trainflow.ops.array_sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
+from trainflow.ops.sparse.sparse_ops import sparse_placeholder as placeholder  # noqa: F401
+from trainflow.ops.sparse.sparse_ops import sparse_reorder as reorder  # noqa: F401
+from trainflow.ops.sparse.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
 
 __all__ = ["SparseTensor", "placeholder", "reorder", "to_dense"]

@@ -118,7 +118,7 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
         or misshapen gradient.
     """
     from trainflow.gradients.gradients_impl import gradients
-    from trainflow.ops import constant_op
+    from trainflow.framework import constant_op
     extra_feed = extra_feed_dict or {}
     if init_targets is not None:
         _session().run(init_targets)

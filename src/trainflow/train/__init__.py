@@ -23,7 +23,7 @@ from trainflow.summary.summary_iterator import summary_iterator  # noqa: E402,F4
 from trainflow.summary.writer import SummaryWriter  # noqa: E402,F401
 
 # --- graph core / training (issues 2, 4) ---
-from trainflow.ops import training_ops as _training_ops  # noqa: E402,F401  (registers Apply* ops)
+from trainflow.ops.state import training_ops as _training_ops  # noqa: E402,F401  (registers Apply* ops)
 from trainflow.train.adam import AdamOptimizer  # noqa: E402,F401
 from trainflow.train.gradient_descent import GradientDescentOptimizer  # noqa: E402,F401
 from trainflow.train.optimizer import Optimizer  # noqa: E402,F401

@@ -44,7 +44,7 @@ class AdamOptimizer(Optimizer):
                                             name="epsilon")
 
     def _casts(self, var):
-        from trainflow.ops import math_ops
+        from trainflow.ops.math import math_ops
         dt = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators()
         return (math_ops.cast(beta1_power, dt), math_ops.cast(beta2_power, dt),
@@ -52,14 +52,16 @@ class AdamOptimizer(Optimizer):
                 math_ops.cast(self._beta2_t, dt), math_ops.cast(self._epsilon_t, dt))
 
     def _apply_dense(self, grad, var):
-        from trainflow.ops import training_ops
+        from trainflow.ops.state import training_ops
         b1p, b2p, lr, b1, b2, eps = self._casts(var)
         return training_ops.apply_adam(
             var._ref(), self.get_slot(var, "m")._ref(), self.get_slot(var, "v")._ref(),
             b1p, b2p, lr, b1, b2, eps, grad, use_locking=self._use_locking).op
 
     def _apply_sparse(self, grad, var):
-        from trainflow.ops import control_flow_ops, math_ops, state_ops
+        from trainflow.ops.control_flow import control_flow_ops
+        from trainflow.ops.math import math_ops
+        from trainflow.ops.state import state_ops
         b1p, b2p, lr_t, beta1_t, beta2_t, epsilon_t = self._casts(var)
         graph = get_default_graph()
         lr = lr_t * math_ops.sqrt(1 - b2p) / (1 - b1p)
@@ -80,7 +82,7 @@ class AdamOptimizer(Optimizer):
         return control_flow_ops.group(*[var_update, m_t, v_t])
 
     def _finish(self, update_ops, name_scope):
-        from trainflow.ops import control_flow_ops
+        from trainflow.ops.control_flow import control_flow_ops
         graph = get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()

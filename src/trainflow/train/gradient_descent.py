@@ -22,11 +22,11 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate_tensor = convert_to_tensor(lr, name="learning_rate")
 
     def _lr_for(self, var):
-        from trainflow.ops import math_ops
+        from trainflow.ops.math import math_ops
         return math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
 
     def _apply_dense(self, grad, var):
-        from trainflow.ops import training_ops
+        from trainflow.ops.state import training_ops
         return training_ops.apply_gradient_descent(
             var._ref(), self._lr_for(var), grad, use_locking=self._use_locking).op
 

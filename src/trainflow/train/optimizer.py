@@ -23,7 +23,8 @@ def _is_indexed_slices(g):
 
 def deduplicate_indexed_slices(values, indices):
     """Sums `values` rows that share an index. Returns (summed_values, unique_indices)."""
-    from trainflow.ops import array_ops, math_ops
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.math import math_ops
     unique_indices, new_positions = array_ops.unique(indices)
     summed = math_ops.unsorted_segment_sum(values, new_positions,
                                            array_ops.shape(unique_indices)[0])
@@ -94,7 +95,8 @@ class Optimizer:
           ValueError: for an invalid gate_gradients, no variables, or bad dtypes.
         """
         from trainflow.gradients.gradients_impl import gradients
-        from trainflow.ops import control_flow_ops, variables
+        from trainflow.ops.control_flow import control_flow_ops
+        from trainflow.ops.state import variables
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -138,7 +140,8 @@ class Optimizer:
           ValueError: if there are no pairs or no gradient is given.
         """
         from trainflow.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
-        from trainflow.ops import state_ops, variables
+        from trainflow.ops.state import state_ops
+        from trainflow.ops.state import variables
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
@@ -245,7 +248,7 @@ class Optimizer:
         return named[_var_key(var)]
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
-        from trainflow.ops import variables
+        from trainflow.ops.state import variables
         graph = colocate_with.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
@@ -281,7 +284,7 @@ class Optimizer:
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
     def _finish(self, update_ops, name_scope):
-        from trainflow.ops import control_flow_ops
+        from trainflow.ops.control_flow import control_flow_ops
         return control_flow_ops.group(*update_ops, name=name_scope)
 
     def _call_if_callable(self, param):

@@ -4,7 +4,8 @@ from trainflow.framework.graph import get_default_graph
 
 
 def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
-    from trainflow.ops import variable_scope, variables
+    from trainflow.ops.state import variable_scope
+    from trainflow.ops.state import variables
     current_scope = variable_scope.get_variable_scope()
     saved_partitioner = current_scope.partitioner
     current_scope.set_partitioner(None)
@@ -28,7 +29,7 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
 def _create_slot_in_scope(primary, val, name, colocate_with_primary, validate_shape, shape,
                           dtype):
     """The slot variable in scope `<primary>/<name>`, colocated with `primary` if asked."""
-    from trainflow.ops import variable_scope
+    from trainflow.ops.state import variable_scope
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         if colocate_with_primary:
             with get_default_graph().colocate_with(primary.op):
@@ -51,7 +52,8 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name,
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot variable for `primary` holding zeros of its shape."""
-    from trainflow.ops import array_ops, init_ops
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.state import init_ops
     if dtype is None:
         dtype = primary.dtype.base_dtype
     slot_shape = primary.get_shape()

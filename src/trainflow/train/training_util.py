@@ -39,7 +39,8 @@ def create_global_step(graph=None):
     Raises:
       ValueError: if the graph already has one.
     """
-    from trainflow.ops import init_ops, variable_scope
+    from trainflow.ops.state import init_ops
+    from trainflow.ops.state import variable_scope
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
@@ -62,7 +63,7 @@ def get_or_create_global_step(graph=None):
 def assert_global_step(global_step_tensor):
     """Raises TypeError unless `global_step_tensor` is an integer scalar Variable/Tensor."""
     from trainflow.framework.tensor import Tensor
-    from trainflow.ops import variables
+    from trainflow.ops.state import variables
     if not isinstance(global_step_tensor, (Tensor, variables.Variable)):
         raise TypeError(f"Existing \"global_step\" must be a Variable or Tensor: "
                         f"{global_step_tensor}.")

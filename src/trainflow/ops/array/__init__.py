@@ -1,0 +1,1 @@
+"""Array ops: shapes, slicing, gathering, joining, layout, casts, creation, diagonals."""

@@ -1,0 +1,1 @@
+"""Data-flow ops: dynamic partition/stitch; queues and accumulators."""

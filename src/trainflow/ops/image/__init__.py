@@ -1,0 +1,1 @@
+"""Image ops of `tf.image`: codecs, colour, geometry, resizing."""

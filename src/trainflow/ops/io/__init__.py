@@ -1,0 +1,1 @@
+"""I/O ops: readers and parsing."""

@@ -1,0 +1,1 @@
+"""Math ops: element-wise, matrix products, reductions, segments, special functions."""

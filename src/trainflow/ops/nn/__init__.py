@@ -1,0 +1,1 @@
+"""Neural-network ops of `tf.nn`: activations, softmax, cross entropy, conv, pooling, batch norm, sampling."""

@@ -1,0 +1,172 @@
+"""FusedBatchNorm, FusedBatchNormV2/V3 and their Grad ops, their gradients, and
+`tf.nn.fused_batch_norm` (which builds FusedBatchNormV3, as TensorFlow 2.x does).
+"""
+__all__ = ["fused_batch_norm"]
+
+from trainflow.framework import dtypes
+from trainflow.framework.op_builder import apply_op
+from trainflow.framework.registry import RegisterGradient, register_op
+from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.framework.tensor_shape import TensorShape
+from trainflow.ops.nn import batch_norm_kernels as K
+from trainflow.ops.nn.shape_util import decoded, dims_of, merge_dim, merge_dims, with_rank
+
+_FORMATS_4D = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
+_FORMATS_V3 = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'"
+_COMMON = ["epsilon: float = 0.0001", "exponential_avg_factor: float = 1",
+           "is_training: bool = true"]
+_GRAD_COMMON = ["epsilon: float = 0.0001", "is_training: bool = true"]
+
+
+def _rank_of(op):
+    return 5 if decoded(op._attrs.get("data_format", b"NHWC")) in ("NDHWC", "NCDHW") else 4
+
+
+def _forward_shape(op):
+    rank = _rank_of(op)
+    x = with_rank(dims_of(op.inputs[0]), rank)
+    channel, _ = K.layout(rank, op._attrs.get("data_format", b"NHWC"))
+    c = x[channel]
+    uses_stats = not op._attrs.get("is_training", True) or \
+        op._attrs.get("exponential_avg_factor", 1.0) != 1.0
+    for t in op.inputs[1:5 if uses_stats else 3]:
+        c = merge_dim(c, with_rank(dims_of(t), 1)[0])
+    y = list(x)
+    y[channel] = c
+    vec = TensorShape([c])
+    extra = [TensorShape(None)] if len(op.outputs) == 6 else []
+    return [TensorShape(y), vec, vec, vec, vec] + extra
+
+
+def _grad_shape(op):
+    rank = _rank_of(op)
+    dy = merge_dims(with_rank(dims_of(op.inputs[0]), rank), with_rank(dims_of(op.inputs[1]), rank))
+    channel, _ = K.layout(rank, op._attrs.get("data_format", b"NHWC"))
+    c = dy[channel]
+    for t in op.inputs[2:5]:
+        c = merge_dim(c, with_rank(dims_of(t), 1)[0])
+    dx = list(dy)
+    dx[channel] = c
+    return [TensorShape(dx), TensorShape([c]), TensorShape([c]), TensorShape([0]),
+            TensorShape([0])]
+
+
+_FWD_OUT = ["y: T", "batch_mean: U", "batch_variance: U", "reserve_space_1: U",
+            "reserve_space_2: U"]
+_GRAD_OUT = ["x_backprop: T", "scale_backprop: U", "offset_backprop: U", "reserve_space_3: U",
+             "reserve_space_4: U"]
+
+register_op("FusedBatchNorm",
+            inputs=["x: T", "scale: T", "offset: T", "mean: T", "variance: T"],
+            outputs=[o.replace(": U", ": T") for o in _FWD_OUT],
+            attrs=["T: {float}", *_COMMON, _FORMATS_4D], shape_fn=_forward_shape,
+            kernel=K.fused_batch_norm)
+register_op("FusedBatchNormV2",
+            inputs=["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+            outputs=_FWD_OUT, attrs=["T: {half, bfloat16, float}", "U: {float}", *_COMMON,
+                                     _FORMATS_4D],
+            shape_fn=_forward_shape, kernel=K.fused_batch_norm)
+register_op("FusedBatchNormV3",
+            inputs=["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+            outputs=_FWD_OUT + ["reserve_space_3: U"],
+            attrs=["T: {half, bfloat16, float}", "U: {bfloat16, float}", *_COMMON, _FORMATS_V3],
+            shape_fn=_forward_shape, kernel=K.fused_batch_norm_v3)
+register_op("FusedBatchNormGrad",
+            inputs=["y_backprop: T", "x: T", "scale: T", "reserve_space_1: T",
+                    "reserve_space_2: T"],
+            outputs=[o.replace(": U", ": T") for o in _GRAD_OUT],
+            attrs=["T: {float}", *_GRAD_COMMON, _FORMATS_4D], shape_fn=_grad_shape,
+            kernel=K.fused_batch_norm_grad)
+register_op("FusedBatchNormGradV2",
+            inputs=["y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+                    "reserve_space_2: U"],
+            outputs=_GRAD_OUT, attrs=["T: {half, bfloat16, float}", "U: {float}",
+                                      *_GRAD_COMMON, _FORMATS_4D],
+            shape_fn=_grad_shape, kernel=K.fused_batch_norm_grad)
+register_op("FusedBatchNormGradV3",
+            inputs=["y_backprop: T", "x: T", "scale: float", "reserve_space_1: U",
+                    "reserve_space_2: U", "reserve_space_3: U"],
+            outputs=[o.replace("reserve_space_4", "reserve_space_5")
+                     .replace("reserve_space_3", "reserve_space_4") for o in _GRAD_OUT],
+            attrs=["T: {half, bfloat16, float}", "U: {float}", *_GRAD_COMMON, _FORMATS_V3],
+            shape_fn=_grad_shape, kernel=K.fused_batch_norm_grad_v3)
+
+
+def _fused_batch_norm_grad(op, grad_y, grad_op_type):
+    """The gradient of a FusedBatchNorm op with respect to x, scale and offset.
+
+    As in TensorFlow, only the gradient reaching y is propagated; gradients reaching
+    the batch statistics outputs are ignored.
+    """
+    attrs = {"epsilon": op._attrs["epsilon"], "data_format": op._attrs["data_format"],
+             "is_training": op._attrs["is_training"]}
+    x, scale = op.inputs[0], op.inputs[1]
+    if op._attrs["is_training"]:
+        stats = {"reserve_space_1": op.outputs[3], "reserve_space_2": op.outputs[4]}
+    else:
+        stats = {"reserve_space_1": op.inputs[3], "reserve_space_2": op.inputs[4]}
+    if grad_op_type == "FusedBatchNormGradV3":
+        stats["reserve_space_3"] = op.outputs[5]
+    grad_op = apply_op(grad_op_type, y_backprop=grad_y, x=x, scale=scale, **stats, **attrs)
+    dx, dscale, doffset = grad_op.outputs[:3]
+    return dx, dscale, doffset, None, None
+
+
+@RegisterGradient("FusedBatchNorm")
+def _fused_batch_norm_v1_grad(op, *grads):
+    return _fused_batch_norm_grad(op, grads[0], "FusedBatchNormGrad")
+
+
+@RegisterGradient("FusedBatchNormV2")
+def _fused_batch_norm_v2_grad(op, *grads):
+    return _fused_batch_norm_grad(op, grads[0], "FusedBatchNormGradV2")
+
+
+@RegisterGradient("FusedBatchNormV3")
+def _fused_batch_norm_v3_grad(op, *grads):
+    return _fused_batch_norm_grad(op, grads[0], "FusedBatchNormGradV3")
+
+
+_MIN_EPSILON = 1.001e-5  # TensorFlow raises smaller epsilons to this (a cuDNN limit).
+
+
+def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
+                     data_format="NHWC", is_training=True, name=None,
+                     exponential_avg_factor=1.0):
+    """Batch normalization of a 4-D (or 5-D) tensor in one op (`tf.nn.fused_batch_norm`).
+
+    Args:
+      x: input [N, H, W, C] (NHWC) or [N, C, H, W] (NCHW); half/bfloat16/float32.
+      scale, offset: float32 vectors [C].
+      mean, variance: float32 vectors [C]: the population statistics for inference,
+        or the running statistics when `exponential_avg_factor` != 1.
+      epsilon: added to the variance (at least 1.001e-5, as TensorFlow enforces).
+      data_format: "NHWC", "NCHW", "NDHWC" or "NCDHW".
+      is_training: normalise with the batch statistics (True) or `mean`/`variance`.
+      name: the op name (default "FusedBatchNormV3").
+      exponential_avg_factor: weight of the batch statistics in the running ones.
+
+    Returns:
+      (y, batch_mean, batch_variance); in training batch_variance is unbiased.
+
+    Raises:
+      ValueError: if mean/variance are needed but missing.
+    """
+    if (not is_training or exponential_avg_factor != 1.0) and (mean is None or variance is None):
+        raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is "
+                         "False or `exponential_avg_factor` != 1.0. Received: `mean` "
+                         f"{mean!r} and `variance` {variance!r}")
+    from trainflow.framework import constant_op
+    x = convert_to_tensor(x, name="input")
+    scale = convert_to_tensor(scale, name="scale")
+    offset = convert_to_tensor(offset, name="offset")
+    if mean is None:
+        mean = constant_op.constant([], dtype=dtypes.float32)
+    if variance is None:
+        variance = constant_op.constant([], dtype=dtypes.float32)
+    epsilon = max(float(epsilon), _MIN_EPSILON)
+    op = apply_op("FusedBatchNormV3", x=x, scale=scale, offset=offset, mean=mean,
+                  variance=variance, epsilon=epsilon,
+                  exponential_avg_factor=float(exponential_avg_factor),
+                  data_format=data_format, is_training=bool(is_training), name=name)
+    return op.outputs[0], op.outputs[1], op.outputs[2]

@@ -1,0 +1,1 @@
+"""Random ops of TF1 and their seeds."""

@@ -1,0 +1,1 @@
+"""Python functions as graph ops (`tf.py_func`)."""

@@ -1,0 +1,1 @@
+"""Sparse tensor ops."""

@@ -1,0 +1,1 @@
+"""String ops: formatting, printing, value summaries."""
