@@ -13,17 +13,23 @@ import subprocess
 import time
 
 TF1 = "tensorflow.compat.v1"
-_TFENV_PYTHON = "/work/tfenv/bin/python"
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Where a TensorFlow virtual environment is looked for, relative to the repository: its
+# own `.ci-tfenv` (what CI builds) and a `tfenv` beside the checkout.
+_TFENV_CANDIDATES = (os.path.join(_REPO, ".ci-tfenv", "bin", "python"),
+                     os.path.join(os.path.dirname(_REPO), "tfenv", "bin", "python"))
 
 
 def tf_python(arg=None):
-    """`arg`, else $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python when present, else None."""
+    """`arg` (--tf-python), else $TRAINFLOW_TF_PYTHON, else the python of a TensorFlow
+    environment found relative to the repository (`.ci-tfenv/` in it, `../tfenv/` beside
+    it), else None."""
     if arg:
         return arg
     env = os.environ.get("TRAINFLOW_TF_PYTHON")
     if env:
         return env
-    return _TFENV_PYTHON if os.path.exists(_TFENV_PYTHON) else None
+    return next((p for p in _TFENV_CANDIDATES if os.path.exists(p)), None)
 
 
 def run_json(python, script, *args):

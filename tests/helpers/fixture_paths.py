@@ -1,12 +1,25 @@
-"""Where the shared fixture files (written by TensorFlow) are: $TRAINFLOW_FIXTURES, else
-the `shared/fixtures` folder beside the checkout, else /work/shared/fixtures."""
+"""Where the shared fixture files (written by TensorFlow) are: $TRAINFLOW_FIXTURES, else the
+first `shared/fixtures` folder beside the checkout or beside one of its parent folders (a
+worktree sits a level or two below the main checkout's parent)."""
 import glob
 import os
 
-_BESIDE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                        "..", "shared", "fixtures"))
-FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or next(
-    (p for p in (_BESIDE, "/work/shared/fixtures") if os.path.isdir(p)), "/work/shared/fixtures")
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _beside_the_checkout():
+    candidates = []
+    folder = os.path.dirname(_REPO)
+    while True:
+        candidates.append(os.path.join(folder, "shared", "fixtures"))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return next((p for p in candidates if os.path.isdir(p)), candidates[0])
+
+
+FIXTURES = os.environ.get("TRAINFLOW_FIXTURES") or _beside_the_checkout()
 EVENTS = os.path.join(FIXTURES, "events")
 
 

@@ -8,12 +8,12 @@ SavedSlice with the slice's values in the typed `*_val` field of a TensorProto.
 """
 import glob
 import os
-import uuid
 
 import numpy as np
 
+from trainflow.formats import atomic
 from trainflow.formats import leveldb_table
-from trainflow.formats.tensor_bundle import as_tensor_value, fsync_dir, key_str
+from trainflow.formats.tensor_bundle import as_tensor_value, key_str
 from trainflow.formats.tensor_bundle_reader import dtype_name, shape_string
 from trainflow.formats.tensor_bundle_slices import (
     TensorSlice, assemble, encode_tensor_name_slice)
@@ -296,21 +296,16 @@ class V1CheckpointWriter:
 
     def finish(self):
         """Writes the table through a temporary file and renames it into place."""
-        tmp = f"{self.filename}.tempstate{uuid.uuid4().int >> 64}"
         items = [(b"", self._meta.SerializeToString())]
         items += sorted(self._data.items())
-        try:
-            with open(tmp, "wb") as f:
-                writer = leveldb_table.TableWriter(f)
-                for k, v in items:
-                    writer.add(k, v)
-                writer.finish()
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.filename)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-            raise
-        fsync_dir(os.path.dirname(self.filename) or ".")
+
+        def write(f):
+            writer = leveldb_table.TableWriter(f)
+            for k, v in items:
+                writer.add(k, v)
+            writer.finish()
+        directory = os.path.dirname(self.filename)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        atomic.write_file(self.filename, write, marker=atomic.CHECKPOINT_MARKER)
         return self.filename

@@ -14,10 +14,10 @@ BundleEntryProto (dtype, shape, shard_id, offset, size, masked CRC32C, slices).
 """
 import os
 import struct
-import uuid
 
 import numpy as np
 
+from trainflow.formats import atomic
 from trainflow.formats import crc32c
 from trainflow.formats import leveldb_table
 from trainflow.formats.tensor_bundle_slices import TensorSlice, encode_tensor_name_slice
@@ -133,8 +133,11 @@ class BundleWriter:
     """Writes one tensor bundle (a V2 checkpoint) at `prefix`, atomically.
 
     Tensors are written to temporary files beside the final ones, which `finish()` fsyncs
-    and renames into place, so an interrupted save leaves any existing checkpoint at the
-    same prefix untouched. Entries are sorted by key in the index; data is laid out in the
+    and moves into place with `atomic.commit` (data first, the index last), so an interrupted
+    save leaves any existing checkpoint at the same prefix readable: before the commit's
+    journal exists the old pair is untouched, after it readers follow the journal to the
+    complete new pair. Temporaries of killed saves in the directory are removed (or, if
+    their commit had begun, rolled forward) when a writer starts. Entries are sorted by key in the index; data is laid out in the
     order of `add` calls (TF's Saver adds in sorted-name order).
 
     Args:
@@ -154,11 +157,15 @@ class BundleWriter:
         self._closed = False
         directory = os.path.dirname(self.prefix) or "."
         os.makedirs(directory, exist_ok=True)
-        tag = f".tempstate{uuid.uuid4().int >> 64}"
-        self._data_tmp = data_filename(self.prefix, 0, 1) + tag
-        self._index_tmp = index_filename(self.prefix) + tag
+        atomic.clean_stale(directory)
+        self._data_tmp = atomic.temp_path(data_filename(self.prefix, 0, 1))
+        self._index_tmp = atomic.temp_path(index_filename(self.prefix))
         self._chunk = None
-        self._out = open(self._data_tmp, "wb", buffering=_WRITE_BUFFER)
+        try:
+            self._out = open(self._data_tmp, "wb", buffering=_WRITE_BUFFER)
+        except BaseException:
+            atomic.release(self._data_tmp, self._index_tmp)
+            raise
 
     def __enter__(self):
         return self
@@ -315,7 +322,7 @@ class BundleWriter:
         return header
 
     def finish(self):
-        """Writes the index, then renames both files into place.
+        """Writes the index, then moves data and index into place (index last).
 
         Returns:
           The prefix.
@@ -330,10 +337,8 @@ class BundleWriter:
             items = [(HEADER_KEY, self._header().SerializeToString())]
             items += [(k, self._entries[k].SerializeToString()) for k in sorted(self._entries)]
             write_index_file(self._index_tmp, items, sync=self._sync)
-            os.replace(self._data_tmp, data_filename(self.prefix, 0, 1))
-            os.replace(self._index_tmp, index_filename(self.prefix))
-            if self._sync:
-                fsync_dir(os.path.dirname(self.prefix) or ".")
+            atomic.commit([(self._data_tmp, data_filename(self.prefix, 0, 1)),
+                           (self._index_tmp, index_filename(self.prefix))], sync=self._sync)
         except BaseException:
             self._remove_temps()
             raise
@@ -350,11 +355,7 @@ class BundleWriter:
         self._remove_temps()
 
     def _remove_temps(self):
-        for path in (self._data_tmp, self._index_tmp):
-            try:
-                os.remove(path)
-            except FileNotFoundError:
-                pass
+        atomic.remove_quietly(self._data_tmp, self._index_tmp)
 
 
 def write_index_file(path, items, sync=True):
@@ -369,18 +370,7 @@ def write_index_file(path, items, sync=True):
             os.fsync(f.fileno())
 
 
-def fsync_dir(directory):
-    """fsyncs a directory so that renames inside it are durable (no-op where unsupported)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+fsync_dir = atomic.fsync_dir
 
 
 def save(prefix, tensors, sync=True):
@@ -400,8 +390,8 @@ def merge_bundles(prefixes, merged_prefix, sync=True):
 
     Each input's data files are renamed to `merged_prefix.data-K-of-N` (K in order of first
     appearance), the entries are merged (slices of one partitioned tensor may come from
-    several inputs), the merged index is written atomically, and the inputs' index files are
-    deleted.
+    several inputs), and the merged index is written; the data files and the index move into
+    place in one `atomic.commit` (index last). The inputs' index files are then deleted.
 
     Raises:
       InvalidArgumentError: a non-slice key appears twice, or headers disagree.
@@ -445,21 +435,19 @@ def merge_bundles(prefixes, merged_prefix, sync=True):
             entries[key] = entry
     if header is None:
         raise ValueError("merge_bundles needs at least one prefix")
-    for path, shard in shard_ids.items():
-        os.replace(path, data_filename(merged_prefix, shard, len(shard_ids)))
     header.num_shards = num_shards
     items = [(HEADER_KEY, header.SerializeToString())]
     items += [(k, entries[k].SerializeToString()) for k in sorted(entries)]
-    tmp = index_filename(merged_prefix) + f".tempstate{uuid.uuid4().int >> 64}"
+    atomic.clean_stale(os.path.dirname(merged_prefix) or ".")
+    tmp = atomic.temp_path(index_filename(merged_prefix))
     try:
         write_index_file(tmp, items, sync=sync)
-        os.replace(tmp, index_filename(merged_prefix))
+        renames = [(path, data_filename(merged_prefix, shard, len(shard_ids)))
+                   for path, shard in shard_ids.items()]
+        atomic.commit(renames + [(tmp, index_filename(merged_prefix))], sync=sync)
     except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        atomic.remove_quietly(tmp)
         raise
-    if sync:
-        fsync_dir(os.path.dirname(merged_prefix) or ".")
     for prefix in prefixes:
         try:
             os.remove(index_filename(prefix))

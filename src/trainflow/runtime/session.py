@@ -177,7 +177,12 @@ class BaseSession:
                 trace = []
         state = run_state.RunState(timeout, next(_step_ids))
         active = self._active
-        active[state] = None  # a dict: item updates are atomic, no lock on the hot path
+        # Registration and close() are ordered by the session lock: a run registered before
+        # close() is cancelled by it, and one that comes after sees `_closed` here.
+        with self._lock:
+            if self._closed:
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            active[state] = None
         prev = run_state.set_current(state)
         try:
             if trace is not None:
@@ -418,10 +423,10 @@ class BaseSession:
     # -- lifetime -------------------------------------------------------------------------
     def close(self):
         """Cancels running steps, releases resources; later runs raise RuntimeError."""
-        if self._closed:
-            return
-        self._closed = True
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             active = list(self._active)
         for state in active:
             state.cancel("Session has been closed.")

@@ -40,6 +40,31 @@ def event_file_name(logdir, seconds, filename_suffix=None):
     return os.path.join(logdir, name + (filename_suffix or ""))
 
 
+def make_logdir(logdir):
+    """Creates `logdir` (and its parents) as TF's FileWriter does.
+
+    Raises:
+      FailedPreconditionError: `logdir`, or a folder on its way, is an existing file
+        ("<that path> is not a directory", as TF words it).
+      PermissionDeniedError / other tf.errors: for the other OS errors.
+    """
+    from trainflow.framework import errors
+    from trainflow.gfile.paths import os_error
+    try:
+        os.makedirs(logdir, exist_ok=True)
+    except (FileExistsError, NotADirectoryError) as e:
+        blocker = logdir
+        probe = logdir
+        while probe and probe != os.path.dirname(probe):
+            if os.path.lexists(probe) and not os.path.isdir(probe):
+                blocker = probe
+            probe = os.path.dirname(probe)
+        raise errors.FailedPreconditionError(None, None, f"{blocker} is not a directory") \
+            from e
+    except OSError as e:
+        raise os_error(e, logdir) from None
+
+
 class _EventFile:
     """The open event file; created with its file_version event on first use."""
 
@@ -66,7 +91,7 @@ class _EventFile:
     def ensure_open(self):
         """Creates the file (and logdir) if it is not open yet."""
         if self._writer is None:
-            os.makedirs(self._logdir, exist_ok=True)
+            make_logdir(self._logdir)
             self._open()
 
     def write(self, serialized_event):
@@ -109,7 +134,7 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
         self._logdir = str(logdir)
-        os.makedirs(self._logdir, exist_ok=True)
+        make_logdir(self._logdir)
         self._max_queue = max(int(max_queue), 1)
         self._flush_secs = flush_secs
         self._file = _EventFile(self._logdir, filename_suffix)

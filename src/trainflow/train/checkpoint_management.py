@@ -9,9 +9,8 @@ import glob
 import logging
 import os
 import re
-import uuid
 
-from trainflow.formats.tensor_bundle import fsync_dir
+from trainflow.formats import atomic
 
 _log = logging.getLogger(__name__)
 
@@ -32,23 +31,19 @@ def _matching_files(pattern):
 
 
 def atomic_write_string_to_file(filename, contents, sync=True):
-    """Writes `contents` (str or bytes) to `filename` via a temporary file and a rename."""
+    """Writes `contents` (str or bytes) to `filename` via a temporary file and a rename.
+
+    Raises:
+      NotFoundError: the directory does not exist.
+      FailedPreconditionError: `filename` is a directory, or its folder is a file.
+      PermissionDeniedError: the directory is not writable.
+    """
+    from trainflow.gfile.paths import os_error
     filename = os.fspath(filename)
-    tmp = f"{filename}.tmp{uuid.uuid4().hex}"
-    data = contents.encode("utf-8") if isinstance(contents, str) else contents
     try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            if sync:
-                os.fsync(f.fileno())
-        os.replace(tmp, filename)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    if sync:
-        fsync_dir(os.path.dirname(filename) or ".")
+        atomic.write_file(filename, contents, sync=sync, marker=atomic.STATE_MARKER)
+    except OSError as e:
+        raise os_error(e, e.filename or filename) from None
 
 
 def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,

@@ -9,6 +9,26 @@ from trainflow.formats.tensor_bundle_slices import encode_tensor_name_slice
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
+def _path_str(path):
+    """A path (str, bytes in any encoding, PathLike) as str; TypeError for anything else."""
+    if hasattr(path, "__fspath__"):
+        path = os.fspath(path)
+    if isinstance(path, (bytes, bytearray)):
+        return os.fsdecode(bytes(path))
+    if not isinstance(path, str):
+        raise TypeError(f"Expected binary or unicode string, got {path!r}")
+    return path
+
+
+def _name_str(name):
+    """A tensor name (str or bytes) as str; TypeError, as TF, for anything else."""
+    if isinstance(name, (bytes, bytearray)):
+        return tensor_bundle.key_str(bytes(name))
+    if not isinstance(name, str):
+        raise TypeError(f"Expected binary or unicode string, got {name!r}")
+    return name
+
+
 class CheckpointReader:
     """Reads the tensors of a checkpoint, as TF's `pywrap CheckpointReader`.
 
@@ -25,9 +45,7 @@ class CheckpointReader:
     """
 
     def __init__(self, filepattern):
-        if isinstance(filepattern, bytes):
-            filepattern = filepattern.decode("utf-8")
-        self.filepattern = os.fspath(filepattern)
+        self.filepattern = _path_str(filepattern)
         self._v2 = None
         self._v1 = None
         if os.path.exists(tensor_bundle.index_filename(self.filepattern)):
@@ -65,6 +83,7 @@ class CheckpointReader:
           NotFoundError: no such tensor ("Key NAME not found in checkpoint" for V2).
           DataLossError: the stored bytes fail their checksum.
         """
+        tensor_str = _name_str(tensor_str)
         if self._v2 is not None:
             value = self._v2.lookup(tensor_str)
         else:
@@ -73,6 +92,7 @@ class CheckpointReader:
 
     def has_tensor(self, tensor_str):
         """True if the checkpoint holds a tensor (or V2 key) named `tensor_str`."""
+        tensor_str = _name_str(tensor_str)
         if self._v2 is not None:
             return tensor_str in self._v2
         return self._v1.has_tensor(tensor_str)
@@ -101,6 +121,7 @@ class CheckpointReader:
         Raises:
           NotFoundError: no such tensor.
         """
+        tensor_str = _name_str(tensor_str)
         if self._v2 is not None:
             return list(self._v2.slices(tensor_str))
         slices = self._v1.slices(tensor_str)
