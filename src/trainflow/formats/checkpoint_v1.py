@@ -13,6 +13,7 @@ import numpy as np
 
 from trainflow.formats import atomic
 from trainflow.formats import leveldb_table
+from trainflow.formats import tensor_bundle_checks as checks
 from trainflow.formats.tensor_bundle import as_tensor_value, key_str
 from trainflow.formats.tensor_bundle_reader import dtype_name, shape_string
 from trainflow.formats.tensor_bundle_slices import (
@@ -42,12 +43,17 @@ def _values_from_proto(proto, dtype, shape, where):
         raise errors.UnimplementedError(None, None, f"{where}: dtype {dtype.name} is not "
                                         "supported in V1 checkpoints")
     field, field_dtype = _FIELDS[enum]
-    count = int(np.prod(shape, dtype=np.int64))
+    count = checks.num_elements(shape)
     values = getattr(proto, field)
     expected = count * (2 if dtype.is_complex else 1)
     if proto.tensor_content and not len(values):
-        flat = np.frombuffer(proto.tensor_content, dtype=np.dtype(
-            dtype.as_numpy_dtype).newbyteorder("<") if enum != 14 else dtype.as_numpy_dtype)
+        np_dtype = np.dtype(dtype.as_numpy_dtype)
+        if field_dtype is None or len(proto.tensor_content) != count * np_dtype.itemsize:
+            raise errors.DataLossError(None, None, f"{where}: {len(proto.tensor_content)} "
+                                       f"bytes of tensor_content for {dtype.name} shape "
+                                       f"{list(shape)}")
+        flat = np.frombuffer(proto.tensor_content, dtype=np_dtype.newbyteorder("<")
+                             if enum != 14 else np_dtype)
         if flat.size != count:
             raise errors.DataLossError(None, None, f"{where}: {flat.size} values for shape "
                                        f"{list(shape)}")
@@ -147,19 +153,16 @@ class V1CheckpointReader:
                 None, None, f"Checkpoint {fname} needs a newer reader (min consumer "
                 f"{versions.min_consumer})")
         for meta in sts.meta.tensor:
-            shape = tuple(d.size for d in meta.shape.dim)
-            try:
-                dtype = dtypes.as_dtype(meta.type)
-            except TypeError:
-                raise errors.DataLossError(None, None, f"{fname}: tensor {meta.name} has "
-                                           f"unknown dtype enum {meta.type}") from None
+            shape = checks.entry_shape(fname, meta.name, meta.shape)
+            dtype = checks.entry_dtype(fname, meta.name, meta.type)
+            slices = checks.entry_slices(fname, meta.name, meta.slice, shape)
             record = self._tensors.setdefault(meta.name, [dtype, shape, []])
             if record[0] != dtype or record[1] != shape:
                 raise errors.InvalidArgumentError(
                     None, None, f"Incompatible tensor {meta.name} in {fname}: {dtype.name} "
                     f"{list(shape)} vs. {record[0].name} {list(record[1])} in another shard")
-            for sp in meta.slice:
-                record[2].append((TensorSlice.from_proto(sp), fname))
+            for sl in slices:
+                record[2].append((sl, fname))
 
     def keys(self):
         """Names of the saved tensors, sorted."""
@@ -216,8 +219,24 @@ class V1CheckpointReader:
         if isinstance(slice_spec, (str, bytes)):
             wanted = TensorSlice.parse(slice_spec)
         np_dtype = object if dtype == dtypes.string else dtype.as_numpy_dtype
-        loaders = [(sl, (lambda sl=sl, f=f: self._load_slice(name, dtype, shape, sl, f)))
-                   for sl, f in pieces]
+        if wanted is None:
+            wanted = TensorSlice.full(len(shape))
+        try:
+            wanted.resolved(shape)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, None, f"Slice {wanted} of tensor {name}: "
+                                              f"{e}") from None
+        # The slices are decoded (their size bounded by the files) before the result is
+        # allocated, and must hold at least as many values as it.
+        loaded = {}
+        for sl, f in pieces:
+            if sl not in loaded and sl.intersect(wanted, shape) is not None:
+                loaded[sl] = self._load_slice(name, dtype, shape, sl, f)
+        if checks.num_elements(wanted.shape(shape)) > sum(a.size for a in loaded.values()):
+            raise errors.InvalidArgumentError(
+                None, None, f"Does not have sufficient slices for partitioned tensor {name} "
+                f"to restore in slice_spec: {wanted}")
+        loaders = [(sl, (lambda a=a: a)) for sl, a in loaded.items()]
         return assemble(shape, np_dtype, loaders, wanted=wanted, name=name)
 
     def debug_string(self):

@@ -289,6 +289,16 @@ def _snappy_uncompress(data, where):
             None, None, f"{where} is snappy-compressed; install the 'cramjam' or "
             "'python-snappy' package to read it")
     name, mod = found
+    # Snappy's copy elements expand at most 64 bytes from 3 in the input, so a block that
+    # claims more is corrupt; checked before the decoder allocates what it claims.
+    try:
+        claimed, _ = decode_varint(data, 0)
+    except ValueError:
+        raise errors.DataLossError(None, None, f"{where}: corrupted snappy block: bad "
+                                   "length header") from None
+    if claimed > 22 * len(data) + 32:
+        raise errors.DataLossError(None, None, f"{where}: corrupted snappy block: claims "
+                                   f"{claimed} bytes from {len(data)}")
     try:
         if name == "cramjam":
             return bytes(mod.snappy.decompress_raw(bytes(data)))

@@ -6,8 +6,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from trainflow.formats import atomic
 from trainflow.formats import crc32c
 from trainflow.formats import leveldb_table
+from trainflow.formats import tensor_bundle_checks as checks
 from trainflow.formats.tensor_bundle import (
     FORMAT_VERSION, HEADER_KEY, as_key, data_filename, index_filename, key_str, readonly_bytes)
 from trainflow.formats.tensor_bundle_slices import (
@@ -68,6 +70,11 @@ def _pread_into(fd, view, offset):
 class BundleReader:
     """Reads a V2 checkpoint written by TensorFlow or `BundleWriter`.
 
+    The index is untrusted: every entry is checked (tensor_bundle_checks) before anything is
+    read or allocated from it. When a save over this prefix was interrupted after its commit
+    began, the files of that complete new checkpoint are read where the commit's journal
+    says they lie (`atomic.resolve_pending`).
+
     Args:
       prefix: the checkpoint prefix (the path without `.index`).
 
@@ -82,10 +89,12 @@ class BundleReader:
         self._pb = tensor_bundle_pb2
         self.prefix = os.fspath(prefix)
         self.index_path = index_filename(self.prefix)
-        if not os.path.exists(self.index_path):
+        self._moves = atomic.resolve_pending(self.index_path)
+        index_file = self._moves.get(os.path.normpath(self.index_path), self.index_path)
+        if not os.path.exists(index_file):
             raise errors.NotFoundError(None, None,
                                        f"{self.index_path}; No such file or directory")
-        self._table = leveldb_table.TableReader(self.index_path)
+        self._table = leveldb_table.TableReader(index_file)
         first = next(self._table.items(), None)
         if first is None or first[0] != HEADER_KEY:
             raise errors.DataLossError(None, None, f"Unable to read file ({self.index_path}): "
@@ -102,9 +111,13 @@ class BundleReader:
                 f"version {version.min_consumer}, bad consumers "
                 f"{list(version.bad_consumers)}, this reader is version {FORMAT_VERSION}")
         self.num_shards = self.header.num_shards
+        if self.num_shards < 0:
+            raise errors.DataLossError(None, None, f"Unable to read file ({self.index_path}): "
+                                       f"header field num_shards is {self.num_shards}")
         big = self.header.endianness == tensor_bundle_pb2.BundleHeaderProto.BIG
         self._byteorder = ">" if big else "<"
         self._fds = {}
+        self._sizes = {}
         self._lock = threading.Lock()
 
     # -- lifetime
@@ -133,12 +146,10 @@ class BundleReader:
         try:
             entry = self._pb.BundleEntryProto.FromString(value)
         except Exception:  # noqa: BLE001 - protobuf raises DecodeError subclasses
-            raise errors.DataLossError(None, None, f"Entry for key {key_str(key)} not "
-                                       f"parseable in {self.index_path}") from None
-        if any(d.size < 0 for d in entry.shape.dim) or entry.shape.unknown_rank:
-            raise errors.DataLossError(None, None, f"Invalid tensor shape: {key_str(key)} "
-                                       f"{[d.size for d in entry.shape.dim]} in "
-                                       f"{self.index_path}")
+            raise errors.DataLossError(None, None, f"Entry for key "
+                                       f"{checks.key_for_message(key)} not parseable in "
+                                       f"{self.index_path}") from None
+        checks.check_entry(self.index_path, key, entry, self.num_shards)
         return entry
 
     def entry_proto(self, key):
@@ -150,18 +161,14 @@ class BundleReader:
         k = as_key(key)
         value = self._table.get(k) if k != HEADER_KEY else None
         if value is None:
-            raise errors.NotFoundError(None, None, f"Key {key_str(k)} not found in checkpoint")
+            raise errors.NotFoundError(None, None, f"Key {checks.key_for_message(k)} not found "
+                                       "in checkpoint")
         return self._parse_entry(k, value)
 
     def _to_entry(self, key, proto):
-        try:
-            dtype = dtypes.as_dtype(proto.dtype)
-        except TypeError:
-            raise errors.DataLossError(None, None, f"Entry {key_str(key)} in {self.index_path} "
-                                       f"has unknown dtype enum {proto.dtype}") from None
-        return BundleEntry(key_str(key), dtype, tuple(d.size for d in proto.shape.dim),
-                           proto.shard_id, proto.offset, proto.size, proto.crc32c,
-                           tuple(TensorSlice.from_proto(s) for s in proto.slices))
+        dtype, shape, slices = checks.check_entry(self.index_path, key, proto, self.num_shards)
+        return BundleEntry(key_str(key), dtype, shape, proto.shard_id, proto.offset, proto.size,
+                           proto.crc32c, slices)
 
     def entry(self, key):
         """The BundleEntry (dtype, shape, shard, offset, size, crc32c, slices) of `key`."""
@@ -209,49 +216,61 @@ class BundleReader:
                 fd = self._fds.get(shard_id)
                 if fd is None:
                     path = data_filename(self.prefix, shard_id, self.num_shards)
+                    path = self._moves.get(os.path.normpath(path), path)
                     try:
                         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
                     except FileNotFoundError:
                         raise errors.NotFoundError(
                             None, None, f"{path}; No such file or directory (data shard of "
                             f"checkpoint {self.prefix})") from None
+                    except IsADirectoryError:
+                        raise errors.FailedPreconditionError(
+                            None, None, f"{path}; Is a directory") from None
+                    self._sizes[shard_id] = os.fstat(fd).st_size
                     self._fds[shard_id] = fd
         return fd
 
+    def _check_region(self, key, proto):
+        """The entry's bytes must lie inside its data file (checked before allocating)."""
+        self._fd(proto.shard_id)
+        checks.check_region(self.index_path, key, proto,
+                            data_filename(self.prefix, proto.shard_id, self.num_shards),
+                            self._sizes[proto.shard_id])
+
     def _read_region(self, key, proto, view):
-        if proto.shard_id < 0 or proto.shard_id >= max(self.num_shards, 1):
-            raise errors.DataLossError(None, None, f"Entry {key_str(key)} in {self.index_path} "
-                                       f"names data shard {proto.shard_id} of "
-                                       f"{self.num_shards}")
         got = _pread_into(self._fd(proto.shard_id), view, proto.offset)
         if got != len(view):
             path = data_filename(self.prefix, proto.shard_id, self.num_shards)
             raise errors.DataLossError(
-                None, None, f"Truncated data file {path}: tensor {key_str(key)} needs bytes "
+                None, None, f"Truncated data file {path}: tensor "
+                f"{checks.key_for_message(key)} needs bytes "
                 f"[{proto.offset}, {proto.offset + len(view)}) but only {got} could be read")
 
     def _crc_error(self, key, proto, actual):
         path = data_filename(self.prefix, proto.shard_id, self.num_shards)
         return errors.DataLossError(
-            None, None, f"Checksum does not match for tensor {key_str(key)} in {path} "
+            None, None, f"Checksum does not match for tensor {checks.key_for_message(key)} "
+            f"in {path} "
             f"(offset {proto.offset}, {proto.size} bytes): stored "
             f"{crc32c.unmask(proto.crc32c):08x} vs. calculated on the restored bytes "
             f"{actual:08x}")
 
     def _read_value(self, key, proto, out=None):
-        dtype = self._to_entry(key, proto).dtype
-        shape = tuple(d.size for d in proto.shape.dim)
+        dtype, shape, _ = checks.check_entry(self.index_path, key, proto, self.num_shards)
         if dtype == dtypes.string:
+            checks.check_string_size(self.index_path, key, proto, shape)
+            if proto.size:
+                self._check_region(key, proto)
             return self._read_strings(key, proto, shape)
         if dtype in (dtypes.resource, dtypes.variant):
-            raise errors.UnimplementedError(None, None, f"Tensor {key_str(key)} has dtype "
-                                            f"{dtype.name}, which bundles cannot restore here")
+            raise errors.UnimplementedError(None, None, f"Tensor {checks.key_for_message(key)} "
+                                            f"has dtype {dtype.name}, which bundles cannot "
+                                            "restore here")
         np_dtype = np.dtype(dtype.as_numpy_dtype)
-        expected = int(np.prod(shape, dtype=np.int64)) * np_dtype.itemsize
-        if proto.size != expected:
-            raise errors.DataLossError(
-                None, None, f"Invalid size in bundle entry: key {key_str(key)}; stored size "
-                f"{proto.size}; expected size {expected} ({dtype.name} {list(shape)})")
+        checks.check_numeric_size(self.index_path, key, proto, dtype, shape, np_dtype.itemsize)
+        expected = proto.size
+        if expected:
+            self._check_region(key, proto)
         file_dtype = np_dtype
         if self._byteorder == ">" and np_dtype.byteorder not in "|>":
             file_dtype = np_dtype.newbyteorder(">")
@@ -274,7 +293,7 @@ class BundleReader:
         return arr
 
     def _read_strings(self, key, proto, shape):
-        count = int(np.prod(shape, dtype=np.int64))
+        count = checks.num_elements(shape)
         result = np.empty(count, dtype=object)
         if proto.size == 0:
             if count:
@@ -289,7 +308,7 @@ class BundleReader:
         crc = 0
         u32 = struct.Struct(self._byteorder + "I")
         u64 = struct.Struct(self._byteorder + "Q")
-        where = f"string tensor {key_str(key)} in checkpoint {self.prefix}"
+        where = f"string tensor {checks.key_for_message(key)} in checkpoint {self.prefix}"
         try:
             for _ in range(count):
                 n, pos = leveldb_table.decode_varint(buf, pos)
@@ -357,17 +376,55 @@ class BundleReader:
         wanted = slice_spec if isinstance(slice_spec, TensorSlice) else \
             TensorSlice.parse(slice_spec)
         entry = self._to_entry(k, proto)
+        try:
+            wanted.resolved(entry.shape)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, None, f"Slice {wanted} of tensor "
+                                              f"{checks.key_for_message(k)}: {e}") from None
         if not proto.slices:
             full = self._read_value(k, proto)
             return np.ascontiguousarray(full[wanted.index(entry.shape)])
-
-        def loader(sl):
-            return lambda: self._read_value(encode_tensor_name_slice(k, sl),
-                                            self.entry_proto(encode_tensor_name_slice(k, sl)))
-
+        pieces = self._slice_pieces(k, entry, wanted)
         np_dtype = object if entry.dtype == dtypes.string else entry.dtype.as_numpy_dtype
-        return assemble(entry.shape, np_dtype, [(s, loader(s)) for s in entry.slices],
-                        wanted=wanted, name=entry.key)
+        return assemble(entry.shape, np_dtype, pieces, wanted=wanted,
+                        name=checks.key_for_message(k))
+
+    def _slice_pieces(self, k, entry, wanted):
+        """(slice, loader) pairs of the stored slices overlapping `wanted`, each entry
+        checked against the full entry and its data file, and their volume checked to cover
+        `wanted`, before the result is allocated."""
+        pieces = []
+        regions = {}
+        per_element = 1 if entry.dtype == dtypes.string else \
+            np.dtype(entry.dtype.as_numpy_dtype).itemsize
+        for sl in dict.fromkeys(entry.slices):
+            if sl.intersect(wanted, entry.shape) is None:
+                continue
+            sk = encode_tensor_name_slice(k, sl)
+            sproto = self.entry_proto(sk)
+            sdtype, sshape, _ = checks.check_entry(self.index_path, sk, sproto, self.num_shards)
+            if sdtype != entry.dtype or sshape != sl.shape(entry.shape) or sproto.slices:
+                raise checks.corrupt(self.index_path, sk, "dtype/shape",
+                                     f"slice {sl} of {checks.key_for_message(k)} is stored as "
+                                     f"{sdtype.name} {list(sshape)}, the full entry says "
+                                     f"{entry.dtype.name} {list(sl.shape(entry.shape))}")
+            if sdtype == dtypes.string:
+                checks.check_string_size(self.index_path, sk, sproto, sshape)
+            elif sdtype not in (dtypes.resource, dtypes.variant):
+                checks.check_numeric_size(self.index_path, sk, sproto, sdtype, sshape,
+                                          per_element)
+            if sproto.size:
+                self._check_region(sk, sproto)
+            regions.setdefault(sproto.shard_id, []).append(
+                (sproto.offset, sproto.offset + sproto.size))
+            pieces.append((sl, lambda sk=sk, sproto=sproto: self._read_value(sk, sproto)))
+        # Slices that cover `wanted` hold at least its bytes, in distinct parts of the data.
+        stored = sum(checks.union_length(r) for r in regions.values())
+        if checks.num_elements(wanted.shape(entry.shape)) * per_element > stored:
+            raise errors.InvalidArgumentError(
+                None, None, f"Does not have sufficient slices for partitioned tensor "
+                f"{checks.key_for_message(k)} to restore in slice_spec: {wanted}")
+        return pieces
 
     def debug_string(self):
         """TF's BundleReader::DebugString: `key (DT_X) [shape]` per line (bytes).

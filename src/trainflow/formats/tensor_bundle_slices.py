@@ -238,7 +238,7 @@ def encode_tensor_name_slice(name, tensor_slice):
       bytes.
     """
     if isinstance(name, str):
-        name = name.encode("utf-8")
+        name = name.encode("utf-8", "surrogateescape")  # undoes key_str's decoding
     out = bytearray()
     _write_num_increasing(out, 0)
     out += _escape(name) + b"\x00\x01"
