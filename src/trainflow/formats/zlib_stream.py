@@ -32,6 +32,8 @@ def open_file(path, mode, buffering=-1):
         raise errors.PermissionDeniedError(None, None, f"{path}; Permission denied") from None
     except IsADirectoryError:
         raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+    except NotADirectoryError:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Not a directory") from None
     except OSError as e:
         raise errors.UnknownError(None, None, f"{path}; {e.strerror or e}") from None
 
