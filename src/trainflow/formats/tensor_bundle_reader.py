@@ -401,7 +401,12 @@ class BundleReader:
             if sl.intersect(wanted, entry.shape) is None:
                 continue
             sk = encode_tensor_name_slice(k, sl)
-            sproto = self.entry_proto(sk)
+            try:
+                sproto = self.entry_proto(sk)
+            except errors.NotFoundError:
+                raise checks.corrupt(self.index_path, k, "slices",
+                                     f"Slice {sl} of {checks.key_for_message(k)} has no entry "
+                                     "of its own") from None
             sdtype, sshape, _ = checks.check_entry(self.index_path, sk, sproto, self.num_shards)
             if sdtype != entry.dtype or sshape != sl.shape(entry.shape) or sproto.slices:
                 raise checks.corrupt(self.index_path, sk, "dtype/shape",

@@ -66,6 +66,7 @@ class ZlibSource:
         self._inflate = zlib.decompressobj(self._wbits)
         self._chunk = chunk
         self._pending = b""   # compressed bytes not yet given to zlib
+        self._read = 0        # compressed bytes read from the file so far
         self._done = False
 
     def read(self, n):
@@ -79,14 +80,16 @@ class ZlibSource:
         while have < n and not self._done:
             if not self._pending:
                 self._pending = self._file.read(self._chunk)
+                self._read += len(self._pending)
                 if not self._pending:
                     self._done = True   # input ended (maybe mid-stream: a truncated file)
                     break
             try:
                 data = self._inflate.decompress(self._pending, n - have)
             except zlib.error as e:
-                raise errors.DataLossError(None, None, f"{self._path}: corrupt compressed "
-                                           f"data: {e}") from None
+                raise errors.DataLossError(
+                    None, None, f"{self._path}: corrupt compressed data in the bytes from "
+                    f"offset {self._read - len(self._pending)}: {e}") from None
             self._pending = self._inflate.unconsumed_tail
             if self._inflate.eof:
                 rest = self._inflate.unused_data

@@ -230,6 +230,19 @@ def _order_nodes(nodes, mapped):
     return order
 
 
+def _bad_attr(av, name, full_name, error):
+    """The ValueError for an attr value that cannot be decoded (TF's wording for a bad
+    DataType enum), naming the attr and the node."""
+    from trainflow.framework import dtypes
+    where = f"\n\t for attr '{name}'\n\t; NodeDef: {{{{node {full_name}}}}}"
+    for enum in ([av.type] if av.WhichOneof("value") == "type" else list(av.list.type)):
+        try:
+            dtypes.as_dtype(enum)
+        except TypeError:
+            return ValueError(f"AttrValue has invalid DataType enum: {enum}{where}")
+    return ValueError(f"{error}{where}")
+
+
 def _node_attrs(node, info, full_name):
     """The Python attr values of `node`, with defaults filled in and kinds checked.
 
@@ -251,7 +264,10 @@ def _node_attrs(node, info, full_name):
                 raise ValueError(f"AttrValue had value with type '{_ONEOF_KIND.get(which)}' "
                                  f"when '{attr.kind}' expected\n\t for attr '{k}'\n\t; NodeDef: "
                                  f"{{{{node {full_name}}}}}; {_signature(info.op_def)}")
-        attrs[k] = from_attr_value(av, attr.kind if attr is not None else None)
+        try:
+            attrs[k] = from_attr_value(av, attr.kind if attr is not None else None)
+        except (TypeError, ValueError) as e:
+            raise _bad_attr(av, k, full_name, e) from None
         if av.WhichOneof("value") == "tensor" or av.list.tensor:
             kept[k] = (attrs[k], av)
     for k, attr in kinds.items():
