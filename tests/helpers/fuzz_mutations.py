@@ -286,8 +286,10 @@ class Tally:
     def __init__(self):
         self.counts = collections.defaultdict(collections.Counter)
 
-    def add(self, fmt, outcome):
-        self.counts[fmt]["tried"] += 1
+    def add(self, fmt, outcome, tried=True):
+        """Counts one outcome; `tried=False` for a detail (a tensor of a file counted)."""
+        if tried:
+            self.counts[fmt]["tried"] += 1
         self.counts[fmt][outcome] += 1
 
     def report(self):

@@ -235,9 +235,10 @@ class V1CheckpointReader:
         if checks.num_elements(wanted.shape(shape)) > sum(a.size for a in loaded.values()):
             raise errors.InvalidArgumentError(
                 None, None, f"Does not have sufficient slices for partitioned tensor {name} "
-                f"to restore in slice_spec: {wanted}")
+                f"to restore in slice_spec: {wanted} (checkpoint {self.filepattern})")
         loaders = [(sl, (lambda a=a: a)) for sl, a in loaded.items()]
-        return assemble(shape, np_dtype, loaders, wanted=wanted, name=name)
+        return assemble(shape, np_dtype, loaders, wanted=wanted, name=name,
+                        where=self.filepattern)
 
     def debug_string(self):
         """`name (DT_X) [shape]` per tensor, with `, N slices` for partitioned ones (bytes)."""

@@ -387,7 +387,7 @@ class BundleReader:
         pieces = self._slice_pieces(k, entry, wanted)
         np_dtype = object if entry.dtype == dtypes.string else entry.dtype.as_numpy_dtype
         return assemble(entry.shape, np_dtype, pieces, wanted=wanted,
-                        name=checks.key_for_message(k))
+                        name=checks.key_for_message(k), where=self.prefix)
 
     def _slice_pieces(self, k, entry, wanted):
         """(slice, loader) pairs of the stored slices overlapping `wanted`, each entry
@@ -428,7 +428,8 @@ class BundleReader:
         if checks.num_elements(wanted.shape(entry.shape)) * per_element > stored:
             raise errors.InvalidArgumentError(
                 None, None, f"Does not have sufficient slices for partitioned tensor "
-                f"{checks.key_for_message(k)} to restore in slice_spec: {wanted}")
+                f"{checks.key_for_message(k)} to restore in slice_spec: {wanted} "
+                f"(checkpoint {self.prefix})")
         return pieces
 
     def debug_string(self):

@@ -331,7 +331,7 @@ def is_slice_key(key):
     return len(key) > 0 and key[0] == 0
 
 
-def assemble(full_shape, dtype, pieces, wanted=None, name="?"):
+def assemble(full_shape, dtype, pieces, wanted=None, name="?", where=""):
     """Copies stored slices into one array holding slice `wanted` of the full tensor.
 
     Args:
@@ -341,6 +341,7 @@ def assemble(full_shape, dtype, pieces, wanted=None, name="?"):
         Loaders of slices that do not overlap `wanted` are never called.
       wanted: the TensorSlice to build (default: the whole tensor).
       name: the tensor's name, for error messages.
+      where: the checkpoint, for error messages.
 
     Raises:
       InvalidArgumentError: if the stored slices do not cover `wanted`.
@@ -364,5 +365,5 @@ def assemble(full_shape, dtype, pieces, wanted=None, name="?"):
     if covered is not None and not covered.all():
         raise errors.InvalidArgumentError(
             None, None, f"Does not have sufficient slices for partitioned tensor {name} to "
-            f"restore in slice_spec: {wanted}")
+            f"restore in slice_spec: {wanted}" + (f" (checkpoint {where})" if where else ""))
     return out
