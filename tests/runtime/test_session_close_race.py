@@ -79,3 +79,19 @@ def test_close_cancels_runs_that_are_starting(short_switch_interval):
             name = type(err).__name__
             outcomes[name] = outcomes.get(name, 0) + 1
     print(f"\nclose/run race: {outcomes}")
+
+
+def test_a_run_closed_while_processing_its_feeds_is_cancelled(monkeypatch):
+    g, blocker, feeds = _graph()
+    sess = tf.Session(graph=g)
+    real = sess._process_feeds
+
+    def close_midway(feed_dict):
+        out = real(feed_dict)
+        sess.close()
+        return out
+    monkeypatch.setattr(sess, "_process_feeds", close_midway)
+    with pytest.raises(tf.errors.CancelledError, match="Session has been closed"):
+        sess.run(blocker, feed_dict={feeds[0]: 1.0})
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(blocker)
