@@ -310,20 +310,48 @@ def _typed_values(proto, dtype, np_dtype):
     raise TypeError(f"Unsupported tensor type: {dtype.name}.")
 
 
-def make_ndarray(tensor_proto):
+# A compact TensorProto (fewer values than elements, the last one repeated) with more than
+# one value is expanded up to this many elements; one with a single value (tf.zeros,
+# tf.fill, a broadcast constant) becomes a read-only broadcast view of any size.
+MAX_EXPANDED_ELEMENTS = 1 << 24
+
+
+def _expand(values, shape, num_elements, what, compact_view):
+    """`values` padded with its last value to `num_elements`, shaped `shape`."""
+    if values.size == num_elements:
+        return values.reshape(shape)
+    if values.size == 1:
+        view = np.broadcast_to(values.reshape(()), shape)
+        return view if compact_view else view.copy()
+    if compact_view and num_elements > max(MAX_EXPANDED_ELEMENTS, 16 * values.size):
+        raise ValueError(f"TensorProto of {what} and shape {shape} holds {values.size} values "
+                         f"for {num_elements} elements; expanding more than "
+                         f"{MAX_EXPANDED_ELEMENTS} elements is not supported.")
+    return np.concatenate([values, np.repeat(values[-1:], num_elements - values.size)]
+                          ).reshape(shape)
+
+
+def make_ndarray(tensor_proto, compact_view=False):
     """Returns the NumPy array held by a TensorProto, as `tf.make_ndarray`.
 
     Values listed for fewer elements than the shape holds are padded with the
-    last value (how TF stores broadcast constants).
+    last value (how TF stores broadcast constants). With `compact_view` (what graph
+    import uses, for untrusted protos) a single value gives a read-only broadcast view and
+    more values expand only up to MAX_EXPANDED_ELEMENTS, so the proto cannot make this
+    allocate what it does not hold.
 
     Raises:
       TypeError: for dtypes with no NumPy value (resource, variant) or an
         invalid dtype.
       ValueError: when the proto holds more values than its shape, or
-        tensor_content whose size does not match the shape.
+        tensor_content whose size does not match the shape, or a negative dimension.
     """
     shape = [d.size for d in tensor_proto.tensor_shape.dim]
-    num_elements = int(np.prod(shape, dtype=np.int64))
+    if any(d < 0 for d in shape):
+        raise ValueError(f"TensorProto has a negative dimension in shape {shape}.")
+    num_elements = 1
+    for d in shape:
+        num_elements *= d
     try:
         dtype = dtypes.as_dtype(tensor_proto.dtype)
     except TypeError:
@@ -345,18 +373,16 @@ def make_ndarray(tensor_proto):
         values = list(tensor_proto.string_val)
         if len(values) > num_elements:
             raise ValueError(f"TensorProto of shape {shape} holds {len(values)} strings.")
-        if len(values) < num_elements:
-            values.extend([values[-1] if values else b""] * (num_elements - len(values)))
-        result = np.empty(len(values), dtype=object)
-        result[:] = values
-        return result.reshape(shape)
+        result = np.empty(len(values) or min(num_elements, 1), dtype=object)
+        result[:] = values or [b""] * len(result)
+        return _expand(result, shape, num_elements, "dtype string", compact_view) \
+            if num_elements else \
+            np.empty(shape, dtype=object)
 
     values = _typed_values(tensor_proto, dtype, np_dtype)
     if values.size == 0:
-        return np.zeros(shape, np_dtype)
+        values = np.zeros(min(num_elements, 1), np_dtype)
     if values.size > num_elements:
         raise ValueError(f"TensorProto of dtype {dtype.name} and shape {shape} holds "
                          f"{values.size} values, more than its {num_elements} elements.")
-    if values.size < num_elements:
-        values = np.concatenate([values, np.repeat(values[-1:], num_elements - values.size)])
-    return values.reshape(shape)
+    return _expand(values, shape, num_elements, f"dtype {dtype.name}", compact_view)

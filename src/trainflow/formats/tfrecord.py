@@ -109,8 +109,16 @@ def _as_options(options):
 
 
 def _path_str(path):
-    path = os.fspath(path)
-    return path.decode("utf-8") if isinstance(path, bytes) else path
+    """A path as str (bytes in any encoding kept through surrogateescape).
+
+    Raises:
+      TypeError: for something that is not a path, in TF's words.
+    """
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise TypeError(f"Expected binary or unicode string, got {path!r}") from None
+    return os.fsdecode(path) if isinstance(path, bytes) else path
 
 
 class TFRecordWriter:

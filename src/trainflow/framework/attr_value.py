@@ -119,8 +119,9 @@ def _scalar_from(field, x):
         return TensorShape(x)
     if field == "tensor":
         from trainflow.formats.tensor_proto import make_ndarray
-        arr = make_ndarray(x)
-        arr.flags.writeable = False
+        arr = make_ndarray(x, compact_view=True)  # the proto may be untrusted (a GraphDef)
+        if arr.flags.writeable:
+            arr.flags.writeable = False
         return arr
     if field in ("i", "f", "b", "s"):
         return x
