@@ -125,3 +125,27 @@ def test_merge_bundles_commits_data_and_index_together(tmp_path):
     with BundleReader(str(tmp_path / "m")) as r:
         np.testing.assert_array_equal(r.lookup("t1"), np.arange(3))
     assert not any("tempstate" in n for n in os.listdir(tmp_path))
+
+
+def test_a_rename_failing_mid_commit_leaves_the_journal_for_readers_and_next_save(
+        tmp_path, monkeypatch):
+    prefix = str(tmp_path / "m")
+    _pair(prefix, 1.0)
+    real = os.replace
+    calls = []
+
+    def fail_second(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("I/O error")
+        return real(src, dst)
+    monkeypatch.setattr(atomic.os, "replace", fail_second)
+    with pytest.raises(OSError, match="I/O error"):
+        _pair(prefix, 5.0)
+    monkeypatch.setattr(atomic.os, "replace", real)
+    with BundleReader(prefix) as r:
+        np.testing.assert_array_equal(r.lookup("w"), np.full(3, 5.0, np.float32))
+    atomic.clean_stale(str(tmp_path))
+    assert _names(tmp_path) == ["m.data-00000-of-00001", "m.index"]
+    with BundleReader(prefix) as r:
+        np.testing.assert_array_equal(r.lookup("w"), np.full(3, 5.0, np.float32))

@@ -42,7 +42,7 @@ def _tensors():
     }
 
 
-PART = rng_part = np.arange(12, dtype=np.float32).reshape(4, 3)
+PART = np.arange(12, dtype=np.float32).reshape(4, 3)
 PART_KEYS = ("part", b"part\xff")  # a partitioned tensor, also under a non-UTF-8 name
 
 
@@ -181,7 +181,12 @@ def _related(key, all_keys):
     return out
 
 
-def _baseline(worker, originals, tmp, cache={}):
+_BASELINE = {}
+
+
+def _baseline(worker, originals, tmp):
+    """What the worker reads from the valid files (computed once)."""
+    cache = _BASELINE
     if "v2" not in cache:
         cache["v2"] = worker.read("checkpoint", _write_v2(tmp, originals["index"],
                                                           originals["data"]))["value"]

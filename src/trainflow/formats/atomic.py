@@ -112,7 +112,9 @@ def commit(renames, sync=True):
     order to apply (the file that makes the whole visible, such as `.index`, last).
 
     The temporaries must be complete (and fsynced when `sync`). When any final name exists
-    already, a journal is written first (see the module docstring).
+    already, a journal is written first (see the module docstring); if a rename then fails,
+    the journal and the temporaries stay for readers and the next save (`pending(final)`
+    tells callers not to delete them).
     """
     renames = [(os.fspath(t), os.fspath(f)) for t, f in renames]
     if not renames:
@@ -126,8 +128,15 @@ def commit(renames, sync=True):
                                          for t, f in renames]})
         journal = temp_path(last) + _JOURNAL_SUFFIX
         write_file(journal, record, sync=sync)
-    for tmp, final in renames:
-        os.replace(tmp, final)
+    try:
+        for tmp, final in renames:
+            os.replace(tmp, final)
+    except BaseException:
+        if journal is not None:
+            # Leave the journal and the temporaries to the next save, which rolls them
+            # forward; readers already follow the journal.
+            release(journal[:-len(_JOURNAL_SUFFIX)], *(t for t, _ in renames))
+        raise
     if sync:
         for d in {os.path.dirname(f) for _, f in renames}:
             fsync_dir(d)
@@ -173,6 +182,11 @@ def resolve_pending(final):
     journals.sort(key=lambda p: os.stat(p).st_mtime_ns if os.path.exists(p) else 0)
     pairs = _read_journal(journals[-1]) or []
     return {os.path.normpath(f): t for t, f in pairs if os.path.exists(t)}
+
+
+def pending(final):
+    """True when an interrupted commit of `final` still has temporaries to move."""
+    return bool(resolve_pending(final))
 
 
 def _owner_gone(name):

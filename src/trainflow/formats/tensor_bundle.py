@@ -340,7 +340,8 @@ class BundleWriter:
             atomic.commit([(self._data_tmp, data_filename(self.prefix, 0, 1)),
                            (self._index_tmp, index_filename(self.prefix))], sync=self._sync)
         except BaseException:
-            self._remove_temps()
+            if not atomic.pending(index_filename(self.prefix)):
+                self._remove_temps()
             raise
         return self.prefix
 
@@ -446,7 +447,8 @@ def merge_bundles(prefixes, merged_prefix, sync=True):
                    for path, shard in shard_ids.items()]
         atomic.commit(renames + [(tmp, index_filename(merged_prefix))], sync=sync)
     except BaseException:
-        atomic.remove_quietly(tmp)
+        if not atomic.pending(index_filename(merged_prefix)):
+            atomic.remove_quietly(tmp)
         raise
     for prefix in prefixes:
         try:
