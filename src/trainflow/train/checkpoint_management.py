@@ -130,6 +130,8 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
 
     Raises:
       RuntimeError: a checkpoint path equals the state file's path.
+      NotFoundError: `save_dir` does not exist.
+      FailedPreconditionError: `save_dir` is a file.
     """
     update_checkpoint_state_internal(
         save_dir, model_checkpoint_path, all_model_checkpoint_paths, latest_filename,
