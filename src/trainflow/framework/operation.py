@@ -2,6 +2,7 @@
 import os
 import sys
 
+from trainflow.framework import session_stack
 from trainflow.framework.tensor import Tensor
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -170,8 +171,7 @@ class Operation:
     # -- running ----------------------------------------------------------------
     def run(self, feed_dict=None, session=None):
         """Runs this op in `session` (default: the default session)."""
-        from trainflow.runtime.session import _run_using_default_session
-        _run_using_default_session(self, feed_dict, self._graph, session)
+        session_stack.run_using_default_session(self, feed_dict, self._graph, session)
 
     def __repr__(self):
         return f"<tf.Operation '{self._name}' type={self._type}>"

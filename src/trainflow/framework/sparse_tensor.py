@@ -3,7 +3,7 @@ returns and what feeding one takes."""
 import collections
 
 from trainflow.framework import dtypes
-from trainflow.framework import tensor_util
+from trainflow.framework import session_stack, tensor_util
 from trainflow.framework.tensor_shape import as_shape
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
@@ -123,8 +123,7 @@ class SparseTensor:
     def eval(self, feed_dict=None, session=None):
         """Evaluates the components in `session` (default session); returns a
         SparseTensorValue."""
-        from trainflow.runtime.session import _run_using_default_session
-        parts = _run_using_default_session([self._indices, self._values, self._dense_shape],
+        parts = session_stack.run_using_default_session([self._indices, self._values, self._dense_shape],
                                            feed_dict, self.graph, session)
         return SparseTensorValue(*parts)
 
@@ -152,8 +151,7 @@ class SparseTensor:
 
 def _static_shape(dense_shape):
     from trainflow.framework.tensor_shape import TensorShape
-    from trainflow.ops.array.shape_util import partial_shape_value
-    part = partial_shape_value(dense_shape)
+    part = tensor_util.partial_shape_value(dense_shape)
     if part is not None:
         return TensorShape(part)
     return tensor_util.constant_value_as_shape(dense_shape)

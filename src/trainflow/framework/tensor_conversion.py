@@ -43,13 +43,6 @@ def _constant_conversion(value, dtype=None, name=None, as_ref=False):
     return constant(value, dtype=dtype, name=name or "Const")
 
 
-def _sequence_conversion(value, dtype=None, name=None, as_ref=False):
-    if _contains_tensor(value):
-        from trainflow.ops.array import array_ops
-        return array_ops._autopacking_helper(value, dtype, name or "packed")
-    return _constant_conversion(value, dtype, name, as_ref)
-
-
 def _tensor_conversion(value, dtype=None, name=None, as_ref=False):
     return value
 
@@ -152,7 +145,9 @@ def is_tensor(x):
 
 
 register_tensor_conversion_function(Tensor, _tensor_conversion, 0)
-register_tensor_conversion_function((list, tuple), _sequence_conversion, 110)
+# Lists holding tensors are packed by the array ops' conversion function (priority 99,
+# registered where `Pack` is); the rest become constants.
+register_tensor_conversion_function((list, tuple), _constant_conversion, 110)
 register_tensor_conversion_function(
     (int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion, 100)
 

@@ -6,7 +6,7 @@ summing the gradients that reach each tensor. Iterative, never recursive.
 """
 import collections
 
-from trainflow.framework import dtypes, registry
+from trainflow.framework import dtypes, graph_walk, registry
 from trainflow.framework.graph import _get_graph_from_inputs
 from trainflow.framework.tensor import Tensor
 
@@ -65,29 +65,19 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _trainable_consumers(op):
+    return [c for out in op._outputs if is_trainable(out) for c in out._consumers]
+
+
 def _reached_ops(from_ops):
-    reached = set()
-    queue = collections.deque(from_ops)
-    while queue:
-        op = queue.popleft()
-        if op in reached:
-            continue
-        reached.add(op)
-        for out in op._outputs:
-            if is_trainable(out):
-                queue.extend(out._consumers)
-    return reached
+    """The ops reachable forward from `from_ops` through trainable outputs."""
+    return graph_walk.reachable(from_ops, _trainable_consumers)
 
 
 def _between_ops(to_ops, reached):
-    between = set()
-    queue = collections.deque(to_ops)
-    while queue:
-        op = queue.popleft()
-        if op in reached and op not in between:
-            between.add(op)
-            queue.extend(t._op for t in op._inputs)
-    return between
+    """The ops of `reached` that `to_ops` depend on."""
+    return graph_walk.reachable([op for op in to_ops if op in reached],
+                                lambda op: [t._op for t in op._inputs if t._op in reached])
 
 
 def _default_grad_ys(ys, grad_ys, colocate):

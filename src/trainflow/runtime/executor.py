@@ -8,32 +8,14 @@ sentinel; only ops downstream of a Switch pay for the check.
 """
 import bisect
 import functools
-import heapq
 import time
 
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import errors, graph_walk
+from trainflow.framework.kernel_context import DEAD, MERGE_TYPES, SWITCH_TYPES
 from trainflow.runtime.kernel_context import KernelContext
 from trainflow.runtime.resources import Uninitialized, VariableSlot
-
-
-class _Dead:
-    """Marks the value of a tensor on an untaken branch."""
-
-    __slots__ = ()
-
-    def get(self):
-        """A dead ref stays dead when read."""
-        return self
-
-    def __repr__(self):
-        return "DEAD"
-
-
-DEAD = _Dead()
-SWITCH_TYPES = frozenset(["Switch", "RefSwitch"])
-MERGE_TYPES = frozenset(["Merge", "RefMerge"])
 
 
 def needed_ops(fetch_ops, fed, done=frozenset()):
@@ -48,39 +30,21 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
     Returns:
       the list of Operations, inputs before consumers, ties by creation order.
     """
-    needed = set()
-    stack = [op for op in fetch_ops if op not in done]
-    while stack:
-        op = stack.pop()
-        if op in needed:
-            continue
-        needed.add(op)
-        for t in op._inputs:
-            if t not in fed and t._op not in needed and t._op not in done:
-                stack.append(t._op)
-        for c in op._control_inputs:
-            if c not in needed and c not in done and not _all_outputs_fed(c, fed):
-                stack.append(c)
-    indegree = {}
-    consumers = {}
-    for op in needed:
-        deps = {t._op for t in op._inputs if t not in fed and t._op in needed}
-        deps.update(c for c in op._control_inputs if c in needed)
-        indegree[op] = len(deps)
-        for d in deps:
-            consumers.setdefault(d, []).append(op)
-    ready = [(op._id, op) for op, n in indegree.items() if n == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        _, op = heapq.heappop(ready)
-        order.append(op)
-        for c in consumers.get(op, ()):
-            indegree[c] -= 1
-            if indegree[c] == 0:
-                heapq.heappush(ready, (c._id, c))
+    def next_ops(op):
+        out = [t._op for t in op._inputs if t not in fed and t._op not in done]
+        out.extend(c for c in op._control_inputs
+                   if c not in done and not _all_outputs_fed(c, fed))
+        return out
+
+    def dependencies(op):
+        deps = [t._op for t in op._inputs if t not in fed]
+        deps.extend(op._control_inputs)
+        return deps
+
+    needed = graph_walk.reachable([op for op in fetch_ops if op not in done], next_ops)
+    order = graph_walk.topological_order(needed, dependencies)
     if len(order) != len(needed):
-        cyclic = sorted(op.name for op, n in indegree.items() if n > 0)
+        cyclic = sorted(op.name for op in needed.difference(order))
         raise errors.InvalidArgumentError(
             None, None, f"Graph has a cycle through the ops: {', '.join(cyclic[:10])}")
     return order

@@ -22,7 +22,7 @@ from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework import nest
 from trainflow.ops.control_flow.switch import merge, switch, switch_ref_or_tensor
-from trainflow.runtime.executor import DEAD
+from trainflow.framework.kernel_context import DEAD
 
 _MERGE_READS_DEAD_REFS = hasattr(DEAD, "get")
 
