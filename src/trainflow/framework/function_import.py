@@ -17,12 +17,7 @@ def _output_offsets(op):
     """Output arg name -> (first flat output index, count) for an op."""
     offsets, index = {}, 0
     for arg in op._info.op_def.outputs:
-        if arg.number_attr is not None:
-            n = op._attrs[arg.number_attr]
-        elif arg.type_list_attr is not None:
-            n = len(op._attrs[arg.type_list_attr])
-        else:
-            n = 1
+        n = arg.flat_count(op._attrs)
         offsets[arg.name] = (index, n)
         index += n
     return offsets

@@ -266,12 +266,7 @@ def _node_attrs(node, info, full_name):
 def _expected_input_types(info, attrs):
     out = []
     for arg in info.op_def.inputs:
-        if arg.type_list_attr is not None:
-            types = list(attrs[arg.type_list_attr])
-        else:
-            t = arg.type if arg.type is not None else attrs[arg.type_attr]
-            types = [t] * (attrs[arg.number_attr] if arg.number_attr is not None else 1)
-        out.extend(t._as_ref if arg.is_ref else t for t in types)
+        out.extend(arg.dtypes(attrs))
     return out
 
 

@@ -124,15 +124,7 @@ def output_dtypes(info, attrs):
     """The output DTypes of an op of `info`'s type given its attrs."""
     out = []
     for arg in info.op_def.outputs:
-        if arg.type_list_attr is not None:
-            types = list(attrs[arg.type_list_attr])
-        else:
-            t = arg.type if arg.type is not None else attrs[arg.type_attr]
-            n = attrs[arg.number_attr] if arg.number_attr is not None else 1
-            types = [t] * n if arg.number_attr is not None else [t]
-        if arg.is_ref:
-            types = [t._as_ref for t in types]
-        out.extend(types)
+        out.extend(arg.dtypes(attrs))
     return out
 
 

@@ -41,6 +41,34 @@ class ArgDef:
     def is_list(self):
         return self.number_attr is not None or self.type_list_attr is not None
 
+    def count(self, attrs):
+        """How many tensors this argument holds given the op's attrs: None for a single
+        tensor, else the length of the list (`N * T` or a type-list argument).
+
+        Raises:
+          KeyError: if `attrs` lacks the attr that sets the length.
+        """
+        if self.number_attr is not None:
+            return attrs[self.number_attr]
+        if self.type_list_attr is not None:
+            return len(attrs[self.type_list_attr])
+        return None
+
+    def flat_count(self, attrs):
+        """How many tensors this argument holds (1 for a single tensor)."""
+        n = self.count(attrs)
+        return 1 if n is None else n
+
+    def dtypes(self, attrs):
+        """The DTypes of this argument's tensors given the op's attrs (ref types for a
+        Ref argument)."""
+        if self.type_list_attr is not None:
+            types = list(attrs[self.type_list_attr])
+        else:
+            t = self.type if self.type is not None else attrs[self.type_attr]
+            types = [t] * (attrs[self.number_attr] if self.number_attr is not None else 1)
+        return [t._as_ref for t in types] if self.is_ref else types
+
 
 class AttrDef:
     """One attr of an op: its kind ('type', 'int', 'list(type)', ...), default and limits."""

@@ -152,16 +152,8 @@ def bind_kernel(op, session, resources):
 
 def _input_groups(op):
     """Number of tensors per input argument; None marks a single (non-list) argument."""
-    groups = []
     attrs = op._attrs
-    for arg in op._info.op_def.inputs:
-        if arg.number_attr is not None:
-            groups.append(attrs[arg.number_attr])
-        elif arg.type_list_attr is not None:
-            groups.append(len(attrs[arg.type_list_attr]))
-        else:
-            groups.append(None)
-    return groups
+    return [arg.count(attrs) for arg in op._info.op_def.inputs]
 
 
 def _deref(value):
