@@ -12,7 +12,8 @@ from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.framework import session_stack
 from trainflow.runtime import partial_run, run_state
-from trainflow.runtime.executor import DEAD, Plan
+from trainflow.framework.kernel_context import DEAD
+from trainflow.runtime.executor import Plan
 from trainflow.runtime.fetches import FetchStructure
 from trainflow.runtime.resources import ResourceManager
 
