@@ -206,8 +206,9 @@ def _function_def(fg):
     for captures (`fg.external_order`, in the op's order); a loop body
     (`fg.passes_captures_through`) also returns those unchanged, as TF's While needs.
     """
+    # lazy: keeps protobuf out of `import trainflow`
     from trainflow.framework.graph_def import fill_node_def
-    from trainflow.protos import function_pb2
+    from trainflow.protos import function_pb2  # lazy: keeps protobuf out of `import trainflow`
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = fg.name
     taken = {op.name.lower() for op in fg._nodes_by_id}

@@ -9,6 +9,7 @@ from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.tensor_conversion import register_tensor_conversion_function
 from trainflow.framework.tensor_shape import TensorShape
+from trainflow.framework.tensor import Tensor
 
 # Densifying a larger IndexedSlices warns about memory, as TensorFlow does.
 _LARGE_SPARSE_NUM_ELEMENTS = 100000000
@@ -114,7 +115,6 @@ class IndexedSlices:
         return list(zip(self._components(), value))
 
     def __neg__(self):
-        from trainflow.framework.tensor import Tensor
         neg = getattr(Tensor, "__neg__", None)
         if neg is None:
             raise TypeError("Negating IndexedSlices needs the math ops (Neg).")

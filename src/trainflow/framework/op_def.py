@@ -9,6 +9,7 @@ Inputs/outputs are written as in TensorFlow's op registrations:
 import re
 
 from trainflow.framework import dtypes
+from trainflow.framework.tensor_shape import TensorShape
 
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\()?\s*(\w+)\s*\)?\s*$")
 # "name: kind [>= min] [= default]"; the "=" of ">=" does not start a default.
@@ -120,7 +121,6 @@ def _parse_value(kind, text):
     if kind == "string":
         return text.strip("\"'").encode()
     if kind == "shape":
-        from trainflow.framework.tensor_shape import TensorShape
         if text in ("unknown_shape", "None"):
             return TensorShape(None)
         body = text.strip("[]").strip()
@@ -176,6 +176,13 @@ class OpDef:
             self.attrs[a.name] = a
         self.inputs = [parse_arg(s, self.attrs) for s in inputs]
         self.outputs = [parse_arg(s, self.attrs) for s in outputs]
+
+    def output_dtypes(self, attrs):
+        """The DTypes of all outputs, flattened, given the op's attrs."""
+        out = []
+        for arg in self.outputs:
+            out.extend(arg.dtypes(attrs))
+        return out
 
 
 # The commonly used type sets of TF's registrations.

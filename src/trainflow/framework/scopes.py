@@ -13,6 +13,9 @@ class _DefaultGraphStack(threading.local):
     """The default-graph stack of one thread, over that thread's own global default graph
     (as in TF, a new thread starts with a fresh global default graph)."""
 
+    # The Graph class, installed by framework/graph.py (which imports this module).
+    graph_class = None
+
     def __init__(self):
         self.stack = []
         self.global_default = None
@@ -21,8 +24,7 @@ class _DefaultGraphStack(threading.local):
         if self.stack:
             return self.stack[-1]
         if self.global_default is None:
-            from trainflow.framework.graph import Graph
-            self.global_default = Graph()
+            self.global_default = _DefaultGraphStack.graph_class()
         return self.global_default
 
     def reset(self):

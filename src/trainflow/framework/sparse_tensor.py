@@ -2,9 +2,10 @@
 returns and what feeding one takes."""
 import collections
 
-from trainflow.framework import dtypes
-from trainflow.framework import session_stack, tensor_util
-from trainflow.framework.tensor_shape import as_shape
+from trainflow.framework import dtypes, session_stack, tensor_util
+from trainflow.framework.tensor_shape import TensorShape, as_shape
+from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.framework.scopes import name_scope
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
                                            ["indices", "values", "dense_shape"])
@@ -42,8 +43,6 @@ class SparseTensor:
                             dense_shape=sparse_tensor_value.dense_shape)
 
     def __init__(self, indices, values, dense_shape):
-        from trainflow.framework.scopes import name_scope
-        from trainflow.framework.tensor_conversion import convert_to_tensor
         with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             indices = convert_to_tensor(indices, name="indices", dtype=dtypes.int64)
             values = convert_to_tensor(values, name="values")
@@ -150,7 +149,6 @@ class SparseTensor:
 
 
 def _static_shape(dense_shape):
-    from trainflow.framework.tensor_shape import TensorShape
     part = tensor_util.partial_shape_value(dense_shape)
     if part is not None:
         return TensorShape(part)
@@ -168,7 +166,6 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     Raises:
       RuntimeError: if `dtype` disagrees with a sparse value's dtype.
     """
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     if isinstance(value, SparseTensorValue):

@@ -1,5 +1,6 @@
 """`Tensor`: a symbolic handle to one output of an Operation."""
 from trainflow.framework import dtypes, session_stack
+from trainflow.framework.tensor_shape import as_shape
 
 
 class OperatorNotAllowedInGraphError(TypeError):
@@ -73,7 +74,6 @@ class Tensor:
             "Shapes must be equal rank, ..." / "Dimension 1 in both shapes must be
             equal, ...").
         """
-        from trainflow.framework.tensor_shape import as_shape
         new = as_shape(shape)
         old = self._shape
         if old._dims is not None and new._dims is not None:

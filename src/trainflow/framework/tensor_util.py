@@ -1,5 +1,8 @@
 """Static values of tensors (`tf.get_static_value` / `constant_value`)."""
 import numpy as np
+from trainflow.framework.tensor import Tensor
+from trainflow.framework.numpy_conversion import to_numpy
+from trainflow.framework.tensor_shape import TensorShape, unknown_shape
 
 _CONSTANT_VALUE_FNS = {}
 _PARTIAL_SHAPE_FNS = {}
@@ -16,12 +19,10 @@ def register_constant_value(op_type):
 
 def constant_value(tensor, partial=False):
     """The value of `tensor` if it can be computed without running the graph, else None."""
-    from trainflow.framework.tensor import Tensor
     if isinstance(tensor, np.ndarray):
         return tensor
     if not isinstance(tensor, Tensor):
         if isinstance(tensor, (int, float, bool, complex, np.generic, list, tuple)):
-            from trainflow.framework.numpy_conversion import to_numpy
             try:
                 return to_numpy(tensor)
             except (TypeError, ValueError):
@@ -108,7 +109,6 @@ def _length_only(tensor):
 
 def constant_value_as_shape(tensor):
     """A TensorShape from a 1-D int tensor whose elements may be partly static."""
-    from trainflow.framework.tensor_shape import TensorShape, unknown_shape
     shape = tensor.get_shape().with_rank(1)
     value = constant_value(tensor)
     if value is not None:

@@ -18,6 +18,8 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.function_graph import FuncGraph, to_function_defs
+from trainflow.ops.array import array_ops
+from trainflow.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
 
@@ -83,8 +85,7 @@ def _branch_gradient(fg, op, positions, out_positions, library):
     """A copy of branch `fg` that takes the forward inputs, then one gradient per
     output in `out_positions`, and returns the gradients of the inputs in
     `positions` (zeros where an input does not reach the outputs)."""
-    from trainflow.gradients.gradients_impl import gradients
-    from trainflow.ops.array import array_ops
+    # lazy: keeps protobuf out of `import trainflow`
     from trainflow.framework.function_import import function_graph_from_def
     if not isinstance(fg, FuncGraph):
         raise LookupError(f"No gradient for {op.type} op {op.name}: its branch function "

@@ -42,7 +42,7 @@ import itertools
 
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import errors, tensor_util
 from trainflow.framework.indexed_slices import IndexedSlices
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import RegisterGradient, register_op
@@ -51,6 +51,10 @@ from trainflow.ops.control_flow import while_records
 from trainflow.framework.function_graph import DEREF, FuncGraph
 from trainflow.framework.graph_walk import topological_order
 from trainflow.framework.kernel_context import DEAD, MERGE_TYPES, SWITCH_TYPES, RefSlot
+from trainflow.ops.array import array_ops
+from trainflow.ops.math import math_ops
+from trainflow.framework.constant_op import constant
+from trainflow.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
 
@@ -101,7 +105,6 @@ class _BodyGradGraph(FuncGraph):
         if gate is None:
             with self.as_default(), self.control_dependencies(None):
                 if self._true is None:
-                    from trainflow.framework.constant_op import constant
                     self._true = constant(True, name="live")
                 gate = apply_op("Switch", data=inner, pred=self._true,
                                 name="gate").outputs[1]
@@ -149,8 +152,6 @@ class _GradSpec:
         self.recorded = recorded
 
     def _build_graph(self, op, body):
-        from trainflow.gradients.gradients_impl import gradients
-        from trainflow.ops.array import array_ops
         n_captures = len(body.captures)
         graph = _BodyGradGraph(f"{body.name}_grad_{next(_grad_ids)}", body)
         with graph.as_default():
@@ -297,8 +298,6 @@ def _dense(grad):
 @RegisterGradient("While")
 def _while_grad(op, *grads):
     """Gradients of a While op's inputs: loop initial values and captured tensors."""
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.math import math_ops
     spec = gradient_spec(op)
     result = [None] * len(op.inputs)
     if not spec.loop_positions and not spec.external_positions:
@@ -328,7 +327,6 @@ def _while_grad(op, *grads):
 
 def _is_zero(grad):
     """True if `grad` is statically all zeros."""
-    from trainflow.framework import tensor_util
     if isinstance(grad, IndexedSlices):
         return False
     value = tensor_util.constant_value(grad)
