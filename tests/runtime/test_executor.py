@@ -6,7 +6,7 @@ import trainflow.compat.v1 as tf
 from trainflow.framework import errors, registry
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.runtime.executor import needed_ops
+from trainflow.runtime.planner import needed_ops
 
 if not registry.is_registered("TestExecFail"):
     def _fail(x, *, mode):

@@ -39,7 +39,7 @@ def _guess_kind(value):
 
 def to_attr_value(value, kind=None):
     """Builds the AttrValue proto for a Python attr value of the given kind."""
-    from trainflow.protos import attr_value_pb2
+    from trainflow.protos import attr_value_pb2  # lazy: keeps protobuf out of `import trainflow`
     av = attr_value_pb2.AttrValue()
     kind = kind or _guess_kind(value)
     if kind == "proto":
@@ -59,6 +59,7 @@ def to_attr_value(value, kind=None):
             elif inner == "shape":
                 lst.shape.add().CopyFrom(TensorShape(v).as_proto())
             elif inner == "tensor":
+                # lazy: keeps protobuf out of `import trainflow`
                 from trainflow.formats.tensor_proto import make_tensor_proto
                 lst.tensor.add().CopyFrom(make_tensor_proto(v))
             elif inner == "int":
@@ -79,6 +80,7 @@ def to_attr_value(value, kind=None):
     elif kind == "shape":
         av.shape.CopyFrom(TensorShape(value).as_proto())
     elif kind == "tensor":
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.formats.tensor_proto import make_tensor_proto
         av.tensor.CopyFrom(value if hasattr(value, "DESCRIPTOR") else make_tensor_proto(value))
     elif kind == "int":
@@ -118,6 +120,7 @@ def _scalar_from(field, x):
     if field == "shape":
         return TensorShape(x)
     if field == "tensor":
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.formats.tensor_proto import make_ndarray
         arr = make_ndarray(x, compact_view=True)  # the proto may be untrusted (a GraphDef)
         if arr.flags.writeable:
@@ -141,6 +144,7 @@ def attr_for_get_attr(op, name):
     if kind == "list(shape)":
         return [TensorShape(v).as_proto() for v in value]
     if kind == "tensor":
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.formats.tensor_proto import make_tensor_proto
         return value if hasattr(value, "DESCRIPTOR") else make_tensor_proto(value)
     if kind == "string":
@@ -150,6 +154,7 @@ def attr_for_get_attr(op, name):
     if kind == "func":
         if hasattr(value, "DESCRIPTOR"):
             return value
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.protos import attr_value_pb2
         return attr_value_pb2.NameAttrList(name=value if isinstance(value, str) else value.name)
     return value

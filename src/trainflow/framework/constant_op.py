@@ -1,13 +1,15 @@
 """Const, Placeholder and PlaceholderWithDefault: ops and graph-building functions."""
 __all__ = ["constant", "placeholder", "placeholder_with_default"]
 
+import numpy as np
 
 from trainflow.framework import dtypes, errors
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.numpy_conversion import fit_to_shape, to_numpy
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import register_op
-from trainflow.framework.tensor_shape import TensorShape, as_shape
+from trainflow.framework.tensor_conversion import register_tensor_conversion_function
+from trainflow.framework.tensor_shape import Dimension, TensorShape, as_shape
 
 _TF_TYPE_STRINGS = {"float32": "float", "float64": "double", "float16": "half"}
 
@@ -99,7 +101,9 @@ class _CompactValue:
         self.given, self.dtype, self.shape = given, dtype, shape
 
     def __call__(self):
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.formats.tensor_proto import make_tensor_proto
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.protos import attr_value_pb2
         return attr_value_pb2.AttrValue(
             tensor=make_tensor_proto(self.given, self.dtype, list(self.shape)))
@@ -120,3 +124,42 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's name
 from trainflow.framework import registry as _registry  # noqa: E402
 
 _CONST_INFO = _registry.get("Const")
+
+
+# -- conversion of Python and NumPy values to constants (`convert_to_tensor`) ------------
+def _constant_conversion(value, dtype=None, name=None, as_ref=False):
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _array_like_conversion(value, dtype=None, name=None, as_ref=False):
+    """Any other object with `__array__` converts as its array (tried last)."""
+    if not hasattr(value, "__array__"):
+        return NotImplemented
+    return _constant_conversion(value, dtype, name, as_ref)
+
+
+def _shape_conversion(value, dtype=None, name=None, as_ref=False):
+    """A fully defined TensorShape -> 1-D int32 constant (int64 if asked or too large)."""
+    if isinstance(value, TensorShape):
+        if not value.is_fully_defined():
+            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a "
+                             "Tensor.")
+        dims = value.as_list()
+    else:
+        if value.value is None:
+            raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {value!r}")
+        dims = value.value
+    if dtype is None:
+        flat = dims if isinstance(dims, list) else [dims]
+        dtype = dtypes.int64 if any(d >= 2 ** 31 for d in flat) else dtypes.int32
+    elif dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Cannot convert {value} to {dtype.name}; shapes convert to int32 or "
+                        "int64 only.")
+    return _constant_conversion(dims, dtype, name or "shape_as_tensor")
+
+
+register_tensor_conversion_function((list, tuple), _constant_conversion, 110)
+register_tensor_conversion_function(
+    (int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion, 100)
+register_tensor_conversion_function((TensorShape, Dimension), _shape_conversion, 100)
+register_tensor_conversion_function(object, _array_like_conversion, 1000)

@@ -29,12 +29,10 @@ def _ref_arg_flags(info, attrs, n_inputs):
         return [False] * n_inputs
     flags = []
     for arg in info.op_def.inputs:
-        if arg.number_attr is not None:
-            count = attrs.get(arg.number_attr, 0)
-        elif arg.type_list_attr is not None:
-            count = len(attrs.get(arg.type_list_attr, ()))
-        else:
-            count = 1
+        try:
+            count = arg.flat_count(attrs)
+        except KeyError:  # an attr not set yet: the argument holds nothing so far
+            count = 0
         flags.extend([arg.is_ref] * count)
     flags.extend([False] * (n_inputs - len(flags)))
     return flags[:n_inputs]
@@ -208,8 +206,9 @@ def _function_def(fg):
     for captures (`fg.external_order`, in the op's order); a loop body
     (`fg.passes_captures_through`) also returns those unchanged, as TF's While needs.
     """
+    # lazy: keeps protobuf out of `import trainflow`
     from trainflow.framework.graph_def import fill_node_def
-    from trainflow.protos import function_pb2
+    from trainflow.protos import function_pb2  # lazy: keeps protobuf out of `import trainflow`
     fdef = function_pb2.FunctionDef()
     fdef.signature.name = fg.name
     taken = {op.name.lower() for op in fg._nodes_by_id}
@@ -242,12 +241,7 @@ def _function_def(fg):
         op = t.op
         index = t.value_index
         for arg in (op._info.op_def.outputs if op._info is not None else []):
-            if arg.number_attr is not None:
-                n = op._attrs[arg.number_attr]
-            elif arg.type_list_attr is not None:
-                n = len(op._attrs[arg.type_list_attr])
-            else:
-                n = 1
+            n = arg.flat_count(op._attrs)
             if index < n:
                 return f"{op.name}:{arg.name}:{index}"
             index -= n

@@ -6,7 +6,7 @@ Placeholder per input argument (`inputs`), the nodes in dependency order, and
 the `ret` tensors as `outputs`. Function attrs of the nodes inside (a nested
 While's cond and body) are rebuilt from `library` in turn.
 """
-from trainflow.framework import registry
+from trainflow.framework import dtypes, registry
 from trainflow.framework.attr_value import from_attr_value
 from trainflow.framework.op_builder import output_dtypes
 from trainflow.framework.tensor_shape import unknown_shape
@@ -17,12 +17,7 @@ def _output_offsets(op):
     """Output arg name -> (first flat output index, count) for an op."""
     offsets, index = {}, 0
     for arg in op._info.op_def.outputs:
-        if arg.number_attr is not None:
-            n = op._attrs[arg.number_attr]
-        elif arg.type_list_attr is not None:
-            n = len(op._attrs[arg.type_list_attr])
-        else:
-            n = 1
+        n = arg.flat_count(op._attrs)
         offsets[arg.name] = (index, n)
         index += n
     return offsets
@@ -111,7 +106,6 @@ def function_graph_from_def(fdef, library, outer_graph, built=None, name=None,
       KeyError: for an op type trainflow does not register.
       ValueError: for malformed functions.
     """
-    from trainflow.framework import dtypes
     built = {} if built is None else built
     fg = FuncGraph(name or fdef.signature.name, outer_graph)
     values = {}

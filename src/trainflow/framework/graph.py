@@ -9,9 +9,11 @@ from trainflow.framework.device_spec import (
 from trainflow.framework.operation import Operation
 # The default-graph stack lives with the other scopes; these names are re-exported here.
 from trainflow.framework.scopes import (  # noqa: F401
-    _default_graph_stack, _get_graph_from_inputs, get_default_graph, nesting_controller,
-    reset_default_graph)
+    _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, get_default_graph,
+    nesting_controller, reset_default_graph)
 from trainflow.framework.tensor import Tensor
+from trainflow.framework.tensor_shape import unknown_shape
+from trainflow.framework.shape_inference import run_shape_fn
 
 _VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME_REGEX = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -208,8 +210,7 @@ class Graph:
         Returns:
           the new Operation.
         """
-        from trainflow.framework import op_builder
-        from trainflow.framework.attr_value import from_attr_value
+        from trainflow.framework.attr_value import from_attr_value  # lazy: keeps protobuf out
         info = registry.get(op_type)
         attrs = dict(attrs or {})
         for k, v in attrs.items():
@@ -217,13 +218,12 @@ class Graph:
                 kind = info.op_def.attrs.get(k)
                 attrs[k] = from_attr_value(v, kind.kind if kind is not None else None)
         if dtypes is None:
-            dtypes = op_builder.output_dtypes(info, attrs)
+            dtypes = info.op_def.output_dtypes(attrs)
         return self._create_op_internal(op_type, list(inputs), list(dtypes), name, attrs, info,
                                         compute_device=compute_device)
 
     def _create_op_internal(self, op_type, inputs, dtypes, name, attrs, info,
                             compute_device=True):
-        from trainflow.framework.tensor_shape import unknown_shape
         with self._lock:
             self._check_not_finalized()
             if name is None:
@@ -247,7 +247,6 @@ class Graph:
                            [unknown_shape()] * len(dtypes), attrs, info, self._version + 1)
             try:
                 if info is not None and info.shape_fn is not None:
-                    from trainflow.framework.shape_inference import run_shape_fn
                     run_shape_fn(op)
             except BaseException:
                 for t in inputs:
@@ -580,13 +579,18 @@ class Graph:
     # -- serialization ---------------------------------------------------------------
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.graph_def import graph_to_graph_def
         return graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     @property
     def graph_def_versions(self):
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.graph_def import graph_versions
         return graph_versions()
 
     def __repr__(self):
         return f"<trainflow.Graph object at {id(self):#x}>"
+
+
+_DefaultGraphStack.graph_class = Graph

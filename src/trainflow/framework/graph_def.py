@@ -3,13 +3,16 @@ import heapq
 
 from trainflow.framework import errors, registry
 from trainflow.framework.attr_value import from_attr_value, to_attr_value
-from trainflow.framework.graph import _VALID_OP_NAME_REGEX as _VALID_NODE_NAME
-from trainflow.framework.graph import get_default_graph
+from trainflow.framework.graph import _VALID_OP_NAME_REGEX as _VALID_NODE_NAME, get_default_graph
 from trainflow.framework.op_builder import output_dtypes
 from trainflow.framework.operation import Operation
 from trainflow.framework.shape_inference import run_shape_fn
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_shape import unknown_shape
+from trainflow.framework.function_graph import to_function_defs
+from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.framework.function_import import function_graph_from_def
+from trainflow.protos import graph_pb2, node_def_pb2, versions_pb2
 
 # The GraphDef version of the TensorFlow release whose op set we follow (TF 2.21).
 GRAPH_DEF_VERSION = 2474
@@ -18,7 +21,6 @@ GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 
 def graph_versions():
     """The VersionDef written into our GraphDefs."""
-    from trainflow.protos import versions_pb2
     return versions_pb2.VersionDef(producer=GRAPH_DEF_VERSION,
                                    min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
 
@@ -54,13 +56,11 @@ def fill_node_def(node, op, add_shapes=False):
 
 def node_def_of(op):
     """The NodeDef proto of `op`."""
-    from trainflow.protos import node_def_pb2
     return fill_node_def(node_def_pb2.NodeDef(), op)
 
 
 def graph_to_graph_def(graph, from_version=None, add_shapes=False):
     """The GraphDef of `graph` (ops with id > from_version only, if given)."""
-    from trainflow.protos import graph_pb2
     gd = graph_pb2.GraphDef()
     with graph._lock:
         ops = list(graph._nodes_by_id)
@@ -70,7 +70,6 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
             continue
         fill_node_def(gd.node.add(), op, add_shapes)
         if any(_is_func_graph(v) for v in op._attrs.values()):
-            from trainflow.framework.function_graph import to_function_defs
             for fdef in to_function_defs(op):
                 if fdef.signature.name not in library_names:
                     library_names.add(fdef.signature.name)
@@ -131,7 +130,6 @@ def _input_key(name):
 
 
 def _check_args(graph_def, input_map, return_elements, name):
-    from trainflow.protos import graph_pb2
     if not isinstance(graph_def, graph_pb2.GraphDef):
         if hasattr(graph_def, "SerializeToString") and type(graph_def).__name__ == "GraphDef":
             graph_def = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
@@ -163,7 +161,6 @@ def _check_args(graph_def, input_map, return_elements, name):
 
 def _map_inputs(g, input_map):
     """{"op:i" or "^op": Tensor/Operation}: values converted with convert_to_tensor."""
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     mapped = {}
     if not input_map:
         return mapped
@@ -282,12 +279,7 @@ def _node_attrs(node, info, full_name):
 def _expected_input_types(info, attrs):
     out = []
     for arg in info.op_def.inputs:
-        if arg.type_list_attr is not None:
-            types = list(attrs[arg.type_list_attr])
-        else:
-            t = arg.type if arg.type is not None else attrs[arg.type_attr]
-            types = [t] * (attrs[arg.number_attr] if arg.number_attr is not None else 1)
-        out.extend(t._as_ref if arg.is_ref else t for t in types)
+        out.extend(arg.dtypes(attrs))
     return out
 
 
@@ -310,7 +302,6 @@ class _Importer:
         name = name_attr_list if isinstance(name_attr_list, str) else name_attr_list.name
         fg = self.functions.get(name)
         if fg is None:
-            from trainflow.framework.function_import import function_graph_from_def
             fdef = self.library.get(name)
             if fdef is None:
                 raise ValueError(f"Function '{name}' is not in the GraphDef's library")

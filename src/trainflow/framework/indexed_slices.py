@@ -6,8 +6,10 @@ import warnings
 import numpy as np
 
 from trainflow.framework import tensor_util
+from trainflow.framework.op_builder import apply_op
 from trainflow.framework.tensor_conversion import register_tensor_conversion_function
 from trainflow.framework.tensor_shape import TensorShape
+from trainflow.framework.tensor import Tensor
 
 # Densifying a larger IndexedSlices warns about memory, as TensorFlow does.
 _LARGE_SPARSE_NUM_ELEMENTS = 100000000
@@ -113,7 +115,6 @@ class IndexedSlices:
         return list(zip(self._components(), value))
 
     def __neg__(self):
-        from trainflow.framework.tensor import Tensor
         neg = getattr(Tensor, "__neg__", None)
         if neg is None:
             raise TypeError("Negating IndexedSlices needs the math ops (Neg).")
@@ -145,8 +146,9 @@ def _indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
         if n >= _LARGE_SPARSE_NUM_ELEMENTS:
             warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {n} "
                           "elements. This may consume a large amount of memory.", stacklevel=3)
-    from trainflow.ops.math.math_ops import unsorted_segment_sum
-    return unsorted_segment_sum(value.values, value.indices, value.dense_shape[0], name=name)
+    # The op is built by type name, so densifying needs no import of the math ops.
+    return apply_op("UnsortedSegmentSum", data=value.values, segment_ids=value.indices,
+                    num_segments=value.dense_shape[0], name=name).outputs[0]
 
 
 register_tensor_conversion_function(IndexedSlices, _indexed_slices_to_tensor)

@@ -8,10 +8,12 @@ import contextlib
 
 import numpy as np
 
-from trainflow.framework import dtypes as dtypes_mod
-from trainflow.framework import registry
+from trainflow.framework import dtypes as dtypes_mod, registry
 from trainflow.framework.graph import _get_graph_from_inputs
 from trainflow.framework.tensor import Tensor
+from trainflow.framework.tensor_shape import as_shape
+from trainflow.framework.tensor_conversion import _contains_tensor, convert_to_tensor
+from trainflow.framework.numpy_conversion import to_numpy
 
 
 def _flatten_inputs(values):
@@ -70,7 +72,6 @@ def _make_str(attr_name, value):
 
 
 def _make_shape(attr_name, value):
-    from trainflow.framework.tensor_shape import as_shape
     try:
         return as_shape(value)
     except (TypeError, ValueError) as e:
@@ -122,22 +123,10 @@ def _coerce_attr(op_type, attr, value):
 
 def output_dtypes(info, attrs):
     """The output DTypes of an op of `info`'s type given its attrs."""
-    out = []
-    for arg in info.op_def.outputs:
-        if arg.type_list_attr is not None:
-            types = list(attrs[arg.type_list_attr])
-        else:
-            t = arg.type if arg.type is not None else attrs[arg.type_attr]
-            n = attrs[arg.number_attr] if arg.number_attr is not None else 1
-            types = [t] * n if arg.number_attr is not None else [t]
-        if arg.is_ref:
-            types = [t._as_ref for t in types]
-        out.extend(types)
-    return out
+    return info.op_def.output_dtypes(attrs)
 
 
 def _convert(value, dtype, name, as_ref, preferred):
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     return convert_to_tensor(value, dtype=dtype, name=name, as_ref=as_ref,
                              preferred_dtype=preferred)
 
@@ -242,8 +231,6 @@ def apply_op(op_type, name=None, **kwargs):
 
 def _natural_dtype(value):
     """The dtype a Python/NumPy value converts to on its own, or None if it can't."""
-    from trainflow.framework.numpy_conversion import to_numpy
-    from trainflow.framework.tensor_conversion import _contains_tensor
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
         return None
     try:

@@ -9,6 +9,7 @@ Inputs/outputs are written as in TensorFlow's op registrations:
 import re
 
 from trainflow.framework import dtypes
+from trainflow.framework.tensor_shape import TensorShape
 
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\()?\s*(\w+)\s*\)?\s*$")
 # "name: kind [>= min] [= default]"; the "=" of ">=" does not start a default.
@@ -40,6 +41,34 @@ class ArgDef:
     @property
     def is_list(self):
         return self.number_attr is not None or self.type_list_attr is not None
+
+    def count(self, attrs):
+        """How many tensors this argument holds given the op's attrs: None for a single
+        tensor, else the length of the list (`N * T` or a type-list argument).
+
+        Raises:
+          KeyError: if `attrs` lacks the attr that sets the length.
+        """
+        if self.number_attr is not None:
+            return attrs[self.number_attr]
+        if self.type_list_attr is not None:
+            return len(attrs[self.type_list_attr])
+        return None
+
+    def flat_count(self, attrs):
+        """How many tensors this argument holds (1 for a single tensor)."""
+        n = self.count(attrs)
+        return 1 if n is None else n
+
+    def dtypes(self, attrs):
+        """The DTypes of this argument's tensors given the op's attrs (ref types for a
+        Ref argument)."""
+        if self.type_list_attr is not None:
+            types = list(attrs[self.type_list_attr])
+        else:
+            t = self.type if self.type is not None else attrs[self.type_attr]
+            types = [t] * (attrs[self.number_attr] if self.number_attr is not None else 1)
+        return [t._as_ref for t in types] if self.is_ref else types
 
 
 class AttrDef:
@@ -92,7 +121,6 @@ def _parse_value(kind, text):
     if kind == "string":
         return text.strip("\"'").encode()
     if kind == "shape":
-        from trainflow.framework.tensor_shape import TensorShape
         if text in ("unknown_shape", "None"):
             return TensorShape(None)
         body = text.strip("[]").strip()
@@ -148,6 +176,13 @@ class OpDef:
             self.attrs[a.name] = a
         self.inputs = [parse_arg(s, self.attrs) for s in inputs]
         self.outputs = [parse_arg(s, self.attrs) for s in outputs]
+
+    def output_dtypes(self, attrs):
+        """The DTypes of all outputs, flattened, given the op's attrs."""
+        out = []
+        for arg in self.outputs:
+            out.extend(arg.dtypes(attrs))
+        return out
 
 
 # The commonly used type sets of TF's registrations.

@@ -2,7 +2,9 @@
 import os
 import sys
 
+from trainflow.framework import session_stack
 from trainflow.framework.tensor import Tensor
+from trainflow.framework.device_spec import canonical_name
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -108,6 +110,7 @@ class Operation:
     @property
     def node_def(self):
         """The NodeDef proto describing this op."""
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.graph_def import node_def_of
         return node_def_of(self)
 
@@ -120,6 +123,7 @@ class Operation:
         """
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.attr_value import attr_for_get_attr
         return attr_for_get_attr(self, name)
 
@@ -131,7 +135,6 @@ class Operation:
         self._attrs[name] = value
 
     def _set_device(self, device):
-        from trainflow.framework.device_spec import canonical_name
         self._device = canonical_name(device)
 
     def colocation_groups(self):
@@ -170,14 +173,14 @@ class Operation:
     # -- running ----------------------------------------------------------------
     def run(self, feed_dict=None, session=None):
         """Runs this op in `session` (default: the default session)."""
-        from trainflow.runtime.session import _run_using_default_session
-        _run_using_default_session(self, feed_dict, self._graph, session)
+        session_stack.run_using_default_session(self, feed_dict, self._graph, session)
 
     def __repr__(self):
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
     def __str__(self):
         try:
+            # lazy: keeps protobuf out of `import trainflow`
             from google.protobuf import text_format
             return text_format.MessageToString(self.node_def)
         except Exception:  # noqa: BLE001 - str() must not fail

@@ -5,6 +5,11 @@ Kernels are plain functions ``kernel(*inputs, **attrs) -> array | tuple``. The
 attrs a kernel wants are its keyword-only parameters; a keyword-only ``ctx``
 parameter receives the op's `KernelContext` (session resources, the op itself).
 List inputs (``N * T``) arrive as one Python list.
+
+Kernels are kept per backend. The NumPy kernel (backend "numpy") is `OpInfo.kernel`,
+set by `register_op(kernel=...)`; another backend (an XLA lowering) registers its
+own with `register_kernel(op_type, fn, backend=...)`, beside or away from the op's
+family module, and the runtime's planner asks `kernel(op_type, backend)`.
 """
 import inspect
 
@@ -67,6 +72,43 @@ def _load_lazy_modules():
     import importlib
     while _LAZY_OP_MODULES:
         importlib.import_module(_LAZY_OP_MODULES.pop(0))
+
+
+NUMPY = "numpy"
+# backend name -> {op type: kernel}, for backends other than NumPy (whose kernels live
+# on the OpInfos).
+_BACKEND_KERNELS = {}
+
+
+def register_kernel(op_type, fn, backend=NUMPY):
+    """Registers `fn` as the kernel of `op_type` on `backend`.
+
+    For "numpy", `fn` is a NumPy kernel as described above and replaces
+    `OpInfo.kernel`; other backends define what their kernels take.
+
+    Raises:
+      KeyError: if `op_type` is not registered.
+    """
+    info = get(op_type)
+    if backend == NUMPY:
+        info.set_kernel(fn)
+    else:
+        _BACKEND_KERNELS.setdefault(backend, {})[info.name] = fn
+
+
+def kernel(op_type, backend=NUMPY):
+    """The kernel of `op_type` on `backend`, or None if it has none there."""
+    if backend == NUMPY:
+        info = _REGISTRY.get(op_type)
+        return None if info is None else info.kernel
+    return _BACKEND_KERNELS.get(backend, {}).get(op_type)
+
+
+def kernel_backends(op_type):
+    """The backends that have a kernel for `op_type`, NumPy first."""
+    out = [NUMPY] if kernel(op_type) is not None else []
+    out.extend(b for b, table in _BACKEND_KERNELS.items() if op_type in table)
+    return out
 
 
 def register_op(name, inputs=(), outputs=(), attrs=(), shape_fn=None, kernel=None,

@@ -4,6 +4,7 @@ collections."""
 import contextlib
 import threading
 
+from trainflow.framework.default_stack import nesting_controller  # noqa: F401 - re-exported
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 
@@ -11,6 +12,9 @@ from trainflow.framework.tensor import Tensor
 class _DefaultGraphStack(threading.local):
     """The default-graph stack of one thread, over that thread's own global default graph
     (as in TF, a new thread starts with a fresh global default graph)."""
+
+    # The Graph class, installed by framework/graph.py (which imports this module).
+    graph_class = None
 
     def __init__(self):
         self.stack = []
@@ -20,8 +24,7 @@ class _DefaultGraphStack(threading.local):
         if self.stack:
             return self.stack[-1]
         if self.global_default is None:
-            from trainflow.framework.graph import Graph
-            self.global_default = Graph()
+            self.global_default = _DefaultGraphStack.graph_class()
         return self.global_default
 
     def reset(self):
@@ -33,28 +36,6 @@ class _DefaultGraphStack(threading.local):
 
     def get_controller(self, graph, enforce_nesting=True):
         return nesting_controller(self.stack, graph, enforce_nesting)
-
-
-@contextlib.contextmanager
-def nesting_controller(stack, item, enforce_nesting=True):
-    """Pushes `item` on `stack` for the duration of the block.
-
-    Raises:
-      AssertionError: on exit, if `enforce_nesting` and `item` is no longer on top
-        (blocks were exited out of order).
-    """
-    stack.append(item)
-    try:
-        yield item
-    finally:
-        if stack:  # empty if the stack was reset inside the block
-            if stack[-1] is item:
-                stack.pop()
-            elif enforce_nesting:
-                raise AssertionError("Nesting violated for default stack of "
-                                     f"{type(item)} objects")
-            elif item in stack:
-                stack.remove(item)
 
 
 _default_graph_stack = _DefaultGraphStack()

@@ -2,9 +2,10 @@
 returns and what feeding one takes."""
 import collections
 
-from trainflow.framework import dtypes
-from trainflow.framework import tensor_util
-from trainflow.framework.tensor_shape import as_shape
+from trainflow.framework import dtypes, session_stack, tensor_util
+from trainflow.framework.tensor_shape import TensorShape, as_shape
+from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.framework.scopes import name_scope
 
 SparseTensorValue = collections.namedtuple("SparseTensorValue",
                                            ["indices", "values", "dense_shape"])
@@ -42,8 +43,6 @@ class SparseTensor:
                             dense_shape=sparse_tensor_value.dense_shape)
 
     def __init__(self, indices, values, dense_shape):
-        from trainflow.framework.scopes import name_scope
-        from trainflow.framework.tensor_conversion import convert_to_tensor
         with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
             indices = convert_to_tensor(indices, name="indices", dtype=dtypes.int64)
             values = convert_to_tensor(values, name="values")
@@ -123,8 +122,7 @@ class SparseTensor:
     def eval(self, feed_dict=None, session=None):
         """Evaluates the components in `session` (default session); returns a
         SparseTensorValue."""
-        from trainflow.runtime.session import _run_using_default_session
-        parts = _run_using_default_session([self._indices, self._values, self._dense_shape],
+        parts = session_stack.run_using_default_session([self._indices, self._values, self._dense_shape],
                                            feed_dict, self.graph, session)
         return SparseTensorValue(*parts)
 
@@ -151,9 +149,7 @@ class SparseTensor:
 
 
 def _static_shape(dense_shape):
-    from trainflow.framework.tensor_shape import TensorShape
-    from trainflow.ops.array.shape_util import partial_shape_value
-    part = partial_shape_value(dense_shape)
+    part = tensor_util.partial_shape_value(dense_shape)
     if part is not None:
         return TensorShape(part)
     return tensor_util.constant_value_as_shape(dense_shape)
@@ -170,7 +166,6 @@ def convert_to_tensor_or_sparse_tensor(value, dtype=None, name=None):
     Raises:
       RuntimeError: if `dtype` disagrees with a sparse value's dtype.
     """
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
     if isinstance(value, SparseTensorValue):

@@ -1,5 +1,6 @@
 """`Tensor`: a symbolic handle to one output of an Operation."""
-from trainflow.framework import dtypes
+from trainflow.framework import dtypes, session_stack
+from trainflow.framework.tensor_shape import as_shape
 
 
 class OperatorNotAllowedInGraphError(TypeError):
@@ -73,7 +74,6 @@ class Tensor:
             "Shapes must be equal rank, ..." / "Dimension 1 in both shapes must be
             equal, ...").
         """
-        from trainflow.framework.tensor_shape import as_shape
         new = as_shape(shape)
         old = self._shape
         if old._dims is not None and new._dims is not None:
@@ -93,8 +93,8 @@ class Tensor:
 
     def eval(self, feed_dict=None, session=None):
         """Computes this tensor in `session` (default: the default session)."""
-        from trainflow.runtime.session import _run_using_default_session
-        return _run_using_default_session(self, feed_dict, self.graph, session)
+        return session_stack.run_using_default_session(self, feed_dict, self.graph, session,
+                                                       is_tensor=True)
 
     def _as_node_def_input(self):
         if self._value_index == 0:

@@ -38,41 +38,8 @@ def _contains_tensor(values):
     return False
 
 
-def _constant_conversion(value, dtype=None, name=None, as_ref=False):
-    from trainflow.framework.constant_op import constant
-    return constant(value, dtype=dtype, name=name or "Const")
-
-
-def _sequence_conversion(value, dtype=None, name=None, as_ref=False):
-    if _contains_tensor(value):
-        from trainflow.ops.array import array_ops
-        return array_ops._autopacking_helper(value, dtype, name or "packed")
-    return _constant_conversion(value, dtype, name, as_ref)
-
-
 def _tensor_conversion(value, dtype=None, name=None, as_ref=False):
     return value
-
-
-def _shape_conversion(value, dtype=None, name=None, as_ref=False):
-    """A fully defined TensorShape -> 1-D int32 constant (int64 if asked or too large)."""
-    from trainflow.framework.tensor_shape import TensorShape
-    if isinstance(value, TensorShape):
-        if not value.is_fully_defined():
-            raise ValueError(f"Cannot convert a partially known TensorShape {value} to a "
-                             "Tensor.")
-        dims = value.as_list()
-    else:
-        if value.value is None:
-            raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {value!r}")
-        dims = value.value
-    if dtype is None:
-        flat = dims if isinstance(dims, list) else [dims]
-        dtype = dtypes_mod.int64 if any(d >= 2 ** 31 for d in flat) else dtypes_mod.int32
-    elif dtype not in (dtypes_mod.int32, dtypes_mod.int64):
-        raise TypeError(f"Cannot convert {value} to {dtype.name}; shapes convert to int32 or "
-                        "int64 only.")
-    return _constant_conversion(dims, dtype, name or "shape_as_tensor")
 
 
 def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None,
@@ -117,8 +84,6 @@ def _convert(value, dtype, name, as_ref):
             raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
                              f"dtype {ret.dtype.name}: {ret!r}")
         return ret
-    if hasattr(value, "__array__"):
-        return _constant_conversion(value, dtype, name, as_ref)
     raise TypeError(f"Failed to convert elements of {value!r} to Tensor: no conversion "
                     f"function is registered for {type(value).__name__}. Consider casting "
                     "elements to a supported type.")
@@ -151,15 +116,6 @@ def is_tensor(x):
     return isinstance(x, Tensor) or getattr(x, "_is_tensor_like", False)
 
 
+# Python and NumPy values become constants: framework/constant_op.py registers those
+# conversions (and the array ops pack lists that hold tensors).
 register_tensor_conversion_function(Tensor, _tensor_conversion, 0)
-register_tensor_conversion_function((list, tuple), _sequence_conversion, 110)
-register_tensor_conversion_function(
-    (int, float, complex, bool, str, bytes, np.ndarray, np.generic), _constant_conversion, 100)
-
-
-def _register_shape_conversions():
-    from trainflow.framework.tensor_shape import Dimension, TensorShape
-    register_tensor_conversion_function((TensorShape, Dimension), _shape_conversion, 100)
-
-
-_register_shape_conversions()

@@ -297,6 +297,7 @@ class TensorShape:
 
     def as_proto(self):
         """Returns this shape as a TensorShapeProto (unknown sizes are -1)."""
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.protos import tensor_shape_pb2
         if self._dims is None:
             return tensor_shape_pb2.TensorShapeProto(unknown_rank=True)

@@ -6,9 +6,14 @@ summing the gradients that reach each tensor. Iterative, never recursive.
 """
 import collections
 
-from trainflow.framework import dtypes, registry
+from trainflow.framework import dtypes, graph_walk, registry
 from trainflow.framework.graph import _get_graph_from_inputs
+from trainflow.framework.indexed_slices import IndexedSlices
 from trainflow.framework.tensor import Tensor
+from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.ops.array import array_ops
+from trainflow.ops.control_flow import grouping
+from trainflow.ops.math import math_ops
 
 
 class AggregationMethod:
@@ -65,33 +70,22 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _trainable_consumers(op):
+    return [c for out in op._outputs if is_trainable(out) for c in out._consumers]
+
+
 def _reached_ops(from_ops):
-    reached = set()
-    queue = collections.deque(from_ops)
-    while queue:
-        op = queue.popleft()
-        if op in reached:
-            continue
-        reached.add(op)
-        for out in op._outputs:
-            if is_trainable(out):
-                queue.extend(out._consumers)
-    return reached
+    """The ops reachable forward from `from_ops` through trainable outputs."""
+    return graph_walk.reachable(from_ops, _trainable_consumers)
 
 
 def _between_ops(to_ops, reached):
-    between = set()
-    queue = collections.deque(to_ops)
-    while queue:
-        op = queue.popleft()
-        if op in reached and op not in between:
-            between.add(op)
-            queue.extend(t._op for t in op._inputs)
-    return between
+    """The ops of `reached` that `to_ops` depend on."""
+    return graph_walk.reachable([op for op in to_ops if op in reached],
+                                lambda op: [t._op for t in op._inputs if t._op in reached])
 
 
 def _default_grad_ys(ys, grad_ys, colocate):
-    from trainflow.ops.array import array_ops
     out = []
     for i, (y, gy) in enumerate(zip(ys, grad_ys)):
         if gy is None:
@@ -118,14 +112,12 @@ def _default_grad_ys(ys, grad_ys, colocate):
             if isinstance(gy, Tensor):
                 out.append(array_ops.identity(gy, name=f"grad_ys_{i}"))
             else:
-                from trainflow.framework.indexed_slices import IndexedSlices
                 out.append(IndexedSlices(
                     array_ops.identity(gy.values, name=f"grad_ys_{i}_values"),
                     array_ops.identity(gy.indices, name=f"grad_ys_{i}_indices"),
                     None if gy.dense_shape is None else
                     array_ops.identity(gy.dense_shape, name=f"grad_ys_{i}_shape")))
         else:
-            from trainflow.framework.tensor_conversion import convert_to_tensor
             out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
     return out
 
@@ -140,8 +132,6 @@ class _null:
 
 def _aggregate(grads_for_output, aggregation_method):
     """Sums the gradients reaching one tensor (add_n; IndexedSlices concat if any is sparse)."""
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.math import math_ops
     grads = [g for g in grads_for_output if g is not None]
     if not grads:
         return None
@@ -156,8 +146,6 @@ def _aggregate(grads_for_output, aggregation_method):
         if aggregation_method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N:
             return math_ops.accumulate_n(grads)
         return math_ops.add_n(grads)
-    from trainflow.framework.indexed_slices import IndexedSlices
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     if any(isinstance(g, Tensor) for g in grads):
         # Dense and sparse terms sum densely, as TF does.
         return math_ops.add_n([convert_to_tensor(g) for g in grads])
@@ -168,7 +156,6 @@ def _aggregate(grads_for_output, aggregation_method):
 
 def _zeros_like_output(op, i):
     """The gradient of an output nothing consumes: a ZerosLike op, as TF builds it."""
-    from trainflow.ops.array import array_ops
     return array_ops.zeros_like(op._outputs[i], optimize=False)
 
 
@@ -195,7 +182,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
       LookupError: if an op on the path has no registered gradient.
       ValueError / TypeError: for bad arguments.
     """
-    from trainflow.framework.tensor_conversion import convert_to_tensor
     ys = _as_list(ys)
     xs = _as_list(xs)
     stop_gradients = [] if stop_gradients is None else _as_list(stop_gradients)
@@ -252,7 +238,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             gx = _get_grad(grads, x)
             if gx is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                from trainflow.ops.array import array_ops
                 gx = array_ops.zeros_like(x)
             out.append(gx)
         return out
@@ -274,7 +259,6 @@ def _get_grad(grads, t):
 
 
 def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, colocate):
-    from trainflow.ops.control_flow import control_flow_ops
     ctx = g.colocate_with(op) if colocate else _null()
     with ctx:
         op_grads = grads.get(op)
@@ -302,7 +286,7 @@ def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, col
                                      f"{len(op._inputs)}")
                 if gate_gradients and sum(x is not None for x in in_grads) > 1:
                     with g.device(None):
-                        in_grads = control_flow_ops.tuple(in_grads)
+                        in_grads = grouping.tuple(in_grads)
         else:
             in_grads = [None] * len(op._inputs)
     for i, (t_in, in_grad) in enumerate(zip(op._inputs, in_grads)):
@@ -327,7 +311,6 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     Raises:
       ValueError: if an x's shape is not fully defined.
     """
-    from trainflow.ops.array import array_ops
     xs = _as_list(xs)
     kwargs = dict(colocate_gradients_with_ops=colocate_gradients_with_ops,
                   gate_gradients=gate_gradients, aggregation_method=aggregation_method)

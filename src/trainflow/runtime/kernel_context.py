@@ -1,35 +1,19 @@
-"""What a kernel sees of the world: its op, the session's resources, per-op state."""
+"""The runtime's KernelContext: the current step's RunState, and function bodies
+compiled by the session that runs the kernel."""
+from trainflow.framework import kernel_context
 from trainflow.runtime import run_state
 
 
-class KernelContext:
-    """Per (session, op) context handed to kernels that declare a `ctx` parameter.
+class KernelContext(kernel_context.KernelContext):
+    """The context a session hands to kernels (see framework.kernel_context)."""
 
-    Attributes:
-      op: the Operation being run.
-      session: the Session (or server-side runner) executing it.
-      resources: the ResourceManager holding variables, queues, readers.
-      state: a dict the kernel may use for state that lives as long as the session
-        (random generators, reader positions...).
-    """
-
-    __slots__ = ("op", "session", "resources", "state")
-
-    def __init__(self, op, session, resources):
-        self.op = op
-        self.session = session
-        self.resources = resources
-        self.state = {}
+    __slots__ = ()
 
     @property
     def run_state(self):
         """The RunState of the current step (cancellation, deadline)."""
         return run_state.current()
 
-    @property
-    def resource_name(self):
-        """The shared_name attr if set, else the op name (TF's resource naming)."""
-        shared = self.op._attrs.get("shared_name")
-        if shared:
-            return shared.decode() if isinstance(shared, bytes) else shared
-        return self.op.name
+    def make_callable(self, fetches, feeds):
+        """Compiles `fetches` from `feeds` with the session's planner and backend."""
+        return self.session._function_callable(fetches, feeds)

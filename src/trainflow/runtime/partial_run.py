@@ -4,10 +4,10 @@ import itertools
 
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import errors, graph_walk
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
-from trainflow.runtime import run_state
+from trainflow.runtime import planner, run_state
 from trainflow.runtime.executor import Plan
 from trainflow.runtime.fetches import FetchStructure
 from trainflow.runtime.resources import VariableSlot
@@ -58,13 +58,8 @@ def _check_request(state, feed_tensors, elements):
 
 def _check_computable(state, known, wanted_tensors, wanted_ops):
     """Raises if a wanted value depends on a declared feed that was not fed yet."""
-    seen = set()
-    stack = [t._op for t in wanted_tensors] + list(wanted_ops)
-    while stack:
-        op = stack.pop()
-        if op in seen or op in state.done:
-            continue
-        seen.add(op)
+    def next_ops(op):
+        out = []
         for t in op._inputs:
             if t in known:
                 continue
@@ -72,8 +67,12 @@ def _check_computable(state, known, wanted_tensors, wanted_ops):
                 raise errors.InvalidArgumentError(
                     None, None, f"Fetch {t.name} can't be computed from the feeds that have "
                                 "been fed so far.")
-            stack.append(t._op)
-        stack.extend(op._control_inputs)
+            out.append(t._op)
+        out.extend(op._control_inputs)
+        return [o for o in out if o not in state.done]
+
+    roots = [t._op for t in wanted_tensors] + list(wanted_ops)
+    graph_walk.reachable([op for op in roots if op not in state.done], next_ops)
 
 
 def run(session, handle, fetches, feed_dict):
@@ -92,10 +91,11 @@ def run(session, handle, fetches, feed_dict):
                   and e not in state.done]
     _check_computable(state, known, wanted_t, wanted_ops)
     if wanted_t or wanted_ops:
-        probe = Plan(session, wanted_t, wanted_ops, list(known), done=state.done)
+        fed = set(known)
+        ran = planner.needed_ops([t._op for t in wanted_t if t not in fed] + wanted_ops, fed,
+                                 state.done)
         # Keep every output of the ops run (refs as their variable slots), so later calls
         # feed them instead of running an op twice.
-        ran = probe.ops
         extra = [t for op in ran for t in op._outputs if t not in wanted_t]
         plan = Plan(session, wanted_t + extra, wanted_ops, list(known), done=state.done,
                     raw_refs=True)

@@ -1,6 +1,8 @@
 """The resource manager of a session: variables and other named state."""
 import threading
 
+from trainflow.framework.kernel_context import RefSlot
+
 
 class Uninitialized(Exception):
     """Raised when an uninitialized variable is read (mapped to FailedPreconditionError)."""
@@ -10,7 +12,7 @@ class Uninitialized(Exception):
         self.name = name
 
 
-class VariableSlot:
+class VariableSlot(RefSlot):
     """The storage of one ref variable; `value` is its buffer (None until assigned)."""
 
     __slots__ = ("name", "value", "dtype", "shape", "lock")

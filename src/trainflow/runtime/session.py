@@ -10,8 +10,10 @@ from trainflow.framework.graph import Graph, get_default_graph
 from trainflow.framework.graph import _default_graph_stack
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
-from trainflow.runtime import partial_run, run_state, session_stack
-from trainflow.runtime.executor import DEAD, Plan
+from trainflow.framework import session_stack
+from trainflow.runtime import partial_run, run_state
+from trainflow.framework.kernel_context import DEAD
+from trainflow.runtime.executor import Plan
 from trainflow.runtime.fetches import FetchStructure
 from trainflow.runtime.resources import ResourceManager
 
@@ -252,6 +254,11 @@ class BaseSession:
                         self._plans.clear()
                     self._plans[key] = plan
         return plan
+
+    def _function_callable(self, fetches, feeds):
+        """`fn(feed_values) -> values` of `fetches` (tensors of a function graph run by a
+        control-flow kernel); what `KernelContext.make_callable` returns."""
+        return Plan(self, list(fetches), [], list(feeds)).run
 
     def _process_feeds(self, feed_dict):
         """(tensors, values) of `feed_dict`, keys resolved and values converted.
@@ -495,27 +502,5 @@ def _default_graph_controller(graph):
     return _default_graph_stack.get_controller(graph, enforce_nesting=False)
 
 
-def get_default_session():
-    """The default session of the current thread, or None."""
-    return session_stack.get_default_session()
-
-
-def _run_using_default_session(fetch, feed_dict, graph, session=None):
-    if session is None:
-        session = session_stack.get_default_session()
-        if session is None:
-            what = "evaluate tensor using `eval()`" if isinstance(fetch, Tensor) else \
-                "execute operation using `run()`"
-            colon = "" if isinstance(fetch, Tensor) else ":"
-            raise ValueError(f"Cannot {what}: No default session is registered. Use `with "
-                             f"sess.as_default(){colon}` or pass an explicit session to "
-                             f"`{'eval' if isinstance(fetch, Tensor) else 'run'}"
-                             "(session=sess)`")
-        if session.graph is not graph:
-            raise ValueError("Cannot use the default session to evaluate tensor: the tensor's "
-                             "graph is different from the session's graph. Pass an explicit "
-                             "session to `eval(session=sess)`.")
-    elif session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
-                         "is different from the session's graph.")
-    return session.run(fetch, feed_dict)
+# `tf.get_default_session`: the stack lives in framework, so `Tensor.eval` needs no runtime.
+get_default_session = session_stack.get_default_session

@@ -5,7 +5,7 @@ optionally `_finish`); the base class computes gradients, converts and checks th
 creates slots, sums duplicate sparse indices, names and colocates the update ops
 as TensorFlow does, and increments `global_step` after the update.
 """
-from trainflow.framework import dtypes
+from trainflow.framework import dtypes, graph_walk
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_keys import GraphKeys
 from trainflow.framework.nest_util import flatten_plain
@@ -308,15 +308,9 @@ def _why_no_gradients(loss, var_list):
     """One line per variable saying why no gradient reaches it from `loss`."""
     from trainflow.gradients.gradients_impl import is_trainable
     lines = []
-    ancestors = {}
-    stack = [(loss.op, None)]
-    while stack:
-        op, via = stack.pop()
-        if op in ancestors:
-            continue
-        ancestors[op] = via
-        for t in op._inputs:
-            stack.append((t._op, (op, t)))
+    # For each op the loss depends on: (the consumer it was reached from, the tensor).
+    ancestors = graph_walk.reachable_with_links(
+        [loss.op], lambda op: [(t._op, t) for t in op._inputs])
     for v in var_list:
         op = v.op
         if op not in ancestors:

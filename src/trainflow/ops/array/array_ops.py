@@ -16,6 +16,8 @@ from trainflow.framework.registry import NotDifferentiable, RegisterGradient, re
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow.framework.tensor import Tensor
+from trainflow.framework.tensor_conversion import (
+    _contains_tensor, register_tensor_conversion_function)
 from trainflow.ops.array import cast as array_cast_ops
 from trainflow.ops.array import create as array_create_ops
 from trainflow.ops.array import diag as array_diag_ops
@@ -152,6 +154,17 @@ def _pack_nested(values, dtype, name):
         tensors = [elem if isinstance(elem, Tensor) else constant(elem, dtype=dtype, name=str(i))
                    for i, elem in enumerate(converted)]
         return apply_op("Pack", values=tensors, axis=0, name=scope).outputs[0]
+
+
+def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
+    """Conversion of a list or tuple holding tensors: one Pack (TF's autopacking)."""
+    del as_ref
+    if not _contains_tensor(value):
+        return NotImplemented
+    return _autopacking_helper(value, dtype, name or "packed")
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, 99)
 
 
 def stack_nested(values, dtype, name):

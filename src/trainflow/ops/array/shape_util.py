@@ -8,7 +8,7 @@ import numpy as np
 
 from trainflow.framework import errors
 from trainflow.framework.tensor_shape import TensorShape
-from trainflow.framework.tensor_util import constant_value
+from trainflow.framework.tensor_util import constant_value, partial_shape_value  # noqa: F401
 
 UNKNOWN = TensorShape._from_values(None)
 
@@ -106,60 +106,6 @@ def static_int(tensor):
     if value.ndim != 0:
         return None
     return int(value)
-
-
-def partial_shape_value(tensor):
-    """What is statically known of the value of a 1-D int tensor used as a shape.
-
-    Follows TF's partial evaluation of shape tensors: a constant gives its
-    values (-1 becomes unknown), `Shape(x)` gives x's static dims, `Pack` of
-    scalars gives each scalar's static value, `ConcatV2` joins its parts, and a
-    `StridedSlice` or `Cast` of any of these keeps what it can.
-
-    Returns:
-      a tuple of ints/Nones, or None if not even the length is known.
-    """
-    value = constant_value(tensor)
-    if value is not None:
-        value = np.asarray(value)
-        if value.ndim == 0:
-            return None  # a scalar shape tensor (-1) stands for an unknown rank
-        return tuple(None if int(d) == -1 else int(d) for d in value.reshape(-1))
-    op = tensor.op
-    kind = op.type
-    if kind == "Shape":
-        return dims_of(op.inputs[0])
-    if kind == "Cast":
-        return partial_shape_value(op.inputs[0])
-    if kind == "Pack" and op._attrs.get("axis", 0) == 0:
-        out = []
-        for t in op.inputs:
-            v = static_int(t)
-            out.append(None if v is None or v < 0 else v)
-        return tuple(out)
-    if kind == "ConcatV2":
-        out = []
-        for t in op.inputs[:-1]:
-            part = partial_shape_value(t)
-            if part is None:
-                return _length_only(tensor)
-            out.extend(part)
-        return tuple(out)
-    if kind == "StridedSlice":
-        from trainflow.ops.array.slicing import slice_partial_vector
-        part = partial_shape_value(op.inputs[0])
-        if part is not None:
-            sliced = slice_partial_vector(op, part)
-            if sliced is not None:
-                return sliced
-    return _length_only(tensor)
-
-
-def _length_only(tensor):
-    dims = dims_of(tensor)
-    if dims is None or len(dims) != 1 or dims[0] is None:
-        return None
-    return (None,) * dims[0]
 
 
 def shape_from_shape_tensor(tensor):

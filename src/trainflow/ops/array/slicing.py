@@ -259,6 +259,12 @@ def slice_partial_vector(op, values):
     return tuple(np.asarray(values, dtype=object)[index].tolist())
 
 
+@tensor_util.register_partial_shape("StridedSlice")
+def _strided_slice_partial_shape(op, partial_shape_value):
+    part = partial_shape_value(op.inputs[0])
+    return None if part is None else slice_partial_vector(op, part)
+
+
 @tensor_util.register_constant_value("StridedSlice")
 def _strided_slice_value(op, index, partial):
     spec = [static_value(t) for t in op.inputs[1:]]

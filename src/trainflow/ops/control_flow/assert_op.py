@@ -3,6 +3,8 @@ from trainflow.framework import dtypes
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_n_to_tensor, convert_to_tensor
 from trainflow.ops.string.logging_ops import assert_op
+from trainflow.ops.control_flow.cond import cond
+from trainflow.ops.control_flow.grouping import no_op
 
 _HOST_TYPES = (dtypes.string, dtypes.int32)
 
@@ -32,7 +34,5 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
         def true_assert():
             return assert_op(condition, data, summarize, name="Assert")
 
-        from trainflow.ops.control_flow.cond import cond
-        from trainflow.ops.control_flow.control_flow_ops import no_op
         guarded = cond(condition, no_op, true_assert, name="AssertGuard")
         return guarded.op

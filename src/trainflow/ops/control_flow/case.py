@@ -6,14 +6,15 @@ from trainflow.framework import dtypes
 from trainflow.framework.scopes import control_dependencies, name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.ops.control_flow.cond import cond
+from trainflow.ops.array import array_ops
+from trainflow.ops.math import math_ops
+from trainflow.framework.constant_op import constant
+from trainflow.ops.control_flow.assert_op import Assert
+from trainflow import tf_logging
 
 
 def _assert_at_most_n_true(predicates, n, msg):
     """An Assert op failing when more than `n` of the bool scalars `predicates` hold."""
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.math import math_ops
-    from trainflow.framework.constant_op import constant
-    from trainflow.ops.control_flow.assert_op import Assert
     preds_c = array_ops.stack(predicates, name="preds_c")
     num_true = math_ops.reduce_sum(math_ops.cast(preds_c, dtypes.int32), name="num_true_conds")
     condition = math_ops.less_equal(num_true, constant(n, name="n_true_conds"))
@@ -26,8 +27,6 @@ def _assert_at_most_n_true(predicates, n, msg):
 def _default_action(predicates, actions):
     """With no default given, the last action becomes the default, guarded by
     asserts that its predicate holds and no other does."""
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.control_flow.assert_op import Assert
     k = len(predicates) - 1
     predicate, action = predicates[k], actions[k]
     other_predicates, other_actions = predicates[:k], actions[:k]
@@ -53,7 +52,6 @@ def _canonicalize(pred_fn_pairs, exclusive, name):
     elif isinstance(pred_fn_pairs, dict):
         pred_fn_pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
         if not exclusive:
-            from trainflow import tf_logging
             tf_logging.warn("%s: An unordered dictionary of predicate/fn pairs was provided, "
                             "but exclusive=False. The order of conditional tests is "
                             "deterministic but not guaranteed.", name)

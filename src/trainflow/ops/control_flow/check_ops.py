@@ -27,6 +27,10 @@ from trainflow.framework.tensor_util import constant_value
 from trainflow.ops.control_flow.assert_op import Assert
 from trainflow.ops.math.numerics import add_check_numerics_ops, check_numerics  # noqa: F401
 from trainflow.ops.math.numerics import verify_tensor_all_finite  # noqa: F401
+from trainflow.ops.math import math_ops
+from trainflow.ops.array import array_ops
+from trainflow.ops.control_flow.grouping import no_op, with_dependencies
+from trainflow.ops.control_flow.cond import cond
 
 NUMERIC_TYPES = frozenset([
     dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16, dtypes.int32,
@@ -36,17 +40,14 @@ NUMERIC_TYPES = frozenset([
 
 
 def _math():
-    from trainflow.ops.math import math_ops
     return math_ops
 
 
 def _array():
-    from trainflow.ops.array import array_ops
     return array_ops
 
 
 def _no_op(name):
-    from trainflow.ops.control_flow.control_flow_ops import no_op
     return no_op(name=name)
 
 
@@ -219,7 +220,6 @@ def _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, s
             return _no_op("static_checks_determined_all_ok")
     condition = dynamic_condition(_array().rank(x), rank)
     if rank_static is None:
-        from trainflow.ops.control_flow.control_flow_ops import with_dependencies
         rank_check = assert_rank(rank, 0, data=["Rank must be a scalar. Received rank: ", rank])
         condition = with_dependencies([rank_check], condition)
     return Assert(condition, data, summarize=summarize)
@@ -314,7 +314,6 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         condition = _dynamic_rank_in(_array().rank(x), ranks)
         for r, s in zip(ranks, statics):
             if s is None:
-                from trainflow.ops.control_flow.control_flow_ops import with_dependencies
                 check = assert_rank(r, 0, data=["Rank must be a scalar. Received rank: ", r])
                 condition = with_dependencies([check], condition)
         return Assert(condition, data, summarize=summarize)
@@ -408,7 +407,6 @@ def is_numeric_tensor(tensor):
 
 
 def _monotonic(x, compare):
-    from trainflow.ops.control_flow.cond import cond
     a, m = _array(), _math()
     x = a.reshape(x, [-1])
     if not is_numeric_tensor(x):

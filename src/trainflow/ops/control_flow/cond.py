@@ -22,7 +22,8 @@ from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework import nest
 from trainflow.ops.control_flow.switch import merge, switch, switch_ref_or_tensor
-from trainflow.runtime.executor import DEAD
+from trainflow.framework.kernel_context import DEAD
+from trainflow.ops.control_flow.grouping import identity_like, no_op, with_dependencies
 
 _MERGE_READS_DEAD_REFS = hasattr(DEAD, "get")
 
@@ -135,7 +136,6 @@ class CondContext:
         return real_val
 
     def _build_cond_tensor(self, v):
-        from trainflow.ops.control_flow.control_flow_ops import with_dependencies
         if isinstance(v, Operation):
             return with_dependencies([v], self.pivot)
         parts = _components(v)
@@ -161,7 +161,6 @@ class CondContext:
         post = graph.get_collection(GraphKeys._SUMMARY_COLLECTION)
         if len(post) > len(pre):
             graph.get_collection_ref(GraphKeys._SUMMARY_COLLECTION)[:] = pre
-            from trainflow.ops.control_flow.control_flow_ops import identity_like, no_op
             with graph.control_dependencies(post[len(pre):]):
                 if original is None:
                     return no_op(), None

@@ -25,6 +25,8 @@ from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.ops.control_flow.cond import CondContext
 from trainflow.ops.control_flow.switch import merge, switch, switch_ref_or_tensor
+from trainflow.ops.array import array_ops
+from trainflow.ops.math import math_ops
 
 
 def _cond_context(op):
@@ -56,8 +58,6 @@ def _as_slices(grad):
     """`grad` as IndexedSlices (a dense gradient becomes one slice per row)."""
     if isinstance(grad, IndexedSlices):
         return grad
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.math import math_ops
     shape = array_ops.shape_internal(grad, optimize=False)
     rows = math_ops.range(array_ops.gather(shape, 0))
     return IndexedSlices(grad, rows, shape)
@@ -85,7 +85,6 @@ def merge_gradients(grads, name="cond_grad"):
 
 def _gated_zeros(tensor):
     """Zeros shaped like `tensor` that are live exactly when `tensor` is."""
-    from trainflow.ops.array import array_ops
     return array_ops.zeros_like(tensor, optimize=False)
 
 
@@ -139,7 +138,6 @@ def _merge_grad(op, grad, _):
     pred = _merge_predicate(op)
     if pred is not None:
         return list(switch_gradient(grad, pred))
-    from trainflow.ops.math import math_ops
     out = []
     for i in range(len(op.inputs)):
         taken = math_ops.equal(op.outputs[1], i)

@@ -18,7 +18,8 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.function_graph import FuncGraph, to_function_defs
-from trainflow.runtime.executor import Plan
+from trainflow.ops.array import array_ops
+from trainflow.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
 
@@ -35,7 +36,8 @@ def _truthy(cond):
 class _BranchRunner:
     """The compiled then/else functions of one If op in one session."""
 
-    def __init__(self, op, session):
+    def __init__(self, ctx):
+        op = ctx.op
         self.plans = []
         for key in ("then_branch", "else_branch"):
             fg = op._attrs[key]
@@ -43,17 +45,17 @@ class _BranchRunner:
                 raise errors.UnimplementedError(
                     None, op, f"If op {op.name} refers to function "
                               f"'{getattr(fg, 'name', fg)}' that was not built in this process")
-            self.plans.append(Plan(session, fg.outputs, [], fg.inputs))
+            self.plans.append(ctx.make_callable(fg.outputs, fg.inputs))
 
     def run(self, cond, inputs):
         plan = self.plans[0] if _truthy(cond) else self.plans[1]
-        return plan.run(list(inputs))
+        return plan(list(inputs))
 
 
 def _if_kernel(cond, input, *, ctx):  # noqa: A002 - TF's argument name
     runner = ctx.state.get("runner")
     if runner is None:
-        runner = ctx.state["runner"] = _BranchRunner(ctx.op, ctx.session)
+        runner = ctx.state["runner"] = _BranchRunner(ctx)
     outs = runner.run(cond, input)
     if not outs:
         return None
@@ -83,8 +85,7 @@ def _branch_gradient(fg, op, positions, out_positions, library):
     """A copy of branch `fg` that takes the forward inputs, then one gradient per
     output in `out_positions`, and returns the gradients of the inputs in
     `positions` (zeros where an input does not reach the outputs)."""
-    from trainflow.gradients.gradients_impl import gradients
-    from trainflow.ops.array import array_ops
+    # lazy: keeps protobuf out of `import trainflow`
     from trainflow.framework.function_import import function_graph_from_def
     if not isinstance(fg, FuncGraph):
         raise LookupError(f"No gradient for {op.type} op {op.name}: its branch function "

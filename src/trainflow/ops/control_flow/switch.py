@@ -1,7 +1,7 @@
 """Switch and Merge: the dataflow primitives of TF1 conditionals.
 
 `Switch(data, pred)` forwards `data` to `output_true` or `output_false`; the
-other output is dead (`runtime.executor.DEAD`), and the executor skips every op
+other output is dead (`framework.kernel_context.DEAD`), and the executor skips every op
 downstream of a dead value. `Merge(inputs)` forwards its one live input and the
 index of that input.
 """
@@ -12,7 +12,7 @@ from trainflow.framework.registry import register_op
 from trainflow.framework.scopes import colocate_with, name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape, unknown_shape
-from trainflow.runtime.executor import DEAD
+from trainflow.framework.kernel_context import DEAD
 
 
 def _switch_kernel(data, pred):

@@ -42,16 +42,19 @@ import itertools
 
 import numpy as np
 
-from trainflow.framework import errors
+from trainflow.framework import errors, tensor_util
 from trainflow.framework.indexed_slices import IndexedSlices
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.ops.control_flow import while_records
 from trainflow.framework.function_graph import DEREF, FuncGraph
-from trainflow.runtime import run_state
-from trainflow.runtime.executor import DEAD, MERGE_TYPES, SWITCH_TYPES, Plan, needed_ops
-from trainflow.runtime.resources import VariableSlot
+from trainflow.framework.graph_walk import topological_order
+from trainflow.framework.kernel_context import DEAD, MERGE_TYPES, SWITCH_TYPES, RefSlot
+from trainflow.ops.array import array_ops
+from trainflow.ops.math import math_ops
+from trainflow.framework.constant_op import constant
+from trainflow.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
 
@@ -65,7 +68,7 @@ def _possibly_dead_ops(graph):
     """The ops of `graph` whose outputs can be DEAD when it runs: Switches and what
     depends on them, except Merges with a live input (the executor's rule)."""
     dead = set()
-    for op in needed_ops(list(graph._nodes_by_id), set()):
+    for op in topological_order(graph._nodes_by_id):
         if op.type in SWITCH_TYPES:
             dead.add(op)
             continue
@@ -102,7 +105,6 @@ class _BodyGradGraph(FuncGraph):
         if gate is None:
             with self.as_default(), self.control_dependencies(None):
                 if self._true is None:
-                    from trainflow.framework.constant_op import constant
                     self._true = constant(True, name="live")
                 gate = apply_op("Switch", data=inner, pred=self._true,
                                 name="gate").outputs[1]
@@ -150,8 +152,6 @@ class _GradSpec:
         self.recorded = recorded
 
     def _build_graph(self, op, body):
-        from trainflow.gradients.gradients_impl import gradients
-        from trainflow.ops.array import array_ops
         n_captures = len(body.captures)
         graph = _BodyGradGraph(f"{body.name}_grad_{next(_grad_ids)}", body)
         with graph.as_default():
@@ -205,7 +205,9 @@ def gradient_spec(op):
 class _BackwardRunner:
     """Runs the gradient graph of one WhileGrad op over a recorded loop run."""
 
-    def __init__(self, op, session):
+    def __init__(self, ctx):
+        op = ctx.op
+        self.ctx = ctx
         graph = op._attrs["grad_body"]
         spec = getattr(graph, "while_grad_spec", None)
         if spec is None:
@@ -213,14 +215,14 @@ class _BackwardRunner:
                 None, op, f"WhileGrad op {op.name} was not built in this process: the record "
                           "layout of its forward loop is unknown")
         self.spec = spec
-        self.plan = Plan(session, graph.outputs, [],
-                         list(graph.inputs) + [c.inner for c in graph.captures])
+        self.plan = ctx.make_callable(graph.outputs,
+                                      list(graph.inputs) + [c.inner for c in graph.captures])
 
     def _feed(self, grads, values, record):
         feed = list(grads)
         for from_iteration, source, deref in self.spec.feeds:
             value = values[source] if from_iteration else record.captures[source]
-            if deref and isinstance(value, VariableSlot):
+            if deref and isinstance(value, RefSlot):
                 value = value.get()
             feed.append(value)
         return feed
@@ -231,10 +233,10 @@ class _BackwardRunner:
         n_loop = len(spec.loop_positions)
         loop_grads = list(grads)
         capture_grads = [None] * len(spec.captures)
-        state = run_state.current()
+        state = self.ctx.run_state
         for values in reversed(record.iterations):
             state.check()
-            outs = self.plan.run(self._feed(loop_grads, values, record))
+            outs = self.plan(self._feed(loop_grads, values, record))
             if any(v is DEAD for v in outs):
                 raise errors.InvalidArgumentError(
                     None, None, f"while_loop gradient of {spec.forward_op.name}: the body "
@@ -247,7 +249,7 @@ class _BackwardRunner:
                                            capture_grads):
             if grad is None:
                 value = record.captures[capture.inner]
-                value = value.get() if isinstance(value, VariableSlot) else value
+                value = value.get() if isinstance(value, RefSlot) else value
                 grad = np.zeros_like(np.asarray(value),
                                      dtype=capture.inner.dtype.base_dtype.as_numpy_dtype)
             external[position] = grad if position not in external else external[position] + grad
@@ -261,7 +263,7 @@ def _while_grad_kernel(first_output, loop_outputs, grads, *, ctx):
     del loop_outputs  # inputs only so that differentiating this op is refused
     runner = ctx.state.get("runner")
     if runner is None:
-        runner = ctx.state["runner"] = _BackwardRunner(ctx.op, ctx.session)
+        runner = ctx.state["runner"] = _BackwardRunner(ctx)
     return runner.run(first_output, grads)
 
 
@@ -296,8 +298,6 @@ def _dense(grad):
 @RegisterGradient("While")
 def _while_grad(op, *grads):
     """Gradients of a While op's inputs: loop initial values and captured tensors."""
-    from trainflow.ops.array import array_ops
-    from trainflow.ops.math import math_ops
     spec = gradient_spec(op)
     result = [None] * len(op.inputs)
     if not spec.loop_positions and not spec.external_positions:
@@ -327,7 +327,6 @@ def _while_grad(op, *grads):
 
 def _is_zero(grad):
     """True if `grad` is statically all zeros."""
-    from trainflow.framework import tensor_util
     if isinstance(grad, IndexedSlices):
         return False
     value = tensor_util.constant_value(grad)

@@ -16,8 +16,8 @@ body returns (counter + 1, max, *new loop vars); with `maximum_iterations` the
 cond graph is `counter < max && cond(...)`. The op is `While` when either graph
 holds a stateful op, else `StatelessWhile`.
 
-Execution. The kernel compiles the two graphs once per session into executor
-Plans and loops: run cond, stop when false, else run body and carry its
+Execution. The kernel compiles the two graphs once per session (through
+`ctx.make_callable`, so the runtime's planner and backend) and loops: run cond, stop when false, else run body and carry its
 outputs. Captured ref variables reach the body as the variables themselves, so
 assignments inside the loop update them in place. Ops of a graph that no output
 depends on are not run (TF1 graph semantics; use control dependencies).
@@ -42,10 +42,7 @@ from trainflow.framework.tensor_shape import TensorShape
 from trainflow.framework import nest
 from trainflow.ops.control_flow import while_records
 from trainflow.framework.function_graph import DEREF, REF, FuncGraph
-from trainflow.runtime import run_state
-from trainflow.runtime.executor import DEAD, Plan
-from trainflow.runtime.kernel_context import KernelContext
-from trainflow.runtime.resources import VariableSlot
+from trainflow.framework.kernel_context import DEAD, RefSlot
 
 _fn_ids = itertools.count(1)
 
@@ -61,7 +58,7 @@ class _RefScopes(threading.local):
 _ref_scopes = _RefScopes()
 
 
-def _variable_behind(tensor, session):
+def _variable_behind(tensor, ctx):
     """The VariableSlot that ref `tensor` refers to.
 
     Ref-producing ops (Assign, RefSwitch, RefIdentity, ...) forward their first
@@ -75,9 +72,7 @@ def _variable_behind(tensor, session):
     while True:
         op = t.op
         if op.type in ("VariableV2", "Variable"):
-            ctx = KernelContext(op, session, session._resources)
-            return session._resources.variable(ctx.resource_name, op._attrs["dtype"],
-                                               op._attrs["shape"])
+            return ctx.variable(op)
         if op.type == "Placeholder" and isinstance(op.graph, FuncGraph):
             for scope in reversed(_ref_scopes.stack):
                 if t in scope:
@@ -94,8 +89,9 @@ def _variable_behind(tensor, session):
 class _LoopRunner:
     """The compiled cond and body of one While op in one session."""
 
-    def __init__(self, op, session):
-        self.session = session
+    def __init__(self, ctx):
+        op = ctx.op
+        self.ctx = ctx
         self.cond_graph = op._attrs["cond"]
         self.body_graph = op._attrs["body"]
         if not isinstance(self.cond_graph, FuncGraph) or not isinstance(self.body_graph,
@@ -112,10 +108,10 @@ class _LoopRunner:
         self.body_feeds = self._feed_spec(self.body_graph)
         self.cond_refs = [(t, i) for t, i, mode in self.cond_feeds if mode == REF]
         self.body_refs = [(t, i) for t, i, mode in self.body_feeds if mode == REF]
-        self.cond_plan = Plan(session, self.cond_graph.outputs, [],
-                              [t for t, _, _ in self.cond_feeds])
-        self.body_plan = Plan(session, self.body_graph.outputs, [],
-                              [t for t, _, _ in self.body_feeds])
+        self.cond_plan = ctx.make_callable(self.cond_graph.outputs,
+                                           [t for t, _, _ in self.cond_feeds])
+        self.body_plan = ctx.make_callable(self.body_graph.outputs,
+                                           [t for t, _, _ in self.body_feeds])
         self.op = op
         self._recording = None  # (recorded tensors, body plan that also fetches them)
 
@@ -133,27 +129,27 @@ class _LoopRunner:
 
     def _run_plan(self, plan, spec, refs, values):
         if not refs:
-            return plan.run(self._feed_values(spec, values))
+            return plan(self._feed_values(spec, values))
         _ref_scopes.stack.append({t: values[i] for t, i in refs})
         try:
-            return plan.run(self._feed_values(spec, values))
+            return plan(self._feed_values(spec, values))
         finally:
             _ref_scopes.stack.pop()
 
     def _recording_plan(self, tensors):
         """The body plan that also fetches `tensors` (built once per tensor list)."""
         if self._recording is None or self._recording[0] is not tensors:
-            plan = Plan(self.session, list(self.body_graph.outputs) + tensors, [],
-                        [t for t, _, _ in self.body_feeds])
+            plan = self.ctx.make_callable(list(self.body_graph.outputs) + tensors,
+                                          [t for t, _, _ in self.body_feeds])
             self._recording = (tensors, plan)
         return self._recording[1]
 
     def run(self, inputs):
         values = list(inputs)
         for index, tensor in self.ref_inputs:
-            values[index] = _variable_behind(tensor, self.session)
+            values[index] = _variable_behind(tensor, self.ctx)
         n = self.n_loop
-        state = run_state.current()
+        state = self.ctx.run_state
         recorded = while_records.recorded_tensors(self.op)
         body_plan = self.body_plan
         if recorded is not None:
@@ -173,7 +169,7 @@ class _LoopRunner:
                     None, None, "while_loop body produced no value for a loop variable (it "
                                 "comes from an untaken branch of a conditional)")
             values[:n] = new
-        result = [v.get() if isinstance(v, VariableSlot) else v for v in values]
+        result = [v.get() if isinstance(v, RefSlot) else v for v in values]
         if recorded is not None:
             captures = {t: values[i].get() if mode == DEREF else values[i]
                         for t, i, mode in self.body_feeds[n:]}
@@ -185,7 +181,7 @@ class _LoopRunner:
 def _while_kernel(input, *, ctx):  # noqa: A002 - TF's argument name
     runner = ctx.state.get("runner")
     if runner is None:
-        runner = ctx.state["runner"] = _LoopRunner(ctx.op, ctx.session)
+        runner = ctx.state["runner"] = _LoopRunner(ctx)
     return runner.run(input)
 
 

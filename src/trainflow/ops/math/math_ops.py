@@ -44,23 +44,27 @@ __all__ = [
     "unsorted_segment_prod", "unsorted_segment_sum",
 ]
 
-# Names of TensorFlow's math_ops module that other areas implement (casts, ranges,
-# linear algebra); `math_ops.cast` etc. resolve to them on first use.
-_FORWARDED = frozenset([
-    "cast", "saturate_cast", "to_float", "to_double", "to_int32", "to_int64", "to_bfloat16",
-    "to_complex64", "to_complex128", "range", "linspace", "lin_space",
-    "trace", "cross", "bincount", "sparse_segment_sum", "sparse_segment_mean",
-    "sparse_segment_sqrt_n", "unsorted_segment_mean", "unsorted_segment_sqrt_n",
-])
+# Names of TensorFlow's math_ops module that other op families implement, and the
+# family module that owns each; `math_ops.cast` etc. resolve there on first use (a lazy
+# import: those modules import this one). A name whose owner is not built yet raises
+# AttributeError, as an unknown name does.
+_FORWARDED = {
+    "cast": "trainflow.ops.array.cast", "saturate_cast": "trainflow.ops.array.cast",
+    "to_float": "trainflow.ops.array.cast", "to_double": "trainflow.ops.array.cast",
+    "to_int32": "trainflow.ops.array.cast", "to_int64": "trainflow.ops.array.cast",
+    "to_bfloat16": "trainflow.ops.array.cast", "to_complex64": "trainflow.ops.array.cast",
+    "to_complex128": "trainflow.ops.array.cast", "range": "trainflow.ops.array.create",
+    "linspace": "trainflow.ops.array.create", "lin_space": "trainflow.ops.array.create",
+}
 
 
 def __getattr__(name):
-    if name in _FORWARDED:
-        import trainflow
-        for holder in (trainflow, getattr(trainflow, "linalg", None)):
-            value = getattr(holder, name, None) if holder is not None else None
-            if value is not None:
-                return value
+    owner = _FORWARDED.get(name)
+    if owner is not None:
+        import importlib
+        value = getattr(importlib.import_module(owner), name, None)
+        if value is not None:
+            return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -8,6 +8,7 @@ from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.scopes import colocate_with, control_dependencies, name_scope
 from trainflow.framework.shape_inference import unchanged_shape
 from trainflow.framework.tensor_conversion import convert_to_tensor
+from trainflow.ops.control_flow.grouping import group, with_dependencies
 
 
 def _check_numerics_kernel(tensor, *, message):
@@ -48,7 +49,6 @@ def check_numerics(tensor, message, name=None):
 
 def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
     """`t` (alias `x`) after a CheckNumerics with message `msg` (alias `message`) ran."""
-    from trainflow.ops.control_flow.control_flow_ops import with_dependencies
     t = x if t is None else t
     msg = message if msg is None else msg
     with name_scope(name, "VerifyFinite", [t]):
@@ -66,7 +66,6 @@ def add_check_numerics_ops():
       ValueError: if the graph holds conditionals (TF1 contexts), which these
         checks cannot follow.
     """
-    from trainflow.ops.control_flow.control_flow_ops import group
     check_op = []
     for op in get_default_graph().get_operations():
         for output in op.outputs:

@@ -355,16 +355,11 @@ def _reduced_qr(a, flat_shape):
 
 
 def _eye(num_rows, num_cols, dtype):
-    """`tf.eye(num_rows, num_cols)`; a constant when no linalg `eye` is available."""
-    import trainflow
-    for holder in ("linalg", None):
-        try:
-            module = getattr(trainflow, holder) if holder else trainflow
-        except (AttributeError, ImportError):
-            continue
-        eye = getattr(module, "eye", None)
-        if eye is not None:
-            return eye(num_rows, num_cols, dtype=dtype)
+    """`tf.eye(num_rows, num_cols)`; a constant when the linalg family has no `eye`."""
+    from trainflow.ops import linalg  # lazy: initializers load before the op families
+    eye = getattr(linalg, "eye", None)
+    if eye is not None:
+        return eye(num_rows, num_cols, dtype=dtype)
     return constant_op.constant(np.eye(num_rows, num_cols), dtype=dtype, name="eye")
 
 

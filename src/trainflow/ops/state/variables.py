@@ -12,7 +12,7 @@ import enum
 import inspect
 import re
 
-from trainflow.framework import dtypes
+from trainflow.framework import dtypes, session_stack
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_keys import GraphKeys
 from trainflow.framework.scopes import name_scope
@@ -391,8 +391,7 @@ class Variable(metaclass=_VariableMeta):
         Raises:
           ValueError: without a session.
         """
-        from trainflow.runtime.session import get_default_session
-        session = session or get_default_session()
+        session = session or session_stack.get_default_session()
         if session is None:
             raise ValueError("Either session argument should be provided or default session "
                              "should be established")
