@@ -126,7 +126,7 @@ def _check_sparse(var, grad, indices):
     if bad.any():
         i = int(np.argmax(bad))
         raise invalid_argument(f"Index {int(indices[i])} at offset {i} in indices is out of "
-                               f"range [0, {var.shape[0]})")
+                               "range")
 
 
 def shape_fn(ref_names, value_names, sparse):
