@@ -39,3 +39,9 @@ from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- training math: schedules (issue 9) ---
+from trainflow.train.learning_rate_decay import (  # noqa: E402,F401
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+    linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
+    piecewise_constant_decay, polynomial_decay)
