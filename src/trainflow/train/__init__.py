@@ -45,3 +45,5 @@ from trainflow.train.learning_rate_decay import (  # noqa: E402,F401
     cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
     linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
     piecewise_constant_decay, polynomial_decay)
+from trainflow.train.moving_averages import (  # noqa: E402,F401
+    ExponentialMovingAverage, assign_moving_average)
