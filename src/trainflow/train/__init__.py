@@ -47,3 +47,4 @@ from trainflow.train.learning_rate_decay import (  # noqa: E402,F401
     piecewise_constant_decay, polynomial_decay)
 from trainflow.train.moving_averages import (  # noqa: E402,F401
     ExponentialMovingAverage, assign_moving_average)
+from trainflow.train import experimental  # noqa: E402,F401

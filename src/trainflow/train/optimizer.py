@@ -166,7 +166,9 @@ class Optimizer:
             raise ValueError("No gradients provided for any variable: "
                              f"{[str(v) for _, v in converted]}.")
         graph = get_default_graph()
-        with graph.control_dependencies(None):
+        # Slots are made outside any control dependencies or cond branch (TF's init_scope),
+        # so an apply_gradients inside a cond (loss scaling) still initializes them.
+        with variables.init_scope(graph):
             self._create_slots(var_list)
         update_ops = []
         with graph.name_scope(name or self._name) as scope:
