@@ -34,13 +34,23 @@ def _executor():
     return _pool["executor"]
 
 
+def _same_buffer(a, b):
+    return a.shape == b.shape and \
+        a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+
+
 def _run_range(rule, outs, sliced, fixed, start, stop, kwargs):
     """rule() over [start, stop) block by block, results written into `outs`."""
+    # For each output, the argument holding the same buffer: a result that is that very
+    # argument (a value the rule passed through) needs no write-back.
+    same = [next((j for j, (a, s) in enumerate(zip(fixed, sliced)) if s and _same_buffer(a, o)),
+                 None) for o in outs]
     for lo in range(start, stop, BLOCK):
         hi = min(lo + BLOCK, stop)
         args = [a[lo:hi] if s else a for a, s in zip(fixed, sliced)]
-        for out, new in zip(outs, rule(*args, **kwargs)):
-            out[lo:hi] = new
+        for out, new, j in zip(outs, rule(*args, **kwargs), same):
+            if j is None or new is not args[j]:
+                out[lo:hi] = new
 
 
 def update_in_place(rule, outs, args, sliced, kwargs):
