@@ -4,34 +4,22 @@ An optimizer rule written as NumPy expressions makes one temporary array per ope
 Over a whole 10M-element variable those temporaries cost a full pass through memory
 each; over a block of BLOCK elements they stay in the CPU cache, so the update reads
 and writes each buffer about once, as a fused kernel does, and a step allocates only
-a few blocks' worth of scratch. Large updates are shared among a small thread pool
+a few blocks' worth of scratch. Large updates are shared among a few threads
 (NumPy releases the GIL inside its loops).
 """
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 # Elements per block: 16K float32 = 64 KiB per operand, so a rule's operands and
 # temporaries fit in L2, and each temporary stays under glibc's 128 KiB mmap threshold
 # (a 128 KiB temporary is mapped and unmapped on every allocation: twice as slow).
 BLOCK = 1 << 14
-# Updates smaller than this run on the calling thread alone.
+# Updates smaller than this run on the calling thread alone; larger ones are split among
+# WORKERS threads started for the update (tens of microseconds, against milliseconds of
+# work), so no thread outlives the kernel call.
 PARALLEL_MIN = 1 << 20
-
-_pool_lock = threading.Lock()
-_pool = {"executor": None, "workers": 1}
-
-
-def _executor():
-    if _pool["executor"] is None:
-        with _pool_lock:
-            if _pool["executor"] is None:
-                workers = max(1, min(4, os.cpu_count() or 1))
-                _pool["workers"] = workers
-                if workers > 1:
-                    _pool["executor"] = ThreadPoolExecutor(
-                        workers - 1, thread_name_prefix="trainflow-blocked")
-    return _pool["executor"]
+WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                       else os.cpu_count() or 1))
 
 
 def _same_buffer(a, b):
@@ -72,16 +60,25 @@ def update_in_place(rule, outs, args, sliced, kwargs):
         return
     flat_outs = [o.reshape(-1) for o in outs]
     flat_args = [a.reshape(-1) if s else a for a, s in zip(args, sliced)]
-    pool = _executor() if size >= PARALLEL_MIN else None
-    if pool is None:
+    if size < PARALLEL_MIN or WORKERS == 1:
         _run_range(rule, flat_outs, sliced, flat_args, 0, size, kwargs)
         return
-    workers = _pool["workers"]
-    per = -(-size // workers)
+    per = -(-size // WORKERS)
     per = -(-per // BLOCK) * BLOCK
     bounds = [(lo, min(lo + per, size)) for lo in range(0, size, per)]
-    futures = [pool.submit(_run_range, rule, flat_outs, sliced, flat_args, lo, hi, kwargs)
-               for lo, hi in bounds[1:]]
-    _run_range(rule, flat_outs, sliced, flat_args, *bounds[0], kwargs)
-    for f in futures:
-        f.result()
+    errors = []
+
+    def work(lo, hi):
+        try:
+            _run_range(rule, flat_outs, sliced, flat_args, lo, hi, kwargs)
+        except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=b, daemon=True) for b in bounds[1:]]
+    for t in threads:
+        t.start()
+    work(*bounds[0])
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
