@@ -100,6 +100,12 @@ def test_op_names_and_types():
         out, _ = tf.clip_by_global_norm([tf.constant([3.0, 4.0]), tf.constant(1.0)], 1.0)
         assert [t.op.name for t in out] == ["clip_by_global_norm/clip_by_global_norm_0",
                                             "clip_by_global_norm/clip_by_global_norm_1"]
+        sparse = tf.clip_by_value(_slices([[3.0, -5.0], [0.5, 9.0]]), -1.0, 2.0)
+        assert isinstance(sparse, tf.IndexedSlices)
+        with tf.Session() as sess:
+            got = sess.run(sparse)
+        np.testing.assert_array_equal(got.values, [[2.0, -1.0], [0.5, 2.0]])
+        np.testing.assert_array_equal(got.indices, [0, 2])
     with pytest.raises(TypeError, match="should be a sequence"):
         tf.global_norm(tf.constant([1.0]))
     with pytest.raises(ValueError):

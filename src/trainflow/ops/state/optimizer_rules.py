@@ -103,7 +103,10 @@ def ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
 
 def _proximal(prox_var, lr, l1, l2):
     if l1 > 0:
-        return np.sign(prox_var) * np.maximum(np.abs(prox_var) - lr * l1, 0) / (1 + lr * l2)
+        # TF's sign(p) * max(|p| - t, 0) with t = lr * l1, written as p - clip(p, -t, t):
+        # the same single rounding of |p| - t, in two array operations instead of five.
+        t = lr * l1
+        prox_var = prox_var - np.clip(prox_var, -t, t)
     return prox_var / (1 + lr * l2)
 
 
