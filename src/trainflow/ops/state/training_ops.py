@@ -138,10 +138,14 @@ def _sparse_inputs(values):
     return values[:at] + ["indices"] + values[at:]
 
 
+def _export(py_name, fn):
+    fn.__name__ = fn.__qualname__ = py_name
+    globals()[py_name] = fn
+
+
 for _name, _type, _refs, _values, _rule, _attrs in _OPS:
-    globals()["apply_" + _name] = register_apply("Apply" + _type, _refs, _values, _rule, _attrs)
+    _export("apply_" + _name, register_apply("Apply" + _type, _refs, _values, _rule, _attrs))
     if _type not in _DENSE_ONLY:
-        globals()["sparse_apply_" + _name] = register_sparse_apply(
-            "SparseApply" + _type, _refs, _sparse_inputs(_values), _rule, _attrs)
-    globals()["apply_" + _name].__name__ = "apply_" + _name
+        _export("sparse_apply_" + _name, register_sparse_apply(
+            "SparseApply" + _type, _refs, _sparse_inputs(_values), _rule, _attrs))
 del _name, _type, _refs, _values, _rule, _attrs
