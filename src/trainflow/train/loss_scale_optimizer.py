@@ -85,14 +85,6 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
 
     _apply_sparse = _apply_dense
 
-    def get_slot(self, var, name):
-        """The wrapped optimizer's slot."""
-        return self._optimizer.get_slot(var, name)
-
-    def get_slot_names(self):
-        """The wrapped optimizer's slot names."""
-        return self._optimizer.get_slot_names()
-
     def variables(self):
         """The wrapped optimizer's variables, then the loss scale's."""
         return self._optimizer.variables() + list(self._loss_scale._weights.values())
