@@ -1,4 +1,5 @@
-"""Every Apply*/SparseApply* op against a scalar reimplementation of TF's kernel formula:
+"""Every Apply*/SparseApply* op against a scalar reimplementation of TF's kernel formula
+(AdaMax/AddSign/PowerSign checked against TF 2.21's outputs when they were added):
 dense in float16/32/64, sparse with repeated indices (TF's kernels apply a repeated row
 once per occurrence, in order), and the kernels' argument errors."""
 import math
@@ -86,6 +87,19 @@ def _adam(s, h, g):
     return {"var": s["var"] - alpha * m / (math.sqrt(v) + h["epsilon"]), "m": m, "v": v}
 
 
+def _ada_max(s, h, g):
+    m = s["m"] + (g - s["m"]) * (1 - h["beta1"])
+    v = max(h["beta2"] * s["v"], abs(g))
+    return {"var": s["var"] - h["lr"] / (1 - h["beta1_power"]) * m / (v + h["epsilon"]),
+            "m": m, "v": v}
+
+
+def _sign_rule(s, h, g, factor):
+    m = s["m"] * h["beta"] + g * (1 - h["beta"])
+    return {"var": s["var"] - h["lr"] * factor(h["sign_decay"] * _sign(g) * _sign(m)) * g,
+            "m": m}
+
+
 _LR = {"lr": 0.1}
 # (fn name, slot names, hyperparameters, reference, attrs); slots start at 0.5.
 TABLE = [
@@ -124,6 +138,14 @@ TABLE = [
      lambda s, h, g: _rms(s, h, g, True), {}),
     ("adam", ["m", "v"], {"beta1_power": 0.9, "beta2_power": 0.999, **_LR, "beta1": 0.9,
                           "beta2": 0.999, "epsilon": 1e-8}, _adam, {}),
+]
+TABLE += [
+    ("ada_max", ["m", "v"], {"beta1_power": 0.9, **_LR, "beta1": 0.9, "beta2": 0.999,
+                             "epsilon": 1e-7}, _ada_max, {}),
+    ("add_sign", ["m"], {**_LR, "alpha": 1.0, "sign_decay": 0.5, "beta": 0.9},
+     lambda s, h, g: _sign_rule(s, h, g, lambda a: h["alpha"] + a), {}),
+    ("power_sign", ["m"], {**_LR, "logbase": math.e, "sign_decay": 0.5, "beta": 0.9},
+     lambda s, h, g: _sign_rule(s, h, g, lambda a: math.exp(h["logbase"] * a)), {}),
 ]
 IDS = [f"{row[0]}-{i}" for i, row in enumerate(TABLE)]
 TOL = {np.float16: 1e-2, np.float32: 2e-6, np.float64: 1e-13}

@@ -148,3 +148,28 @@ def adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
     else:
         var = var - m * alpha / (np.sqrt(v) + epsilon)
     return var, m, v
+
+
+def ada_max(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
+    """ApplyAdaMax: Adam with the infinity norm, v = max(beta2 * v, |grad|)."""
+    m = m + (grad - m) * (1 - beta1)
+    v = np.maximum(beta2 * v, np.abs(grad))
+    return var - lr / (1 - beta1_power) * (m / (v + epsilon)), m, v
+
+
+def _sign_agreement(grad, m, beta, sign_decay):
+    m = m * beta + grad * (1 - beta)
+    return m, sign_decay * (np.sign(grad) * np.sign(m))
+
+
+def add_sign(var, m, lr, alpha, sign_decay, beta, grad):
+    """ApplyAddSign (Bello et al. 2017): the step grows by sign_decay where grad and its
+    moving average m agree in sign and shrinks where they disagree."""
+    m, agree = _sign_agreement(grad, m, beta, sign_decay)
+    return var - lr * (alpha + agree) * grad, m
+
+
+def power_sign(var, m, lr, logbase, sign_decay, beta, grad):
+    """ApplyPowerSign: like AddSign with a multiplicative factor exp(logbase * agreement)."""
+    m, agree = _sign_agreement(grad, m, beta, sign_decay)
+    return var - lr * np.exp(logbase * agree) * grad, m

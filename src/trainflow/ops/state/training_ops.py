@@ -127,9 +127,15 @@ _OPS = (
     ("adam", "Adam", ["var", "m", "v"],
      ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"], rules.adam,
      _NESTEROV),
+    ("ada_max", "AdaMax", ["var", "m", "v"],
+     ["beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"], rules.ada_max, []),
+    ("add_sign", "AddSign", ["var", "m"], ["lr", "alpha", "sign_decay", "beta", "grad"],
+     rules.add_sign, []),
+    ("power_sign", "PowerSign", ["var", "m"], ["lr", "logbase", "sign_decay", "beta", "grad"],
+     rules.power_sign, []),
 )
 # TF has no sparse twin of these.
-_DENSE_ONLY = ("GradientDescent", "Adam")
+_DENSE_ONLY = ("GradientDescent", "Adam", "AdaMax", "AddSign", "PowerSign")
 
 
 def _sparse_inputs(values):
