@@ -48,3 +48,4 @@ from trainflow.train.learning_rate_decay import (  # noqa: E402,F401
 from trainflow.train.moving_averages import (  # noqa: E402,F401
     ExponentialMovingAverage, assign_moving_average)
 from trainflow.train import experimental  # noqa: E402,F401
+from trainflow.ops.state.sdca_ops import sdca_shrink_l1  # noqa: E402,F401
