@@ -98,6 +98,11 @@ _LAZY = {
     "confusion_matrix": ("trainflow.metrics.metrics_util", "confusion_matrix"),
     "dynamic_stitch": ("trainflow.ops.data_flow.partition", "dynamic_stitch"),
     "parallel_dynamic_stitch": ("trainflow.ops.data_flow.partition", "parallel_dynamic_stitch"),
+    "clip_by_value": ("trainflow.ops.math.clip_ops", "clip_by_value"),
+    "clip_by_norm": ("trainflow.ops.math.clip_ops", "clip_by_norm"),
+    "clip_by_average_norm": ("trainflow.ops.math.clip_ops", "clip_by_average_norm"),
+    "clip_by_global_norm": ("trainflow.ops.math.clip_ops", "clip_by_global_norm"),
+    "global_norm": ("trainflow.ops.math.clip_ops", "global_norm"),
 }
 
 

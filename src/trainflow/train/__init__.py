@@ -24,9 +24,28 @@ from trainflow.summary.writer import SummaryWriter  # noqa: E402,F401
 
 # --- graph core / training (issues 2, 4) ---
 from trainflow.ops.state import training_ops as _training_ops  # noqa: E402,F401  (registers Apply* ops)
+from trainflow.train.adadelta import AdadeltaOptimizer  # noqa: E402,F401
+from trainflow.train.adagrad import AdagradOptimizer  # noqa: E402,F401
+from trainflow.train.adagrad_da import AdagradDAOptimizer  # noqa: E402,F401
 from trainflow.train.adam import AdamOptimizer  # noqa: E402,F401
+from trainflow.train.ftrl import FtrlOptimizer  # noqa: E402,F401
 from trainflow.train.gradient_descent import GradientDescentOptimizer  # noqa: E402,F401
+from trainflow.train.momentum import MomentumOptimizer  # noqa: E402,F401
+from trainflow.train.proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402,F401
+from trainflow.train.proximal_gradient_descent import (  # noqa: E402,F401
+    ProximalGradientDescentOptimizer)
+from trainflow.train.rmsprop import RMSPropOptimizer  # noqa: E402,F401
 from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- training math: schedules (issue 9) ---
+from trainflow.train.learning_rate_decay import (  # noqa: E402,F401
+    cosine_decay, cosine_decay_restarts, exponential_decay, inverse_time_decay,
+    linear_cosine_decay, natural_exp_decay, noisy_linear_cosine_decay, piecewise_constant,
+    piecewise_constant_decay, polynomial_decay)
+from trainflow.train.moving_averages import (  # noqa: E402,F401
+    ExponentialMovingAverage, assign_moving_average)
+from trainflow.train import experimental  # noqa: E402,F401
+from trainflow.ops.state.sdca_ops import sdca_shrink_l1  # noqa: E402,F401

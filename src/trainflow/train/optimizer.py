@@ -166,7 +166,9 @@ class Optimizer:
             raise ValueError("No gradients provided for any variable: "
                              f"{[str(v) for _, v in converted]}.")
         graph = get_default_graph()
-        with graph.control_dependencies(None):
+        # Slots are made outside any control dependencies or cond branch (TF's init_scope),
+        # so an apply_gradients inside a cond (loss scaling) still initializes them.
+        with variables.init_scope(graph):
             self._create_slots(var_list)
         update_ops = []
         with graph.name_scope(name or self._name) as scope:
@@ -246,6 +248,45 @@ class Optimizer:
         if _var_key(var) not in named:
             named[_var_key(var)] = slot_creator.create_zeros_slot(var, op_name)
         return named[_var_key(var)]
+
+    def _constant_slot(self, var, value, slot_name, ones=False):
+        """A slot starting at `value` everywhere, from an initializer (as Adagrad and
+        RMSProp make theirs); a filled tensor when the shape is not fully known."""
+        from trainflow.ops.state import init_ops
+        dtype = var.dtype.base_dtype
+        shape = var.get_shape()
+        if not shape.is_fully_defined():
+            return self._filled_slot(var, value, slot_name)
+        init = init_ops.ones_initializer(dtype=dtype) if ones else \
+            init_ops.constant_initializer(value, dtype=dtype)
+        return self._get_or_make_slot_with_initializer(var, init, shape, dtype, slot_name,
+                                                       self._name)
+
+    def _filled_slot(self, var, value, slot_name):
+        """A slot initialized from a tensor of `value`s shaped like `var`, made next to it."""
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.math import math_ops
+        graph = get_default_graph()
+        dtype = var.dtype.base_dtype
+        with graph.colocate_with(var.op):
+            if var.get_shape().is_fully_defined():
+                from trainflow.framework.constant_op import constant
+                val = constant(value, shape=var.get_shape().as_list(), dtype=dtype)
+            else:
+                val = math_ops.cast(array_ops.fill(array_ops.shape(var.initialized_value()),
+                                                   value), dtype)
+        return self._get_or_make_slot(var, val, slot_name, self._name)
+
+    def _hyper_tensor(self, value, name):
+        """The hyperparameter `value` (a float, Tensor or callable) as a Tensor."""
+        from trainflow.framework.tensor_conversion import convert_to_tensor
+        return convert_to_tensor(self._call_if_callable(value), name=name)
+
+    @staticmethod
+    def _cast_to(value, var):
+        """`value` cast to `var`'s dtype (TF's optimizers cast every hyperparameter)."""
+        from trainflow.ops.math import math_ops
+        return math_ops.cast(value, var.dtype.base_dtype)
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         from trainflow.ops.state import variables
