@@ -1,0 +1,155 @@
+"""Every registered op type is complete: a shape function, a NumPy kernel, and a gradient
+or an explicit statement that it has none (TensorFlow's own list), so no op lands
+half-registered. A new op type without a gradient must either be marked
+`NotDifferentiable` where TensorFlow marks it, or be added to a table below with the
+reason TensorFlow gives it no gradient."""
+import importlib
+import pkgutil
+import re
+
+import pytest
+
+import trainflow  # noqa: F401 - registers the eagerly imported ops
+import trainflow.ops
+from trainflow.framework import registry
+from tf_interop import needs_tf, run_json
+
+# Op types whose work the executor does itself, without a NumPy kernel: none today.
+EXECUTOR_HANDLED = {}
+
+# Op types TensorFlow registers no gradient for (neither a function nor a
+# NotDifferentiable mark): tf.gradients raises LookupError if a gradient must flow
+# through one, here as in TF. Most only have outputs no gradient flows into.
+NO_GRADIENT_IN_TF = {
+    "All": "bool output",
+    "Any": "bool output",
+    "IsFinite": "bool output",
+    "IsInf": "bool output",
+    "IsNan": "bool output",
+    "IsVariableInitialized": "bool output",
+    "Where": "int64 output",
+    "BroadcastArgs": "integer shape output",
+    "ListDiff": "set difference: TF defines no gradient",
+    "Unique": "TF defines no gradient",
+    "UniqueWithCounts": "TF defines no gradient",
+    "StringFormat": "string output",
+    "PrintV2": "no outputs",
+    "NoOp": "no outputs",
+    "Placeholder": "no inputs",
+    "VariableV2": "no inputs",
+    "CountUpTo": "integer output of a state update",
+    "ScatterUpdate": "state update",
+    "ScatterMax": "state update",
+    "ScatterMin": "state update",
+    "RandomUniformInt": "integer samples",
+    "RandomPoissonV2": "samples; TF defines no gradient",
+    "Mod": "TF defines no gradient (tf.math.mod builds FloorMod, which has one)",
+    "TruncateMod": "TF defines no gradient",
+    "AdjustContrastv2": "TF defines no gradient",
+    "AdjustHue": "TF defines no gradient",
+    "AdjustSaturation": "TF defines no gradient",
+    "ResizeArea": "TF defines no gradient",
+    "ResizeBicubicGrad": "a gradient op: TF defines no second derivative",
+    "ResizeNearestNeighborGrad": "a gradient op: TF defines no second derivative",
+    "LRNGrad": "a gradient op: TF defines no second derivative",
+}
+# TensorFlow's training ops (ApplyAdam, SparseApplyMomentum, ResourceApplyAdam ...) all
+# update a variable in place and have no gradient in TF.
+TRAINING_OP = re.compile(r"(Resource)?(Sparse)?Apply[A-Z]\w*")
+
+# Op types TensorFlow differentiates that have no gradient here yet (LookupError).
+GRADIENT_MISSING = {
+    "CropAndResize": "TF: image_grad, needs CropAndResizeGradImage/GradBoxes ops",
+    "FusedBatchNormGrad": "TF: second derivative of fused batch norm",
+    "FusedBatchNormGradV2": "TF: second derivative of fused batch norm",
+    "FusedBatchNormGradV3": "TF: second derivative of fused batch norm",
+    "Qr": "TF: linalg_grad",
+    "RGBToHSV": "TF: image_grad",
+    "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
+}
+
+
+def _load_all_op_modules():
+    for mod in pkgutil.walk_packages(trainflow.ops.__path__, "trainflow.ops."):
+        importlib.import_module(mod.name)
+    registry._load_lazy_modules()
+
+
+_load_all_op_modules()
+OP_TYPES = registry.registered_names()
+
+
+def _without_gradient():
+    return sorted(n for n in OP_TYPES if not registry.get(n).has_gradient)
+
+
+def test_the_registry_holds_the_op_modules_ops():
+    assert len(OP_TYPES) > 250
+    assert not registry._LAZY_OP_MODULES
+
+
+def test_every_op_has_a_shape_function_and_a_kernel():
+    no_shape = [n for n in OP_TYPES if registry.get(n).shape_fn is None]
+    no_kernel = [n for n in OP_TYPES
+                 if registry.get(n).kernel is None and n not in EXECUTOR_HANDLED]
+    assert not no_shape, f"op types without a shape function: {no_shape}"
+    assert not no_kernel, f"op types without a NumPy kernel: {no_kernel}"
+
+
+def test_every_op_has_a_gradient_or_a_stated_reason_for_none():
+    unexplained = [n for n in _without_gradient()
+                   if n not in NO_GRADIENT_IN_TF and n not in GRADIENT_MISSING
+                   and not TRAINING_OP.fullmatch(n)]
+    assert not unexplained, (
+        f"op types with neither a gradient nor a NotDifferentiable mark: {unexplained}; "
+        "register one as TensorFlow does, or list it here with TF's reason")
+
+
+@pytest.mark.parametrize("table", [NO_GRADIENT_IN_TF, GRADIENT_MISSING, EXECUTOR_HANDLED])
+def test_tables_name_only_registered_ops_that_still_need_the_entry(table):
+    for op_type in table:
+        assert registry.is_registered(op_type), op_type
+    for op_type in set(table) - set(EXECUTOR_HANDLED):
+        assert not registry.get(op_type).has_gradient, f"{op_type} has a gradient now"
+    for op_type in EXECUTOR_HANDLED:
+        assert registry.get(op_type).kernel is None, f"{op_type} has a kernel now"
+
+
+def test_not_differentiable_ops_give_none():
+    found, fn = registry.get_gradient("RandomUniform")
+    assert found and fn is None
+    import trainflow.compat.v1 as tf
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [4])
+        y = tf.reduce_sum(tf.random_shuffle(x))
+        assert tf.gradients(y, x) == [None]
+
+
+_TF_GRADIENTS = r"""
+import json, sys
+from tensorflow.python.framework import ops
+import tensorflow  # noqa: F401 - registers TF's gradients
+reg = ops._gradient_registry._registry
+out = {}
+for name in json.loads(sys.stdin.read()):
+    out[name] = "none" if name not in reg else (
+        "not_differentiable" if reg[name]["type"] is None else "gradient")
+print(json.dumps(out))
+"""
+
+
+@needs_tf
+def test_tables_agree_with_tensorflow():
+    ours = {n: ("gradient" if registry.get(n).gradient is not None else "not_differentiable")
+            for n in OP_TYPES if registry.get(n).has_gradient}
+    theirs = run_json(_TF_GRADIENTS, spec=sorted(set(OP_TYPES)))
+    for op_type in NO_GRADIENT_IN_TF:
+        assert theirs[op_type] == "none", op_type
+    for op_type in GRADIENT_MISSING:
+        assert theirs[op_type] == "gradient", op_type
+    # Where TF has a gradient function, so do we; where TF marks an op, we mark it too.
+    for op_type, kind in theirs.items():
+        if kind == "gradient" and op_type not in GRADIENT_MISSING:
+            assert ours.get(op_type) == "gradient", op_type
+        if kind == "not_differentiable":
+            assert ours.get(op_type) == "not_differentiable", op_type
