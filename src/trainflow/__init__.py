@@ -41,6 +41,7 @@ from trainflow.ops.state.variable_scope import *  # noqa: F401,F403
 from trainflow.ops.state.variables import *  # noqa: F401,F403
 from trainflow.runtime.session import (  # noqa: F401
     InteractiveSession, Session, get_default_session)
+from trainflow.compat.v2_behavior import *  # noqa: F401,F403 - disable_v2_behavior & co.
 
 __version__ = "0.1.0"
 VERSION = "1.15.0"  # the TF1 API level trainflow follows
