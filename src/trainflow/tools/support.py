@@ -20,9 +20,6 @@ _MISSING = object()
 # tests/framework/test_registry_completeness.py checks this against TensorFlow.
 GRADIENT_MISSING = {
     "CropAndResize": "TF: image_grad, needs CropAndResizeGradImage/GradBoxes ops",
-    "FusedBatchNormGrad": "TF: second derivative of fused batch norm",
-    "FusedBatchNormGradV2": "TF: second derivative of fused batch norm",
-    "FusedBatchNormGradV3": "TF: second derivative of fused batch norm",
     "Qr": "TF: linalg_grad",
     "RGBToHSV": "TF: image_grad",
     "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
