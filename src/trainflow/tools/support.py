@@ -21,7 +21,6 @@ _MISSING = object()
 GRADIENT_MISSING = {
     "CropAndResize": "TF: image_grad, needs CropAndResizeGradImage/GradBoxes ops",
     "Qr": "TF: linalg_grad",
-    "RGBToHSV": "TF: image_grad",
     "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
 }
 
