@@ -54,6 +54,8 @@ NO_GRADIENT_IN_TF = {
     "ResizeBicubicGrad": "a gradient op: TF defines no second derivative",
     "ResizeNearestNeighborGrad": "a gradient op: TF defines no second derivative",
     "LRNGrad": "a gradient op: TF defines no second derivative",
+    "CropAndResizeGradImage": "a gradient op: TF defines no second derivative",
+    "CropAndResizeGradBoxes": "a gradient op: TF defines no second derivative",
 }
 # TensorFlow's training ops (ApplyAdam, SparseApplyMomentum, ResourceApplyAdam ...) all
 # update a variable in place and have no gradient in TF.

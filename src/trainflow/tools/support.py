@@ -19,7 +19,6 @@ _MISSING = object()
 # LookupError through them); every other op type without a gradient has none in TF either.
 # tests/framework/test_registry_completeness.py checks this against TensorFlow.
 GRADIENT_MISSING = {
-    "CropAndResize": "TF: image_grad, needs CropAndResizeGradImage/GradBoxes ops",
     "Qr": "TF: linalg_grad",
     "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
 }
