@@ -4,7 +4,8 @@ Two views, both read from the running package: which public symbols of TensorFlo
 1.15's API (`tools/data/tf1_api_symbols.txt`, a walk of TF's `tf.compat.v1`) exist in
 `trainflow.compat.v1`, and, for every registered op type, whether it has a NumPy kernel,
 a gradient (or is not differentiable, as in TF) and an XLA lowering. `docs/support.md`
-is this command's `--markdown` output.
+is this command's `--markdown` output; `--check PROGRAM.py` (`port_check`) lists what
+one program uses that is missing.
 """
 import importlib
 import json
@@ -36,6 +37,9 @@ def add_arguments(parser):
     mode.add_argument("--markdown", action="store_true",
                       help="the whole report as Markdown (docs/support.md)")
     mode.add_argument("--json", action="store_true", help="the whole report as JSON")
+    mode.add_argument("--check", metavar="PROGRAM.py",
+                      help="read a TF1 program and list the tf.* names it uses that "
+                           "trainflow lacks (exit status 1 if any)")
 
 
 def tf1_symbols():
@@ -52,6 +56,11 @@ def _resolve(root, path):
         except Exception:  # noqa: BLE001 - a lazy namespace that cannot load is missing too
             return _MISSING
     return value
+
+
+def resolves(root, symbol):
+    """Whether `symbol` ("tf.train.AdamOptimizer") exists under the namespace `root`."""
+    return _resolve(root, symbol) is not _MISSING
 
 
 def symbol_support():
@@ -167,8 +176,15 @@ def markdown(symbols, op_types):
 
 
 def run(args):
-    """Prints the report the arguments ask for; returns 0."""
+    """Prints the report the arguments ask for; returns the exit status."""
     out = sys.stdout
+    if args.check:
+        from trainflow.tools import port_check
+        try:
+            return port_check.check(args.check, out)
+        except (OSError, SyntaxError, ValueError) as e:
+            print(f"trainflow ops: {e}", file=sys.stderr)
+            return 1
     symbols = symbol_support()
     if args.symbols or args.missing:
         for name, ok in symbols.items():
