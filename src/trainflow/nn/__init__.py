@@ -1,6 +1,6 @@
 """`tf.nn`: activations, softmax and cross entropies, normalisation, dropout, top-k,
 embeddings, candidate sampling and sampled losses (`trainflow.ops.nn.nn_ops`), the
-convolution and pooling ops (`nn_conv_ops`, `nn_conv_composite`, `nn_pool_ops`), and
+convolution and pooling ops (`ops.nn.conv`, `ops.nn.conv_composite`, `ops.nn.pool`), and
 the sigmoid/tanh aliases of the math ops.
 """
 import importlib as _importlib

@@ -12,7 +12,9 @@ def add_arguments(parser):
     parser.add_argument("--learning-rate", type=float, default=0.003)
     parser.add_argument("--hidden", type=int, default=64, help="hidden units")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (it is drawn only when stdout is a terminal; "
+                             "otherwise one line per epoch is printed)")
 
 
 def _split(images, labels, seed, test_fraction=0.2):
@@ -45,11 +47,19 @@ def build_model(tf, n_inputs, n_hidden, n_classes, learning_rate):
 
 
 def _progress(epoch, epochs, done, total, loss, width=30, stream=None):
+    """Redraws the progress line in place (`\\r`); only for a terminal."""
     stream = stream or sys.stdout
     filled = int(width * done / total)
     bar = "#" * filled + "-" * (width - filled)
     stream.write(f"\repoch {epoch:>2}/{epochs} [{bar}] {done:>4}/{total} loss {loss:.4f}")
     stream.flush()
+
+
+def _clear_line(stream=None):
+    """Returns to the line's start and erases it (ANSI erase-in-line), so the epoch
+    summary needs no padding to hide the progress bar."""
+    stream = stream or sys.stdout
+    stream.write("\r\x1b[K")
 
 
 def run(args):
@@ -65,6 +75,7 @@ def run(args):
         tf.set_random_seed(args.seed)
         model = build_model(tf, images.shape[1], args.hidden, 10, args.learning_rate)
     rng = np.random.RandomState(args.seed)
+    progress = not args.no_progress and sys.stdout.isatty()
     start = time.time()
     with tf.Session(graph=graph) as sess:
         sess.run(model["init"])
@@ -77,14 +88,14 @@ def run(args):
                 _, loss = sess.run([model["train_op"], model["loss"]],
                                    {model["x"]: train_x[idx], model["y"]: train_y[idx]})
                 losses.append(loss)
-                if not args.no_progress:
+                if progress:
                     _progress(epoch, args.epochs, min(lo + args.batch_size, n), n,
                               float(np.mean(losses)))
             train_acc = sess.run(model["accuracy"], {model["x"]: train_x, model["y"]: train_y})
-            if not args.no_progress:
-                sys.stdout.write("\r")
+            if progress:
+                _clear_line()
             print(f"epoch {epoch:>2}/{args.epochs}  loss {np.mean(losses):.4f}  "
-                  f"train accuracy {train_acc:.4f}" + " " * 20)
+                  f"train accuracy {train_acc:.4f}")
         test_acc = sess.run(model["accuracy"], {model["x"]: test_x, model["y"]: test_y})
         steps = sess.run(model["global_step"])
     print(f"test accuracy {test_acc:.4f} after {steps} steps in {time.time() - start:.1f}s")

@@ -1,5 +1,5 @@
 """Joining and splitting: ConcatV2 (and Concat), Pack, Unpack, Split, SplitV.
-Their gradients (and the ConcatOffset op) are in `array_join_grad`."""
+Their gradients (and the ConcatOffset op) are in `join_grad`."""
 import numpy as np
 
 from trainflow.framework import dtypes
@@ -425,4 +425,4 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 # Gradients of the ops above (they call this module's functions).
-from trainflow.ops.array import join_grad as array_join_grad  # noqa: E402,F401
+from trainflow.ops.array import join_grad  # noqa: E402,F401

@@ -1,20 +1,20 @@
 """Element-wise math op types: registrations and NumPy kernels.
 
-Unary ops keep their input's shape; binary ops broadcast (`math_shapes`). The
+Unary ops keep their input's shape; binary ops broadcast (`shapes`). The
 common kernels are NumPy ufuncs registered directly, so the executor calls the
 ufunc with no Python in between; ops whose integer or edge-case semantics
 differ from NumPy's (integer division by zero, truncating division, `Round`
 of integers) get small wrappers. Type lists and their order are TensorFlow's,
 so "not in list of allowed values" errors read the same. Integer arithmetic on
 static values is folded at graph construction (`constant_value`), as TF's shape
-inference does. Gradients: `math_unary_grad`, `math_binary_grad`, `math_complex`.
+inference does. Gradients: `unary_grad`, `binary_grad`, `complex_ops`.
 """
 import numpy as np
 
 from trainflow.framework import dtypes, errors, tensor_util
 from trainflow.framework.registry import register_op
 from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.ops.math import special as math_special
+from trainflow.ops.math import special
 from trainflow.ops.math.shapes import broadcast_shape_fn
 
 # TensorFlow's type lists for these ops, in its order.
@@ -237,10 +237,10 @@ unary("Asinh", _FLOAT_COMPLEX, np.arcsinh)
 unary("Acosh", _FLOAT_COMPLEX, np.arccosh)
 unary("Atanh", _FLOAT_COMPLEX, np.arctanh)
 unary("Sigmoid", _FLOAT_COMPLEX, _sigmoid)
-unary("Erf", _FLOAT, math_special.erf)
-unary("Erfc", _FLOAT, math_special.erfc)
-unary("Lgamma", _FLOAT, math_special.lgamma)
-unary("Digamma", _FLOAT, math_special.digamma)
+unary("Erf", _FLOAT, special.erf)
+unary("Erfc", _FLOAT, special.erfc)
+unary("Lgamma", _FLOAT, special.lgamma)
+unary("Digamma", _FLOAT, special.digamma)
 unary("Floor", _FLOAT, np.floor)
 unary("Ceil", _FLOAT, np.ceil)
 unary("Rint", _FLOAT, np.rint)
@@ -277,7 +277,7 @@ binary("Maximum", _MIN_MAX, np.maximum)
 binary("Minimum", _MIN_MAX, np.minimum)
 binary("SquaredDifference", _SQUARED_DIFF, _squared_difference)
 binary("Atan2", _FLOAT, np.arctan2, names=("y", "x"))
-binary("Polygamma", "{float32, float64}", math_special.polygamma, names=("a", "x"))
+binary("Polygamma", "{float32, float64}", special.polygamma, names=("a", "x"))
 binary("Xlogy", _X_OPS, _xlogy)
 binary("Xlog1py", _X_OPS, _xlog1py)
 binary("Xdivy", _X_OPS, _xdivy)

@@ -4,7 +4,7 @@
 (negative ids are dropped); the sorted `segment_*` forms take increasing ids
 and produce max(id) + 1 segments. Empty segments give the reduction's
 identity for the unsorted forms (0, 1, the type's lowest/highest) and 0 for
-the sorted forms, as in TensorFlow. Gradients: `math_segment_grad`.
+the sorted forms, as in TensorFlow. Gradients: `segment_grad`.
 """
 import numpy as np
 
