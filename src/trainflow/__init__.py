@@ -98,6 +98,15 @@ _LAZY = {
     "confusion_matrix": ("trainflow.metrics.metrics_util", "confusion_matrix"),
     "dynamic_stitch": ("trainflow.ops.data_flow.partition", "dynamic_stitch"),
     "parallel_dynamic_stitch": ("trainflow.ops.data_flow.partition", "parallel_dynamic_stitch"),
+    # --- queues, readers, parsing, input pipelines (issue 12) ---
+    "QueueBase": ("trainflow.ops.data_flow.queues", "QueueBase"),
+    "FIFOQueue": ("trainflow.ops.data_flow.queues", "FIFOQueue"),
+    "PaddingFIFOQueue": ("trainflow.ops.data_flow.queues", "PaddingFIFOQueue"),
+    "RandomShuffleQueue": ("trainflow.ops.data_flow.queues", "RandomShuffleQueue"),
+    "PriorityQueue": ("trainflow.ops.data_flow.queues", "PriorityQueue"),
+    "ConditionalAccumulator": ("trainflow.ops.data_flow.accumulators", "ConditionalAccumulator"),
+    "SparseConditionalAccumulator": ("trainflow.ops.data_flow.accumulators",
+                                     "SparseConditionalAccumulator"),
 }
 
 
