@@ -30,3 +30,9 @@ from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- queues, threads and input pipelines (issue 12) ---
+from trainflow.train import queue_runner  # noqa: E402,F401
+from trainflow.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from trainflow.train.queue_runner_impl import (  # noqa: E402,F401
+    QueueRunner, add_queue_runner, start_queue_runners)
