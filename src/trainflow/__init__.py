@@ -107,6 +107,15 @@ _LAZY = {
     "ConditionalAccumulator": ("trainflow.ops.data_flow.accumulators", "ConditionalAccumulator"),
     "SparseConditionalAccumulator": ("trainflow.ops.data_flow.accumulators",
                                      "SparseConditionalAccumulator"),
+    "ReaderBase": ("trainflow.ops.io.readers", "ReaderBase"),
+    "TFRecordReader": ("trainflow.ops.io.readers", "TFRecordReader"),
+    "TextLineReader": ("trainflow.ops.io.readers", "TextLineReader"),
+    "FixedLengthRecordReader": ("trainflow.ops.io.readers", "FixedLengthRecordReader"),
+    "WholeFileReader": ("trainflow.ops.io.readers", "WholeFileReader"),
+    "IdentityReader": ("trainflow.ops.io.readers", "IdentityReader"),
+    "read_file": ("trainflow.ops.io.file_io_ops", "read_file"),
+    "write_file": ("trainflow.ops.io.file_io_ops", "write_file"),
+    "matching_files": ("trainflow.ops.io.file_io_ops", "matching_files"),
 }
 
 

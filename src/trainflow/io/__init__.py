@@ -10,3 +10,6 @@ from trainflow import gfile  # noqa: E402,F401  (tf.io.gfile)
 from trainflow.image import (  # noqa: E402,F401
     decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
     extract_jpeg_shape)
+
+# --- file ops, readers (issue 12) ---
+from trainflow.ops.io.file_io_ops import matching_files, read_file, write_file  # noqa: E402,F401
