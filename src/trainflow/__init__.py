@@ -116,6 +116,16 @@ _LAZY = {
     "read_file": ("trainflow.ops.io.file_io_ops", "read_file"),
     "write_file": ("trainflow.ops.io.file_io_ops", "write_file"),
     "matching_files": ("trainflow.ops.io.file_io_ops", "matching_files"),
+    "FixedLenFeature": ("trainflow.ops.io.parsing_config", "FixedLenFeature"),
+    "FixedLenSequenceFeature": ("trainflow.ops.io.parsing_config", "FixedLenSequenceFeature"),
+    "VarLenFeature": ("trainflow.ops.io.parsing_config", "VarLenFeature"),
+    "SparseFeature": ("trainflow.ops.io.parsing_config", "SparseFeature"),
+    "parse_example": ("trainflow.ops.io.parsing_ops", "parse_example"),
+    "parse_single_example": ("trainflow.ops.io.parsing_ops", "parse_single_example"),
+    "parse_single_sequence_example": ("trainflow.ops.io.sequence_parsing",
+                                      "parse_single_sequence_example"),
+    "decode_raw": ("trainflow.ops.io.decode_ops", "decode_raw"),
+    "decode_csv": ("trainflow.ops.io.decode_ops", "decode_csv"),
 }
 
 

@@ -1,0 +1,246 @@
+"""The kernels of ParseExampleV2 and ParseSequenceExampleV2: serialized Example /
+SequenceExample protos to dense arrays and sparse (indices, values, shape) triples.
+
+Errors are InvalidArgumentError naming the example (its name or index), the feature
+and what was found, in TF's words.
+"""
+import numpy as np
+
+from trainflow.framework import errors
+from trainflow.protos.example_pb2 import Example, SequenceExample
+
+_KIND = {np.dtype(np.float32): "float_list", np.dtype(np.int64): "int64_list",
+         np.dtype(object): "bytes_list"}
+_TYPE_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
+
+
+def _invalid(msg):
+    return errors.InvalidArgumentError(None, None, msg)
+
+
+def _name(names, i):
+    if names is not None and len(names) > i:
+        n = names[i]
+        return n.decode("utf-8", "replace") if isinstance(n, bytes) else str(n)
+    return "<unknown>"
+
+
+def _values(feature, kind, np_dtype, where, key):
+    """The values of one Feature as an array of `np_dtype` (None if it has no kind)."""
+    which = feature.WhichOneof("kind")
+    if which is None:
+        return np.zeros((0,), dtype=np_dtype)
+    if which != kind:
+        raise _invalid(f"Name: {where}, Feature: {key}.  Data types don't match. Data type: "
+                       f"{_TYPE_NAME[which]} but expected type: {_TYPE_NAME[kind]}")
+    vals = getattr(feature, kind).value
+    if np_dtype == object:
+        out = np.empty(len(vals), dtype=object)
+        out[:] = list(vals)
+        return out
+    return np.array(vals, dtype=np_dtype)
+
+
+def _sparse_out(per_example, np_dtype, batched):
+    """(indices, values, shape) of a VarLen feature from one value array per example."""
+    counts = [len(v) for v in per_example]
+    total = sum(counts)
+    max_len = max(counts, default=0)
+    values = np.concatenate(per_example) if total else np.zeros((0,), dtype=np_dtype)
+    values = values.astype(np_dtype, copy=False)
+    if batched:
+        rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        cols = np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if total \
+            else np.zeros((0,), np.int64)
+        indices = np.stack([rows, cols], axis=1)
+        shape = np.array([len(counts), max_len], dtype=np.int64)
+    else:
+        indices = np.arange(total, dtype=np.int64).reshape(-1, 1)
+        shape = np.array([max_len], dtype=np.int64)
+    return indices, values, shape
+
+
+def _dense_fixed(examples_values, key, shape, np_dtype, default, names):
+    size = int(np.prod(shape, dtype=np.int64))
+    out = np.empty((len(examples_values),) + tuple(shape), dtype=np_dtype)
+    for i, vals in enumerate(examples_values):
+        if vals is None:
+            if default.size == 0:
+                raise _invalid(f"Name: {_name(names, i)}, Feature: {key} (data type: "
+                               f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]}) is required but "
+                               "could not be found.")
+            out[i] = default.reshape(shape)
+            continue
+        if vals.size != size:
+            raise _invalid(f"Name: {_name(names, i)}, Key: {key}, Index: {i}.  Number of "
+                           f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]} values != expected.  "
+                           f"Values size: {vals.size} but output shape: "
+                           f"[{','.join(str(d) for d in shape)}]")
+        out[i] = vals.reshape(shape)
+    return out
+
+
+def _dense_variable(examples_values, key, inner, np_dtype, default, names):
+    stride = int(np.prod(inner, dtype=np.int64))
+    lengths = []
+    for i, vals in enumerate(examples_values):
+        n = 0 if vals is None else vals.size
+        if stride == 0 or n % stride:
+            if n or stride == 0:
+                raise _invalid(f"Name: {_name(names, i)}, Key: {key}, Index: {i}.  Number of "
+                               f"values is not a multiple of stride. Values size: {n}, stride: "
+                               f"{stride}")
+        lengths.append(n // stride if stride else 0)
+    fill = default.reshape(-1)[0] if default.size else (b"" if np_dtype == object else 0)
+    out = np.full((len(examples_values), max(lengths, default=0)) + tuple(inner), fill,
+                  dtype=np_dtype)
+    for i, vals in enumerate(examples_values):
+        if lengths[i]:
+            out[i, :lengths[i]] = vals.reshape((lengths[i],) + tuple(inner))
+    return out
+
+
+def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
+                  dense_shapes, dense_variable, dense_defaults):
+    """Returns (sparse_indices, sparse_values, sparse_shapes, dense_values) lists.
+
+    `serialized` is a string array of rank 0 or 1; rank 0 drops the batch dimension.
+    """
+    batched = serialized.ndim > 0
+    flat = serialized.reshape(-1)
+    examples = []
+    for i, s in enumerate(flat):
+        ex = Example()
+        try:
+            ex.ParseFromString(s)
+        except Exception:  # noqa: BLE001 - protobuf's DecodeError and friends
+            raise _invalid(f"Could not parse example input, value: '{bytes(s)[:64]!r}' "
+                           f"(record {i}, name {_name(names, i)})") from None
+        examples.append(ex.features.feature)
+    sp_idx, sp_val, sp_shape = [], [], []
+    for key, np_dtype in zip(sparse_keys, sparse_dtypes):
+        kind = _KIND[np.dtype(np_dtype)]
+        per = []
+        for i, fmap in enumerate(examples):
+            f = fmap.get(key)
+            per.append(np.zeros((0,), np_dtype) if f is None
+                       else _values(f, kind, np_dtype, _name(names, i), key))
+        ind, val, shp = _sparse_out(per, np_dtype, batched)
+        sp_idx.append(ind)
+        sp_val.append(val)
+        sp_shape.append(shp)
+    dense = []
+    for key, np_dtype, shape, variable, default in zip(dense_keys, dense_dtypes, dense_shapes,
+                                                      dense_variable, dense_defaults):
+        kind = _KIND[np.dtype(np_dtype)]
+        vals = []
+        for i, fmap in enumerate(examples):
+            f = fmap.get(key)
+            vals.append(None if f is None else _values(f, kind, np_dtype, _name(names, i), key))
+        if variable:
+            out = _dense_variable(vals, key, shape, np_dtype, default, names)
+        else:
+            out = _dense_fixed(vals, key, shape, np_dtype, default, names)
+        dense.append(out if batched else out[0])
+    return sp_idx, sp_val, sp_shape, dense
+
+
+def parse_sequence_example(serialized, names, ctx, fl, missing_ok):
+    """Parses SequenceExamples.
+
+    Args:
+      ctx: (sparse_keys, sparse_dtypes, dense_keys, dense_dtypes, dense_shapes,
+        dense_defaults) of the context.
+      fl: (sparse_keys, sparse_dtypes, dense_keys, dense_dtypes, dense_shapes) of the
+        feature lists.
+      missing_ok: per dense feature-list key, whether a missing list counts as empty.
+
+    Returns:
+      context (sparse idx, values, shapes, dense) and feature-list (sparse idx, values,
+      shapes, dense, lengths) lists.
+    """
+    batched = serialized.ndim > 0
+    flat = serialized.reshape(-1)
+    parsed = []
+    for i, s in enumerate(flat):
+        ex = SequenceExample()
+        try:
+            ex.ParseFromString(s)
+        except Exception:  # noqa: BLE001
+            raise _invalid(f"Could not parse example input, value: '{bytes(s)[:64]!r}' "
+                           f"(record {i}, name {_name(names, i)})") from None
+        parsed.append(ex)
+    # Context features: as parse_example over the context Features.
+    c_sk, c_st, c_dk, c_dt, c_ds, c_dd = ctx
+    c_idx, c_val, c_shape, c_dense = [], [], [], []
+    for key, np_dtype in zip(c_sk, c_st):
+        kind = _KIND[np.dtype(np_dtype)]
+        per = [np.zeros((0,), np_dtype) if key not in ex.context.feature else
+               _values(ex.context.feature[key], kind, np_dtype, _name(names, i), key)
+               for i, ex in enumerate(parsed)]
+        ind, val, shp = _sparse_out(per, np_dtype, batched)
+        c_idx.append(ind)
+        c_val.append(val)
+        c_shape.append(shp)
+    for key, np_dtype, shape, default in zip(c_dk, c_dt, c_ds, c_dd):
+        kind = _KIND[np.dtype(np_dtype)]
+        vals = [None if key not in ex.context.feature else
+                _values(ex.context.feature[key], kind, np_dtype, _name(names, i), key)
+                for i, ex in enumerate(parsed)]
+        out = _dense_fixed(vals, key, shape, np_dtype, default, names)
+        c_dense.append(out if batched else out[0])
+    f_sk, f_st, f_dk, f_dt, f_ds = fl
+    f_idx, f_val, f_shape, f_dense, f_len = [], [], [], [], []
+    for key, np_dtype in zip(f_sk, f_st):
+        kind = _KIND[np.dtype(np_dtype)]
+        rows, vals = [], []
+        max_t = max_v = 0
+        for i, ex in enumerate(parsed):
+            lists = ex.feature_lists.feature_list
+            steps = lists[key].feature if key in lists else []
+            max_t = max(max_t, len(steps))
+            for t, feat in enumerate(steps):
+                v = _values(feat, kind, np_dtype, _name(names, i), key)
+                max_v = max(max_v, len(v))
+                for j in range(len(v)):
+                    rows.append((i, t, j) if batched else (t, j))
+                vals.append(v)
+        width = 3 if batched else 2
+        f_idx.append(np.array(rows, dtype=np.int64).reshape(-1, width))
+        f_val.append(np.concatenate(vals).astype(np_dtype, copy=False) if vals
+                     else np.zeros((0,), np_dtype))
+        f_shape.append(np.array(([len(parsed)] if batched else []) + [max_t, max_v], np.int64))
+    for key, np_dtype, shape, ok in zip(f_dk, f_dt, f_ds, missing_ok):
+        kind = _KIND[np.dtype(np_dtype)]
+        size = int(np.prod(shape, dtype=np.int64))
+        per = []
+        for i, ex in enumerate(parsed):
+            lists = ex.feature_lists.feature_list
+            if key not in lists:
+                if not ok:
+                    raise _invalid(f"Name: {_name(names, i)}, Feature list '{key}' is required "
+                                   "but could not be found.  Did you mean to include it in "
+                                   "feature_list_dense_missing_assumed_empty or "
+                                   "feature_list_dense_defaults?")
+                per.append([])
+                continue
+            steps = []
+            for t, feat in enumerate(lists[key].feature):
+                v = _values(feat, kind, np_dtype, _name(names, i), key)
+                if v.size != size:
+                    raise _invalid(f"Name: {_name(names, i)}, Key: {key}, Index: {t}.  Number "
+                                   f"of {_TYPE_NAME[kind]} values != expected.  values size: "
+                                   f"{v.size} but output shape: "
+                                   f"[{','.join(str(d) for d in shape)}]")
+                steps.append(v.reshape(shape))
+            per.append(steps)
+        lengths = np.array([len(p) for p in per], dtype=np.int64)
+        fill = b"" if np_dtype == object else 0
+        out = np.full((len(per), int(lengths.max(initial=0))) + tuple(shape), fill,
+                      dtype=np_dtype)
+        for i, steps in enumerate(per):
+            if steps:
+                out[i, :len(steps)] = np.stack(steps)
+        f_dense.append(out if batched else out[0])
+        f_len.append(lengths if batched else lengths[0])
+    return (c_idx, c_val, c_shape, c_dense), (f_idx, f_val, f_shape, f_dense, f_len)
