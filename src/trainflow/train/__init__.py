@@ -36,3 +36,7 @@ from trainflow.train import queue_runner  # noqa: E402,F401
 from trainflow.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
 from trainflow.train.queue_runner_impl import (  # noqa: E402,F401
     QueueRunner, add_queue_runner, start_queue_runners)
+from trainflow.train.input import (  # noqa: E402,F401
+    batch, batch_join, input_producer, limit_epochs, match_filenames_once, maybe_batch,
+    maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join, range_input_producer,
+    shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)

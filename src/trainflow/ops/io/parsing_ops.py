@@ -47,7 +47,8 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_key
         _keys(sparse_keys), [_np(t) for t in sparse_types], _keys(dense_keys),
         [_np(t) for t in Tdense], shapes, variable,
         [np.asarray(d, dtype=_np(t)) for d, t in zip(dense_defaults, Tdense)])
-    return tuple(sp_idx + sp_val + sp_shape + dense)
+    out = sp_idx + sp_val + sp_shape + dense
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _parse_example_shapes(op):
@@ -79,9 +80,10 @@ NotDifferentiable("ParseExampleV2")
 
 
 def _string_const(values, name):
+    """A string vector; converted by apply_op inside the op's scope, as TF names it."""
     arr = np.empty(len(values), dtype=object)
     arr[:] = [v.encode() if isinstance(v, str) else v for v in values]
-    return convert_to_tensor(arr, dtype=dtypes.string, name=name)
+    return arr
 
 
 def _dense_default_tensors(params):

@@ -42,7 +42,8 @@ def _kernel(serialized, debug_name, context_sparse_keys, context_dense_keys,
         np.asarray(serialized, dtype=object), np.asarray(debug_name, dtype=object).reshape(-1),
         ctx, fl, [bool(b) for b in np.asarray(feature_list_dense_missing_assumed_empty)
                   .reshape(-1)])
-    return tuple(ci + cv + cs + cd + fi + fv + fs + fd + flen)
+    out = ci + cv + cs + cd + fi + fv + fs + fd + flen
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _shapes(op):
@@ -100,7 +101,7 @@ NotDifferentiable("ParseSequenceExampleV2")
 def _strings(values, name):
     arr = np.empty(len(values), dtype=object)
     arr[:] = [v.encode() for v in values]
-    return convert_to_tensor(arr, dtype=dtypes.string, name=name)
+    return arr
 
 
 def _check(context_features, sequence_features):
@@ -136,9 +137,8 @@ def _parse(serialized, context_features, sequence_features, names):
         feature_list_sparse_keys=_strings(fl.sparse_keys, "feature_list_sparse_keys"),
         feature_list_dense_keys=_strings(fl.dense_keys, "feature_list_dense_keys"),
         feature_list_ragged_keys=_strings([], "feature_list_ragged_keys"),
-        feature_list_dense_missing_assumed_empty=convert_to_tensor(
-            np.asarray(fl.dense_allow_missing, dtype=bool).reshape(-1), dtype=dtypes.bool,
-            name="feature_list_dense_missing_assumed_empty"),
+        feature_list_dense_missing_assumed_empty=np.asarray(
+            fl.dense_allow_missing, dtype=bool).reshape(-1),
         context_dense_defaults=defaults, Tcontext_dense=ctx.dense_types,
         Ncontext_sparse=len(ctx.sparse_keys), context_sparse_types=ctx.sparse_types,
         context_dense_shapes=ctx.dense_shapes, Nfeature_list_sparse=len(fl.sparse_keys),
