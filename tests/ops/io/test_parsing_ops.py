@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from tests.helpers.tf_interop import needs_tf, run_json
+from tf_interop import needs_tf, run_json
 
 
 def _feature(v):
