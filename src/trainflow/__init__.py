@@ -126,6 +126,19 @@ _LAZY = {
                                       "parse_single_sequence_example"),
     "decode_raw": ("trainflow.ops.io.decode_ops", "decode_raw"),
     "decode_csv": ("trainflow.ops.io.decode_ops", "decode_csv"),
+    "strings": "trainflow.strings",
+    "string_split": ("trainflow.ops.string.string_ops", "string_split"),
+    "string_join": ("trainflow.ops.string.string_ops", "string_join"),
+    "reduce_join": ("trainflow.ops.string.string_ops", "reduce_join"),
+    "substr": ("trainflow.ops.string.string_ops", "substr"),
+    "regex_replace": ("trainflow.ops.string.string_ops", "regex_replace"),
+    "string_to_number": ("trainflow.ops.string.string_convert", "string_to_number"),
+    "as_string": ("trainflow.ops.string.string_convert", "as_string"),
+    "string_to_hash_bucket": ("trainflow.ops.string.string_convert", "string_to_hash_bucket"),
+    "string_to_hash_bucket_fast": ("trainflow.ops.string.string_convert",
+                                   "string_to_hash_bucket_fast"),
+    "string_to_hash_bucket_strong": ("trainflow.ops.string.string_convert",
+                                     "string_to_hash_bucket_strong"),
 }
 
 
