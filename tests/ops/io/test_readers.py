@@ -80,7 +80,6 @@ def test_text_line_reader(tmp_path):
         got = _drain(sess, *r.read_up_to(q, 10))
         assert got == [(f"{p}:2".encode(), b"a,1"), (f"{p}:3".encode(), b"b,2"),
                        (f"{p}:4".encode(), b""), (f"{p}:5".encode(), b"last")]
-    del g
 
 
 def test_fixed_length_reader_header_footer_hop_and_gzip(tmp_path):

@@ -113,12 +113,12 @@ class QueueResource:
     def enqueue(self, rs, components, batched=False):
         """Adds one element (or, if `batched`, each row) to the queue, waiting for room."""
         n = self.check_components(components, batched)
+        # Elements hold copies (later updates of the inputs never show in the queue);
+        # scalars are stored as NumPy scalars / Python objects, which batch quickly.
         if batched:
-            # One copy of the batch: later updates of the inputs never show in the queue.
-            comps = [np.array(c) for c in components]
-            items = [tuple(c[i, ...] for c in comps) for i in range(n)]
+            items = list(zip(*[list(np.array(c)) for c in components])) if n else []
         else:
-            items = [tuple(np.array(c) for c in components)]
+            items = [tuple(c[()] if c.ndim == 0 else np.array(c) for c in components)]
         with self._cond:
             if self._closed:
                 raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
@@ -183,14 +183,14 @@ class QueueResource:
                 self._dequeuers.remove(req)
                 self._cond.notify_all()
         if n is None:
-            return list(taken[0])
+            return [np.asarray(x, dtype=d) for x, d in zip(taken[0], self.dtypes)]
         return self._batch(taken)
 
     def _batch(self, taken):
         out = []
         for i, dtype in enumerate(self.dtypes):
             if taken:
-                out.append(np.stack([t[i] for t in taken]))
+                out.append(np.array([t[i] for t in taken], dtype=dtype))
             else:
                 out.append(np.zeros((0,) + tuple(self.shapes[i]), dtype=dtype))
         return out
@@ -224,13 +224,13 @@ class PaddingQueueResource(QueueResource):
         out = []
         for i, dtype in enumerate(self.dtypes):
             rank = len(self.shapes[i])
-            dims = [max((t[i].shape[d] for t in taken), default=0)
+            dims = [max((np.shape(t[i])[d] for t in taken), default=0)
                     if self.shapes[i][d] is None or self.shapes[i][d] < 0 else self.shapes[i][d]
                     for d in range(rank)]
             fill = b"" if np.dtype(dtype) == object else 0
             batch = np.full([len(taken)] + dims, fill, dtype=dtype)
             for j, t in enumerate(taken):
-                batch[(j,) + tuple(slice(0, s) for s in t[i].shape)] = t[i]
+                batch[(j,) + tuple(slice(0, s) for s in np.shape(t[i]))] = t[i]
             out.append(batch)
         return out
 

@@ -100,6 +100,52 @@ def _dense_variable(examples_values, key, inner, np_dtype, default, names):
     return out
 
 
+def _column(examples, key, kind, np_dtype, names):
+    """(flat list of values, per-example counts or None where missing) of one key."""
+    flat = []
+    counts = []
+    extend = flat.extend
+    append = counts.append
+    for i, fmap in enumerate(examples):
+        f = fmap.get(key)
+        if f is None:
+            append(None)
+            continue
+        vals = getattr(f, kind).value
+        n = len(vals)
+        if not n:
+            # Empty, or a list of another kind: only then is the kind looked at.
+            which = f.WhichOneof("kind")
+            if which is not None and which != kind:
+                _values(f, kind, np_dtype, _name(names, i), key)  # raises the type error
+        append(n)
+        extend(vals)
+    return flat, counts
+
+
+def _array(flat, np_dtype):
+    if np_dtype == object:
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+        return out
+    return np.array(flat, dtype=np_dtype)
+
+
+def _dense_fast(flat, counts, key, shape, np_dtype, default, names):
+    """The [batch] + shape array of a fixed-length feature from its flat values."""
+    size = int(np.prod(shape, dtype=np.int64))
+    if all(c == size for c in counts):
+        return _array(flat, np_dtype).reshape((len(counts),) + tuple(shape))
+    pieces, pos = [], 0
+    for i, c in enumerate(counts):
+        if c is None:
+            pieces.append(None)
+            continue
+        pieces.append(_array(flat[pos:pos + c], np_dtype))
+        pos += c
+    return _dense_fixed(pieces, key, shape, np_dtype, default, names)
+
+
 def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
                   dense_shapes, dense_variable, dense_defaults):
     """Returns (sparse_indices, sparse_values, sparse_shapes, dense_values) lists.
@@ -107,40 +153,48 @@ def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, den
     `serialized` is a string array of rank 0 or 1; rank 0 drops the batch dimension.
     """
     batched = serialized.ndim > 0
-    flat = serialized.reshape(-1)
+    flat_in = serialized.reshape(-1)
     examples = []
-    for i, s in enumerate(flat):
-        ex = Example()
+    parse = Example.FromString
+    for i, s in enumerate(flat_in):
         try:
-            ex.ParseFromString(s)
+            examples.append(parse(s).features.feature)
         except Exception:  # noqa: BLE001 - protobuf's DecodeError and friends
             raise _invalid(f"Could not parse example input, value: '{bytes(s)[:64]!r}' "
                            f"(record {i}, name {_name(names, i)})") from None
-        examples.append(ex.features.feature)
     sp_idx, sp_val, sp_shape = [], [], []
     for key, np_dtype in zip(sparse_keys, sparse_dtypes):
-        kind = _KIND[np.dtype(np_dtype)]
-        per = []
-        for i, fmap in enumerate(examples):
-            f = fmap.get(key)
-            per.append(np.zeros((0,), np_dtype) if f is None
-                       else _values(f, kind, np_dtype, _name(names, i), key))
-        ind, val, shp = _sparse_out(per, np_dtype, batched)
-        sp_idx.append(ind)
-        sp_val.append(val)
-        sp_shape.append(shp)
+        flat, counts = _column(examples, key, _KIND[np.dtype(np_dtype)], np_dtype, names)
+        counts = [c or 0 for c in counts]
+        values = _array(flat, np_dtype)
+        total, max_len = len(flat), max(counts, default=0)
+        if batched:
+            rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+            starts = np.repeat(np.cumsum([0] + counts[:-1]), counts)
+            cols = np.arange(total, dtype=np.int64) - starts
+            indices = np.stack([rows, cols], axis=1).astype(np.int64)
+            shape = np.array([len(counts), max_len], dtype=np.int64)
+        else:
+            indices = np.arange(total, dtype=np.int64).reshape(-1, 1)
+            shape = np.array([max_len], dtype=np.int64)
+        sp_idx.append(indices)
+        sp_val.append(values)
+        sp_shape.append(shape)
     dense = []
     for key, np_dtype, shape, variable, default in zip(dense_keys, dense_dtypes, dense_shapes,
                                                       dense_variable, dense_defaults):
-        kind = _KIND[np.dtype(np_dtype)]
-        vals = []
-        for i, fmap in enumerate(examples):
-            f = fmap.get(key)
-            vals.append(None if f is None else _values(f, kind, np_dtype, _name(names, i), key))
+        flat, counts = _column(examples, key, _KIND[np.dtype(np_dtype)], np_dtype, names)
         if variable:
-            out = _dense_variable(vals, key, shape, np_dtype, default, names)
+            pieces, pos = [], 0
+            for c in counts:
+                if c is None:
+                    pieces.append(None)
+                    continue
+                pieces.append(_array(flat[pos:pos + c], np_dtype))
+                pos += c
+            out = _dense_variable(pieces, key, shape, np_dtype, default, names)
         else:
-            out = _dense_fixed(vals, key, shape, np_dtype, default, names)
+            out = _dense_fast(flat, counts, key, shape, np_dtype, default, names)
         dense.append(out if batched else out[0])
     return sp_idx, sp_val, sp_shape, dense
 
