@@ -127,6 +127,7 @@ _LAZY = {
     "decode_raw": ("trainflow.ops.io.decode_ops", "decode_raw"),
     "decode_csv": ("trainflow.ops.io.decode_ops", "decode_csv"),
     "strings": "trainflow.strings",
+    "queue": "trainflow.queue",
     "string_split": ("trainflow.ops.string.string_ops", "string_split"),
     "string_join": ("trainflow.ops.string.string_ops", "string_join"),
     "reduce_join": ("trainflow.ops.string.string_ops", "reduce_join"),

@@ -214,3 +214,18 @@ def test_session_close_while_pipeline_threads_blocked():
         if t not in before:
             t.join(5)
             assert not t.is_alive()
+
+
+def test_fullness_summaries_use_summary_scalar_when_present(monkeypatch):
+    import trainflow.summary as summary_mod
+    calls = []
+    monkeypatch.setattr(summary_mod, "scalar", lambda name, value: calls.append(
+        (name, value)), raising=False)
+    with tf.Graph().as_default():
+        q = tf.train.string_input_producer(["a"])
+        tf.train.batch([q.dequeue()], 2)
+        tf.train.shuffle_batch([q.dequeue()], 2, capacity=30, min_after_dequeue=10)
+    assert [n for n, _ in calls] == ["fraction_of_32_full", "fraction_of_32_full",
+                                     "fraction_over_10_of_20_full"]
+    assert all(v.dtype == tf.float32 for _, v in calls)
+    assert calls[1][1].op.name == "batch/mul"

@@ -19,3 +19,5 @@ from trainflow.ops.io.parsing_config import (  # noqa: E402,F401
 from trainflow.ops.io.parsing_ops import parse_example, parse_single_example  # noqa: E402,F401
 from trainflow.ops.io.sequence_parsing import (  # noqa: E402,F401
     parse_sequence_example, parse_single_sequence_example)
+from trainflow.ops.data_flow.queues import (  # noqa: E402,F401
+    PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
