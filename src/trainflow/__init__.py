@@ -126,6 +126,7 @@ _LAZY = {
                                       "parse_single_sequence_example"),
     "decode_raw": ("trainflow.ops.io.decode_ops", "decode_raw"),
     "decode_csv": ("trainflow.ops.io.decode_ops", "decode_csv"),
+    "decode_json_example": ("trainflow.ops.io.decode_ops", "decode_json_example"),
     "strings": "trainflow.strings",
     "queue": "trainflow.queue",
     "string_split": ("trainflow.ops.string.string_ops", "string_split"),

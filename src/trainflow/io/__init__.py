@@ -13,7 +13,8 @@ from trainflow.image import (  # noqa: E402,F401
 
 # --- file ops, readers (issue 12) ---
 from trainflow.ops.io.file_io_ops import matching_files, read_file, write_file  # noqa: E402,F401
-from trainflow.ops.io.decode_ops import decode_compressed, decode_csv, decode_raw  # noqa: E402,F401
+from trainflow.ops.io.decode_ops import (  # noqa: E402,F401
+    decode_compressed, decode_csv, decode_json_example, decode_raw)
 from trainflow.ops.io.parsing_config import (  # noqa: E402,F401
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature)
 from trainflow.ops.io.parsing_ops import parse_example, parse_single_example  # noqa: E402,F401

@@ -87,3 +87,13 @@ def test_decode_compressed():
         assert sess.run(tf.io.decode_compressed(b"plain")) == b"plain"
         with pytest.raises(tf.errors.DataLossError):
             sess.run(tf.io.decode_compressed(b"garbage", "ZLIB"))
+
+
+def test_decode_json_example():
+    js = '{"features": {"feature": {"a": {"int64List": {"value": ["3"]}}}}}'
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = sess.run(tf.decode_json_example([js]))
+        ex = tf.train.Example.FromString(out[0])
+        assert list(ex.features.feature["a"].int64_list.value) == [3]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Error while parsing JSON"):
+            sess.run(tf.io.decode_json_example("{bad"))

@@ -1,6 +1,6 @@
 """DecodeRaw, DecodeCSV and DecodeCompressed: `tf.decode_raw`, `tf.decode_csv`,
 `tf.io.decode_compressed`."""
-__all__ = ["decode_raw", "decode_csv", "decode_compressed"]
+__all__ = ["decode_raw", "decode_csv", "decode_compressed", "decode_json_example"]
 
 import zlib
 
@@ -207,7 +207,32 @@ def _decode_compressed_kernel(input_bytes, *, compression_type):
 register_op("DecodeCompressed", inputs=["bytes: string"], outputs=["output: string"],
             attrs=["compression_type: string = ''"],
             shape_fn=lambda op: [op._inputs[0]._shape], kernel=_decode_compressed_kernel)
-for _t in ("DecodeRaw", "DecodeCSV", "DecodeCompressed"):
+# -- DecodeJSONExample ---------------------------------------------------------------------
+def _decode_json_kernel(json_examples):
+    from google.protobuf import json_format
+    from trainflow.protos.example_pb2 import Example
+    flat = np.asarray(json_examples, dtype=object).reshape(-1)
+    out = np.empty(flat.size, dtype=object)
+    for i, s in enumerate(flat):
+        text = s.decode("utf-8", "replace") if isinstance(s, bytes) else str(s)
+        try:
+            out[i] = json_format.Parse(text, Example()).SerializeToString()
+        except json_format.ParseError as e:
+            raise _invalid(f"Error while parsing JSON: {e}") from None
+    return out.reshape(np.shape(json_examples))
+
+
+register_op("DecodeJSONExample", inputs=["json_examples: string"],
+            outputs=["binary_examples: string"], shape_fn=lambda op: [op._inputs[0]._shape],
+            kernel=_decode_json_kernel)
+
+
+def decode_json_example(json_examples, name=None):
+    """Converts JSON-encoded Example protos to their binary serialization."""
+    return apply_op("DecodeJSONExample", json_examples=json_examples, name=name).outputs[0]
+
+
+for _t in ("DecodeRaw", "DecodeCSV", "DecodeCompressed", "DecodeJSONExample"):
     NotDifferentiable(_t)
 
 
