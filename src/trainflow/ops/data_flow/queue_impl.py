@@ -56,6 +56,10 @@ class QueueResource:
     def _take(self):
         return self._items.popleft()
 
+    def _take_n(self, k):
+        take = self._take
+        return [take() for _ in range(k)]
+
     def _restore(self, items):
         self._items.extendleft(reversed(items))
 
@@ -167,8 +171,7 @@ class QueueResource:
                     self._check_torn_down()
                     avail = self._available()
                     if avail > 0:
-                        for _ in range(min(avail, count - len(taken))):
-                            taken.append(self._take())
+                        taken.extend(self._take_n(min(avail, count - len(taken))))
                         self._cond.notify_all()
                         continue
                     if allow_smaller and taken:
@@ -253,10 +256,17 @@ class RandomShuffleQueueResource(QueueResource):
         self._items = []
 
     def _take(self):
+        return self._take_n(1)[0]
+
+    def _take_n(self, k):
+        # One draw of k uniforms: each picks among the elements left at its turn.
         items = self._items
-        j = int(self._rng.integers(len(items)))
-        items[j], items[-1] = items[-1], items[j]
-        return items.pop()
+        out = []
+        for u in self._rng.random(k).tolist():
+            j = int(u * len(items))
+            items[j], items[-1] = items[-1], items[j]
+            out.append(items.pop())
+        return out
 
     def _restore(self, items):
         self._items.extend(items)
