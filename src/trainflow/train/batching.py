@@ -4,7 +4,6 @@ queue-fullness summaries."""
 import collections
 
 from trainflow.framework import dtypes
-from trainflow.framework.graph_keys import GraphKeys  # noqa: F401  (collection names)
 from trainflow.framework.sparse_tensor import SparseTensor
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import as_shape
@@ -48,7 +47,7 @@ def as_tensor_list_list(tensors_list):
         keys = set(tensors_list[0])
         for d in tensors_list[1:]:
             if set(d) != keys:
-                raise ValueError(f"All dictionaries in tensors_list must have the same keys")
+                raise ValueError("All dictionaries in tensors_list must have the same keys")
         return [as_tensor_list(d) for d in tensors_list]
     return tensors_list
 

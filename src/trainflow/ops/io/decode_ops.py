@@ -47,7 +47,8 @@ register_op("DecodeRaw", inputs=["bytes: string"], outputs=["output: out_type"],
             kernel=_decode_raw_kernel)
 
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None,
+               bytes=None):  # noqa: A002 - TF's name
     """Reinterprets the bytes of each string as a vector of `out_type` numbers."""
     if input_bytes is None:
         input_bytes = bytes

@@ -101,8 +101,8 @@ register_op("AsString", inputs=["input: T"], outputs=["output: string"],
             shape_fn=_same_shape, kernel=_as_string_kernel)
 
 
-def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, fill="",  # noqa: A002
-              name=None):
+def as_string(input, precision=-1, scientific=False, shortest=False,  # noqa: A002
+              width=-1, fill="", name=None):
     """Formats each element as a string (printf-style precision/width/fill)."""
     return apply_op("AsString", input=input, precision=precision, scientific=scientific,
                     shortest=shortest, width=width, fill=fill, name=name).outputs[0]
@@ -151,7 +151,8 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A
                     key=list(key), name=name).outputs[0]
 
 
-def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None, input=None):  # noqa: A002
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None,
+                          input=None):  # noqa: A002 - TF's name
     """TF's legacy Hash64 of each string, modulo `num_buckets`."""
     if string_tensor is None:
         string_tensor = input
