@@ -7,12 +7,15 @@ import numpy as np
 
 import trainflow.compat.v1 as tf
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def _train_until_done(loss, epochs_records):
     """Runs GradientDescent on `loss` to OutOfRangeError; returns (steps, first, last)."""
     train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
     losses = []
-    with tf.Session() as sess:
+    with tf.Session(config=_CONFIG) as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess=sess, coord=coord)
@@ -93,7 +96,7 @@ def test_preloaded_variable_with_slice_input_producer():
         loss = tf.reduce_mean(tf.square(tf.reduce_sum(xb * w, axis=1) - 1.0))
         train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
         seen = []
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(preloaded.initializer, feed_dict={initializer: data})
             sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
             coord = tf.train.Coordinator()

@@ -7,11 +7,14 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def _run_pipeline(fetch, limit=10000):
     """Runs the queue runners and `fetch` until OutOfRangeError; returns the values."""
     out = []
-    with tf.Session() as sess:
+    with tf.Session(config=_CONFIG) as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
@@ -71,7 +74,7 @@ def test_batch_dict_enqueue_many_and_dynamic_pad():
         feats = tf.train.batch({"a": tf.constant([[1, 2], [3, 4]]), "b": tf.constant([5, 6])},
                                batch_size=3, enqueue_many=True)
         assert sorted(feats) == ["a", "b"] and feats["a"].shape.as_list() == [3, 2]
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             coord = tf.train.Coordinator()
             threads = tf.train.start_queue_runners(sess, coord)
             v = sess.run(feats)
@@ -109,7 +112,7 @@ def test_maybe_batch_keep_input():
         vals = tf.constant([1, 2, 3, 4])
         out = tf.train.maybe_batch([vals], tf.constant([True, False, True, False]), 2,
                                    enqueue_many=True)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             coord = tf.train.Coordinator()
             threads = tf.train.start_queue_runners(sess, coord)
             assert sess.run(out).tolist() == [1, 3]
@@ -148,7 +151,7 @@ def test_match_filenames_once(tmp_path):
     with tf.Graph().as_default():
         files = tf.train.match_filenames_once(str(tmp_path / "*.txt"))
         assert files.op.name == "matching_filenames"
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(tf.local_variables_initializer())
             assert [f.decode().rsplit("/", 1)[-1] for f in sess.run(files)] == ["a.txt", "b.txt"]
 
@@ -176,7 +179,7 @@ def test_sixteen_threads_deliver_every_record_once_per_epoch_and_stop(tmp_path):
         w = tf.Variable(0, dtype=tf.int64)
         train = tf.assign_add(w, tf.reduce_sum(ids))
         got = []
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
             coord = tf.train.Coordinator()
             threads = tf.train.start_queue_runners(sess, coord)
@@ -203,7 +206,7 @@ def test_session_close_while_pipeline_threads_blocked():
     with tf.Graph().as_default():
         q = tf.train.range_input_producer(1000, shuffle=False, capacity=4)
         out = tf.train.batch([q.dequeue()], 2, num_threads=16, capacity=4)
-        sess = tf.Session()
+        sess = tf.Session(config=_CONFIG)
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess, coord)
         sess.run(out)

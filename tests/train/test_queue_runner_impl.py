@@ -8,6 +8,9 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.protos.queue_runner_pb2 import QueueRunnerDef
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def _counting_pipeline(limit):
     """A queue fed by a runner whose enqueue fails with OutOfRange after `limit` items."""
@@ -30,7 +33,7 @@ def test_runner_closes_queue_when_inputs_end():
     with tf.Graph().as_default():
         q, qr = _counting_pipeline(20)
         deq = q.dequeue()
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(tf.global_variables_initializer())
             coord = tf.train.Coordinator()
             threads = qr.create_threads(sess, coord=coord, start=True)
@@ -53,7 +56,7 @@ def test_coordinator_stop_cancels_blocked_enqueues():
         qr = tf.train.QueueRunner(q, [q.enqueue(1.0)] * 4)
         tf.train.add_queue_runner(qr)
         assert tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS) == [qr]
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             coord = tf.train.Coordinator()
             threads = tf.train.start_queue_runners(sess, coord)
             assert len(threads) == 5 and all(t.daemon for t in threads)
@@ -71,7 +74,7 @@ def test_session_close_while_threads_blocked():
     with tf.Graph().as_default():
         q = tf.FIFOQueue(1, tf.float32, shapes=[[]])
         qr = tf.train.QueueRunner(q, [q.enqueue(1.0)] * 3)
-        sess = tf.Session()
+        sess = tf.Session(config=_CONFIG)
         threads = qr.create_threads(sess, start=True)
         sess.run(q.dequeue())
         sess.close()
@@ -88,7 +91,7 @@ def test_enqueue_error_reaches_coordinator_and_exceptions_raised():
         q = tf.FIFOQueue(5, tf.float32, shapes=[[]])
         bad = tf.check_numerics(tf.constant(np.inf, tf.float32), "bad value")
         qr = tf.train.QueueRunner(q, [q.enqueue(bad)])
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             coord = tf.train.Coordinator()
             threads = qr.create_threads(sess, coord=coord, start=True)
             with pytest.raises(tf.errors.InvalidArgumentError, match="bad value"):

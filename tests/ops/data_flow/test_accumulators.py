@@ -6,6 +6,9 @@ import trainflow.compat.v1 as tf
 from trainflow.ops.data_flow.accumulators import (
     ConditionalAccumulator, SparseConditionalAccumulator)
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def test_dense_mean_sum_and_stale_gradients():
     with tf.Graph().as_default():
@@ -19,7 +22,7 @@ def test_dense_mean_sum_and_stale_gradients():
         assert a.accumulator_ref.op.type == "ResourceConditionalAccumulator"
         assert take.op.type == "ResourceAccumulatorTakeGradient" and take.shape.as_list() == [2]
         assert n.op.name == "conditional_accumulator_NumAccumulated"
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             for v in ([1., 2.], [3., 4.]):
                 sess.run([ap, aps], {g: v, step: 0})
             assert sess.run(n) == 2
@@ -48,7 +51,7 @@ def test_sparse_mean_per_row():
                              tf.constant([3, 2], tf.int64)))
         take = a.take_indexed_slices_grad(2)
         assert a.accumulator_ref.op.type == "SparseConditionalAccumulator"
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(s1)
             sess.run(s2)
             assert sess.run(a.num_accumulated()) == 2

@@ -10,6 +10,9 @@ import trainflow.compat.v1 as tf
 from trainflow.ops.data_flow.queues import (
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def _thread(fn):
     box = {}
@@ -34,7 +37,7 @@ def test_fifo_order_names_and_shapes():
         assert q.queue_ref.op.type == "FIFOQueueV2" and q.name == "fifo_queue"
         assert d[0].op.name == "fifo_queue_Dequeue" and d[1].shape.as_list() == [2]
         assert dm[1].shape.as_list() == [2, 2] and dm[0].op.type == "QueueDequeueManyV2"
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             assert sess.run(q.size()) == 3
             a, b = sess.run(d)
@@ -51,7 +54,7 @@ def test_names_dict_enqueue_dequeue():
         assert sorted(out) == ["s", "x"]
         with pytest.raises(ValueError):
             q.enqueue([3, b"a"])
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             v = sess.run(out)
             assert v["x"] == 3 and v["s"] == b"a"
@@ -63,7 +66,7 @@ def test_closed_queue_errors_and_up_to():
         enq = q.enqueue_many([[1, 2, 3]])
         many = q.dequeue_many(2)
         upto = q.dequeue_up_to(5)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             sess.run(q.close())
             assert sess.run(q.is_closed())
@@ -83,7 +86,7 @@ def test_blocking_dequeue_larger_than_capacity():
         q = FIFOQueue(2, tf.int32, shapes=[[]])
         enq = q.enqueue_many([list(range(7))])
         many = q.dequeue_many(7)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             t, box = _thread(lambda: sess.run(enq))
             assert sess.run(many).tolist() == list(range(7))
             t.join(5)
@@ -94,7 +97,7 @@ def test_enqueue_blocks_when_full_and_close_cancels_pending():
     with tf.Graph().as_default():
         q = FIFOQueue(1, tf.int32, shapes=[[]])
         enq = q.enqueue(1)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             t, box = _thread(lambda: sess.run(enq))
             time.sleep(0.1)
@@ -109,7 +112,7 @@ def test_close_without_cancel_lets_pending_enqueue_finish():
         q = FIFOQueue(1, tf.int32, shapes=[[]])
         enq = q.enqueue(1)
         deq = q.dequeue()
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             t, box = _thread(lambda: sess.run(enq))
             time.sleep(0.05)
@@ -124,7 +127,7 @@ def test_dequeue_deadline_and_session_close():
     with tf.Graph().as_default():
         q = FIFOQueue(1, tf.int32, shapes=[[]])
         deq = q.dequeue()
-        sess = tf.Session()
+        sess = tf.Session(config=_CONFIG)
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(deq, options=tf.RunOptions(timeout_in_ms=30))
         t, box = _thread(lambda: sess.run(deq))
@@ -139,7 +142,7 @@ def test_runtime_shape_mismatch():
         q = FIFOQueue(3, tf.int32, shapes=[[2]])
         p = tf.placeholder(tf.int32)
         enq = q.enqueue(p)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match=r"Shape mismatch in tuple component 0. Expected \[2\], "
                                      r"got \[3\]"):
@@ -153,7 +156,7 @@ def test_dequeue_many_needs_shapes():
         q = FIFOQueue(3, tf.int32)
         enq = q.enqueue(1)
         many = q.dequeue_many(1)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             with pytest.raises(tf.errors.InvalidArgumentError, match="specified shapes"):
                 sess.run(many)
@@ -166,7 +169,7 @@ def test_padding_fifo_queue_pads():
         e2 = q.enqueue([[4], [b"b", b"c"]])
         out = q.dequeue_many(2)
         assert out[0].shape.as_list() == [2, None]
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run([e1])
             sess.run([e2])
             a, s = sess.run(out)
@@ -181,7 +184,7 @@ def test_random_shuffle_queue_keeps_min_after_dequeue():
         many = q.dequeue_many(15)
         one = q.dequeue()
         assert q.queue_ref.op.get_attr("min_after_dequeue") == 5
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             got = sess.run(many).tolist()
             assert len(set(got)) == 15 and got != list(range(15))
@@ -197,7 +200,7 @@ def test_priority_queue_order():
         q = PriorityQueue(10, [tf.string], shapes=[[]])
         enq = q.enqueue_many([[5, 1, 3], [b"a", b"b", b"c"]])
         pri, val = q.dequeue_many(3)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq)
             p, v = sess.run([pri, val])
             assert p.tolist() == [1, 3, 5] and v.tolist() == [b"b", b"c", b"a"]
@@ -209,7 +212,7 @@ def test_from_list_routes_to_selected_queue():
         idx = tf.placeholder(tf.int32, [])
         sel = QueueBase.from_list(idx, qs)
         enq = sel.enqueue(9)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(enq, {idx: 1})
             assert sess.run([qs[0].size(), qs[1].size()]) == [0, 1]
         with pytest.raises(TypeError):
@@ -221,7 +224,7 @@ def test_shared_name_shared_within_target_resources():
         a = FIFOQueue(5, tf.int32, shapes=[[]], shared_name="shared_q", name="a")
         b = FIFOQueue(5, tf.int32, shapes=[[]], shared_name="shared_q", name="b")
         c = FIFOQueue(5, tf.float32, shapes=[[]], shared_name="shared_q", name="c")
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             sess.run(a.enqueue(4))
             assert sess.run(b.dequeue()) == 4
             with pytest.raises(tf.errors.InvalidArgumentError, match="shared_q"):
@@ -234,7 +237,7 @@ def test_concurrent_producers_deliver_every_element_once():
         p = tf.placeholder(tf.int32, [None])
         enq = q.enqueue_many(p)
         upto = q.dequeue_up_to(16)
-        with tf.Session() as sess:
+        with tf.Session(config=_CONFIG) as sess:
             threads = [_thread(lambda i=i: sess.run(enq, {p: np.arange(i * 50, i * 50 + 50)}))
                        for i in range(8)]
             got = []

@@ -7,6 +7,9 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+# Every blocking run in these tests ends within the deadline.
+_CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
+
 
 def _queue_of(sess, files):
     q = tf.FIFOQueue(32, tf.string, shapes=[[]])
@@ -38,7 +41,7 @@ def _drain(sess, keys, values):
 def test_tfrecord_reader_keys_and_counters(tmp_path, compression):
     a = _tfrecords(tmp_path, "a", [b"a0", b"a1", b"a2"], compression)
     b = _tfrecords(tmp_path, "b", [b"b0"], compression)
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         r = tf.TFRecordReader(options=tf.io.TFRecordOptions(compression) if compression
                               else None)
         assert r.reader_ref.op.type == "TFRecordReaderV2"
@@ -58,7 +61,7 @@ def test_tfrecord_reader_keys_and_counters(tmp_path, compression):
 def test_read_up_to_stops_at_the_end_of_each_file(tmp_path):
     a = _tfrecords(tmp_path, "a", [b"%d" % i for i in range(5)])
     b = _tfrecords(tmp_path, "b", [b"x", b"y"])
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         r = tf.TFRecordReader()
         q = _queue_of(sess, [a, b])
         keys, values = r.read_up_to(q, 3)
@@ -74,7 +77,7 @@ def test_read_up_to_stops_at_the_end_of_each_file(tmp_path):
 def test_text_line_reader(tmp_path):
     p = tmp_path / "t.csv"
     p.write_bytes(b"header\na,1\r\nb,2\n\nlast")
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         r = tf.TextLineReader(skip_header_lines=1)
         q = _queue_of(sess, [str(p)])
         got = _drain(sess, *r.read_up_to(q, 10))
@@ -88,7 +91,7 @@ def test_fixed_length_reader_header_footer_hop_and_gzip(tmp_path):
     plain.write_bytes(data)
     zipped = tmp_path / "f.bin.gz"
     zipped.write_bytes(gzip.compress(data))
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         r = tf.FixedLengthRecordReader(4, header_bytes=2, footer_bytes=1, hop_bytes=3)
         got = _drain(sess, *r.read(_queue_of(sess, [str(plain)])))
         assert [v for _, v in got] == [bytes([0, 1, 2, 3]), bytes([3, 4, 5, 6]),
@@ -102,7 +105,7 @@ def test_fixed_length_reader_header_footer_hop_and_gzip(tmp_path):
 
 def test_whole_file_and_identity_reader_state(tmp_path):
     (tmp_path / "w").write_bytes(b"contents")
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         w = tf.WholeFileReader()
         assert _drain(sess, *w.read(_queue_of(sess, [str(tmp_path / "w")]))) == [
             (str(tmp_path / "w").encode(), b"contents")]
@@ -128,7 +131,7 @@ def test_corrupt_and_truncated_records_name_file_and_offset(tmp_path):
     open(path, "wb").write(bytes(raw))
     trunc = _tfrecords(tmp_path, "trunc", [b"first", b"second"])
     open(trunc, "r+b").truncate(os.path.getsize(trunc) - 3)
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         for p in (path, trunc):
             r = tf.TFRecordReader()
             k, v = r.read(_queue_of(sess, [p]))
@@ -139,7 +142,7 @@ def test_corrupt_and_truncated_records_name_file_and_offset(tmp_path):
 
 
 def test_missing_file_is_not_found(tmp_path):
-    with tf.Graph().as_default(), tf.Session() as sess:
+    with tf.Graph().as_default(), tf.Session(config=_CONFIG) as sess:
         r = tf.TFRecordReader()
         with pytest.raises(tf.errors.NotFoundError, match="nope"):
             sess.run(r.read(_queue_of(sess, [str(tmp_path / "nope")])))
