@@ -246,3 +246,21 @@ def test_concurrent_producers_deliver_every_element_once():
             for t, _ in threads:
                 t.join(5)
             assert sorted(got) == list(range(400))
+
+
+def test_error_messages_use_tf_resource_names_and_double_close():
+    with tf.Graph().as_default():
+        q = FIFOQueue(3, tf.int32, shapes=[[]], name="first")
+        s = PaddingFIFOQueue(3, tf.int32, shapes=[[None]], shared_name="shared")
+        with tf.Session(config=_CONFIG) as sess:
+            sess.run(q.close())
+            with pytest.raises(tf.errors.OutOfRangeError,
+                               match=r"FIFOQueue '_\d+_first' is closed and has insufficient"):
+                sess.run(q.dequeue())
+            with pytest.raises(tf.errors.CancelledError,
+                               match=r"Queue '_\d+_first' is already closed."):
+                sess.run(q.close())
+            sess.run(q.close(cancel_pending_enqueues=True))  # allowed, as in TF
+            sess.run(s.close())
+            with pytest.raises(tf.errors.CancelledError, match="FIFOQueue 'shared' is closed."):
+                sess.run(s.enqueue([[1]]))

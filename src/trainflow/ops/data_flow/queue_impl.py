@@ -24,6 +24,7 @@ class QueueResource:
     """A FIFO queue of tuples of arrays (TF's FIFOQueue)."""
 
     kind = "FIFOQueue"
+    enqueue_kind = "FIFOQueue"  # the word TF's enqueue errors use
 
     def __init__(self, name, dtypes, shapes, capacity):
         """
@@ -125,7 +126,8 @@ class QueueResource:
             items = [tuple(c[()] if c.ndim == 0 else np.array(c) for c in components)]
         with self._cond:
             if self._closed:
-                raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
+                raise errors.CancelledError(None, None, f"{self.enqueue_kind} '{self.name}' is "
+                                                        "closed.")
             req = object()
             self._enqueuers.append(req)
             try:
@@ -136,7 +138,7 @@ class QueueResource:
                     self._check_torn_down()
                     if self._cancel_enqueues:
                         raise errors.CancelledError(
-                            None, None, f"{self.kind} '{self.name}' is closed.")
+                            None, None, f"{self.enqueue_kind} '{self.name}' is closed.")
                     while i < len(items) and self._has_room():
                         self._put(items[i])
                         i += 1
@@ -199,12 +201,20 @@ class QueueResource:
         return out
 
     def close_queue(self, cancel_pending_enqueues=False):
-        """Marks the queue closed; waiting dequeues that can't be served fail."""
+        """Marks the queue closed; waiting dequeues that can't be served fail.
+
+        Raises:
+          CancelledError: closing an already closed queue without cancelling pending
+            enqueues, as in TF.
+        """
         with self._cond:
+            was_closed = self._closed
             self._closed = True
             if cancel_pending_enqueues:
                 self._cancel_enqueues = True
             self._cond.notify_all()
+        if was_closed and not cancel_pending_enqueues:
+            raise errors.CancelledError(None, None, f"Queue '{self.name}' is already closed.")
 
     def close(self):
         """Teardown by the resource manager (session closed): every waiter is cancelled."""
@@ -243,6 +253,7 @@ class RandomShuffleQueueResource(QueueResource):
     `min_after_dequeue` remain (or the queue is closed)."""
 
     kind = "RandomShuffleQueue"
+    enqueue_kind = "RandomShuffleQueue"
 
     def __init__(self, name, dtypes, shapes, capacity, min_after_dequeue, seed, seed2):
         self.min_after_dequeue = min_after_dequeue
@@ -281,6 +292,7 @@ class PriorityQueueResource(QueueResource):
     """A queue whose first component is an int64 priority; smallest comes out first."""
 
     kind = "PriorityQueue"
+    enqueue_kind = "PriorityQueue"
 
     def _init_storage(self):
         self._items = []

@@ -5,6 +5,8 @@ A queue op outputs a 0-d object array holding its queue resource as the `resourc
 handle value; the
 queue lives in the session's resource manager under its shared_name (or op name).
 """
+import itertools
+
 import numpy as np
 
 from trainflow.framework import errors
@@ -25,15 +27,26 @@ def _shape_tuples(shapes):
     return [tuple(s.as_list()) if s.rank is not None else None for s in shapes]
 
 
+_unique_ids = itertools.count()
+
+
+def display_name(ctx):
+    """TF's name for a resource: its shared_name, else "_<unique id>_<node name>"."""
+    shared = ctx.op._attrs.get("shared_name")
+    if shared:
+        return shared.decode() if isinstance(shared, bytes) else shared
+    return f"_{next(_unique_ids)}_{ctx.op.name}"
+
+
 def _handle_kernel(factory):
     def kernel(*, ctx):
         q = ctx.state.get("queue")
         if q is not None and ctx.resources.lookup("queue", ctx.resource_name) is q:
             return ctx.state["handle"]
         attrs = ctx.op._attrs
-        make = lambda: factory(ctx.resource_name, attrs)  # noqa: E731
+        make = lambda: factory(display_name(ctx), attrs)  # noqa: E731
         q = ctx.resources.lookup_or_create("queue", ctx.resource_name, make)
-        want = factory(ctx.resource_name, attrs).spec()
+        want = factory(q.name, attrs).spec()
         if q.spec() != want:
             raise errors.InvalidArgumentError(
                 None, None, f"Shared queue '{ctx.resource_name}' has {q.kind} signature "
