@@ -7,6 +7,7 @@ and what was found, in TF's words.
 import numpy as np
 
 from trainflow.framework import errors
+from trainflow.ops.io import example_fast
 from trainflow.protos.example_pb2 import Example, SequenceExample
 
 _KIND = {np.dtype(np.float32): "float_list", np.dtype(np.int64): "int64_list",
@@ -154,6 +155,19 @@ def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, den
     """
     batched = serialized.ndim > 0
     flat_in = serialized.reshape(-1)
+    fast = {}
+    if dense_keys and not all(dense_variable):
+        maps = example_fast.raw_maps(flat_in)
+        if maps is not None:
+            for key, np_dtype, shape, variable in zip(dense_keys, dense_dtypes, dense_shapes,
+                                                      dense_variable):
+                if not variable:
+                    column = example_fast.dense_column(maps, key, np_dtype, shape)
+                    if column is not None:
+                        fast[key] = column
+    if not sparse_keys and len(fast) == len(dense_keys):
+        dense = [fast[k] if batched else fast[k][0] for k in dense_keys]
+        return [], [], [], dense
     examples = []
     parse = Example.FromString
     for i, s in enumerate(flat_in):
@@ -183,6 +197,9 @@ def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, den
     dense = []
     for key, np_dtype, shape, variable, default in zip(dense_keys, dense_dtypes, dense_shapes,
                                                       dense_variable, dense_defaults):
+        if key in fast:
+            dense.append(fast[key] if batched else fast[key][0])
+            continue
         flat, counts = _column(examples, key, _KIND[np.dtype(np_dtype)], np_dtype, names)
         if variable:
             pieces, pos = [], 0
