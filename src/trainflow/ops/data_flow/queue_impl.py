@@ -139,9 +139,11 @@ class QueueResource:
                     if self._cancel_enqueues:
                         raise errors.CancelledError(
                             None, None, f"{self.enqueue_kind} '{self.name}' is closed.")
-                    while i < len(items) and self._has_room():
-                        self._put(items[i])
-                        i += 1
+                    room = len(items) - i if self.capacity is None else \
+                        min(len(items) - i, self.capacity - len(self._items))
+                    for item in items[i:i + room]:
+                        self._put(item)
+                    i += room
                     self._cond.notify_all()
             finally:
                 self._enqueuers.remove(req)

@@ -79,15 +79,19 @@ def _int64s(parts, size):
 
 
 def _strings(parts):
-    out = np.empty(len(parts), dtype=object)
-    items = []
-    for fb in parts:
-        # One short string: 0x0a L1 0x0a L2 data, with L1 == L2 + 2.
-        if len(fb) < 4 or fb[0] != 0x0A or fb[2] != 0x0A or fb[1] >= 0x80 or \
-                fb[1] != fb[3] + 2 or len(fb) != fb[1] + 2:
-            return None
-        items.append(fb[4:])
-    out[:] = items
+    # One short string per record: 0x0a L1 0x0a L2 data, with L1 == L2 + 2 < 0x80.
+    n = len(parts)
+    lengths = np.fromiter(map(len, parts), np.int64, n)
+    if n == 0 or (lengths < 4).any():
+        return None
+    data = np.frombuffer(b"".join(parts), np.uint8)
+    starts = np.cumsum(lengths) - lengths
+    l1, l2 = data[starts + 1].astype(np.int64), data[starts + 3].astype(np.int64)
+    if not ((data[starts] == 0x0A).all() and (data[starts + 2] == 0x0A).all()
+            and (l1 < 0x80).all() and (l1 == l2 + 2).all() and (lengths == l1 + 2).all()):
+        return None
+    out = np.empty(n, dtype=object)
+    out[:] = [fb[4:] for fb in parts]
     return out
 
 

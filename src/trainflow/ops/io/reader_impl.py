@@ -178,13 +178,14 @@ class TFRecordReader(ReaderBase):
         it = self._it
         prefix = self.work + b":"
         records = self._records
+        offset = it.offset
         for _ in range(n):
-            offset = it.offset
             try:
                 rec = next(records)
             except StopIteration:
                 return out, True
-            out.append((prefix + str(offset).encode(), rec))
+            out.append((b"%s%d" % (prefix, offset), rec))
+            offset = it.offset
         return out, False
 
     def _finish(self):
