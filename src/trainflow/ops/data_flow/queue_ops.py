@@ -2,8 +2,8 @@
 registrations, shape functions and kernels over the resources of `queue_impl`.
 
 A queue op outputs a 0-d object array holding its queue resource as the `resource`
-handle value; the
-queue lives in the session's resource manager under its shared_name (or op name).
+handle value; the queue lives in the session's resource manager under its shared_name
+(or op name).
 """
 import itertools
 
@@ -24,7 +24,9 @@ def _np_dtypes(types):
 
 
 def _shape_tuples(shapes):
-    return [tuple(s.as_list()) if s.rank is not None else None for s in shapes]
+    if any(s.rank is None for s in shapes):
+        return []  # a shape of unknown rank leaves all of them unchecked
+    return [tuple(s.as_list()) for s in shapes]
 
 
 _unique_ids = itertools.count()
