@@ -232,3 +232,24 @@ def test_fullness_summaries_use_summary_scalar_when_present(monkeypatch):
                                      "fraction_over_10_of_20_full"]
     assert all(v.dtype == tf.float32 for _, v in calls)
     assert calls[1][1].op.name == "batch/mul"
+
+
+def test_argument_errors_and_shapes_argument():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="fully defined shape"):
+            tf.train.input_producer(tf.placeholder(tf.float32, [None, None]))
+        with pytest.raises(ValueError, match="Cannot infer Tensor's rank"):
+            tf.train.batch([tf.placeholder(tf.float32)], 2)
+        with pytest.raises(ValueError, match="must be 0 or 1 dimensions"):
+            tf.train.maybe_batch([tf.constant([[1]])], tf.constant([[True]]), 2,
+                                 enqueue_many=True)
+        x = tf.train.batch([tf.placeholder(tf.float32)], 2, shapes=[[3]])
+        assert x.shape.as_list() == [2, 3]
+        lim = tf.train.limit_epochs(tf.constant([1, 2]), num_epochs=2)
+        assert lim.op.name == "limit_epochs" and lim.op.type == "Identity"
+        with tf.Session(config=_CONFIG) as sess:
+            sess.run(tf.local_variables_initializer())
+            assert sess.run(lim).tolist() == [1, 2]
+            assert sess.run(lim).tolist() == [1, 2]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(lim)
