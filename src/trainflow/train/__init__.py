@@ -49,3 +49,12 @@ from trainflow.train.moving_averages import (  # noqa: E402,F401
     ExponentialMovingAverage, assign_moving_average)
 from trainflow.train import experimental  # noqa: E402,F401
 from trainflow.ops.state.sdca_ops import sdca_shrink_l1  # noqa: E402,F401
+# --- queues, threads and input pipelines (issue 12) ---
+from trainflow.train import queue_runner  # noqa: E402,F401
+from trainflow.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401
+from trainflow.train.queue_runner_impl import (  # noqa: E402,F401
+    QueueRunner, add_queue_runner, start_queue_runners)
+from trainflow.train.input import (  # noqa: E402,F401
+    batch, batch_join, input_producer, limit_epochs, match_filenames_once, maybe_batch,
+    maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join, range_input_producer,
+    shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)

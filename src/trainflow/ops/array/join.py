@@ -182,7 +182,8 @@ def _pack_shape(op):
 
 def _pack_kernel(values, *, axis):
     try:
-        if axis == 0:
+        if axis == 0 and values[0].dtype != object:
+            # np.array would nest 0-d object arrays instead of stacking them.
             out = np.array(values)  # faster than np.stack; checked below
             first = values[0]
             if out.shape[1:] == np.shape(first) and out.dtype == first.dtype:
