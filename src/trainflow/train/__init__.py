@@ -30,3 +30,9 @@ from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- Saver, meta graphs (issue 10) ---
+from trainflow.train.meta_graph_io import (  # noqa: E402,F401
+    export_meta_graph, import_meta_graph, write_graph)
+from trainflow.train.saver import Saver  # noqa: E402,F401
+from trainflow.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: E402,F401
