@@ -3,6 +3,9 @@ of attrs equal to their defaults (`strip_default_attrs`)."""
 from trainflow.framework import registry
 from trainflow.framework.attr_value import to_attr_value
 
+# Ops TF lets run on an uninitialized ref variable (their OpDefs say so).
+_ALLOWS_UNINITIALIZED_INPUT = frozenset({"Assign", "IsVariableInitialized"})
+
 
 def _arg_proto(proto, arg):
     proto.name = arg.name
@@ -48,8 +51,12 @@ def op_def_proto(op_type):
         _arg_proto(proto.output_arg.add(), arg)
     for attr in d.attrs.values():
         _attr_proto(proto.attr.add(), attr)
-    if info.stateful:
+    # TF's OpDefs of ops updating a ref input (Assign, Apply*, Scatter*) are not stateful;
+    # the ref makes them run where needed.
+    if info.stateful and not any(a.is_ref for a in d.inputs):
         proto.is_stateful = True
+    if op_type in _ALLOWS_UNINITIALIZED_INPUT:
+        proto.allows_uninitialized_input = True
     return proto
 
 
