@@ -126,10 +126,12 @@ def _restore_v2_kernel(prefix, tensor_names, shape_and_slices, *, dtypes):  # no
     _check_sizes("RestoreV2", names, slices, len(dtypes))
     reader, restore_one, close = _open_reader(prefix)
     try:
-        return tuple(np.asarray(restore_one(reader, prefix, n, s, dt))
-                     for n, s, dt in zip(names, slices, dtypes))
+        out = tuple(np.asarray(restore_one(reader, prefix, n, s, dt))
+                    for n, s, dt in zip(names, slices, dtypes))
     finally:
         close()
+    # A single-output op returns its array itself, not a 1-tuple.
+    return out[0] if len(out) == 1 else out
 
 
 def _restore_shapes(op, slices_input, count):
