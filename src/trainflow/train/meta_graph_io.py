@@ -30,7 +30,7 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
         os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, os.fspath(name))
     if as_text:
-        data = text_format.MessageToString(proto, float_format="")
+        data = text_format.MessageToString(proto)
     else:
         data = proto.SerializeToString(deterministic=True)
     checkpoint_management.atomic_write_string_to_file(path, data)
