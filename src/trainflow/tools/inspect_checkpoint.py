@@ -1,5 +1,8 @@
 """`trainflow inspect CKPT`: list a checkpoint's tensors (name, dtype, shape) or print values.
 
+`trainflow inspect FILE.meta` (or `CKPT --meta`) shows a meta graph instead: ops by type,
+collections and the saver's signature.
+
 CKPT is a V2 prefix, a V1 file (or pattern), or a directory (its latest checkpoint).
 `--tensor NAME` prints one tensor, `--all` every tensor, `--json` machine-readable output
 (floats as JSON numbers with NaN/Infinity tokens, strings as lowercase hex, complex numbers
@@ -22,6 +25,9 @@ def add_arguments(parser):
                         help="print this tensor's value (may be repeated)")
     parser.add_argument("--all", action="store_true", help="print every tensor's value")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--meta", action="store_true",
+                        help="show the meta graph (PREFIX.meta, or the .meta file given): ops "
+                             "by type, collections, saver")
 
 
 def _json_value(arr):
@@ -73,6 +79,19 @@ def _describe(reader):
 
 def run(args):
     """Runs `trainflow inspect`; returns the exit status."""
+    from trainflow.tools import inspect_meta_graph
+    if getattr(args, "meta", False) or inspect_meta_graph.looks_like_meta_graph(args.checkpoint):
+        path = str(args.checkpoint)
+        if not inspect_meta_graph.looks_like_meta_graph(path):
+            from trainflow.train.checkpoint_management import meta_graph_filename
+            from trainflow.train.checkpoint_utils import _checkpoint_filename
+            path = meta_graph_filename(_checkpoint_filename(path) or path)
+        try:
+            inspect_meta_graph.show(path, as_json=args.json)
+        except IOError as e:
+            print(f"trainflow inspect: {e}", file=sys.stderr)
+            return 1
+        return 0
     try:
         reader = load_checkpoint(args.checkpoint)
     except (errors.OpError, ValueError) as e:
