@@ -36,3 +36,5 @@ from trainflow.train.meta_graph_io import (  # noqa: E402,F401
     export_meta_graph, import_meta_graph, write_graph)
 from trainflow.train.saver import Saver  # noqa: E402,F401
 from trainflow.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: E402,F401
+from trainflow.train.checkpoint_init import init_from_checkpoint  # noqa: E402,F401
+from trainflow.train.warm_start import VocabInfo, warm_start  # noqa: E402,F401
