@@ -7,7 +7,7 @@ tensor), `save/RestoreV2` on CPU with one `save/Assign_N` per variable, grouped 
 `save/restore_all`. Sharded savers save per device through `save/ShardedFilename`
 files that `save/MergeV2Checkpoints` merges (V2) or a `save/ShardedFilespec` names (V1).
 """
-import uuid
+import os
 
 from trainflow.framework.constant_op import constant, placeholder_with_default
 from trainflow.framework.device_spec import DeviceSpec
@@ -17,6 +17,7 @@ from trainflow.ops.array import array_ops
 from trainflow.ops.control_flow import control_flow_ops
 from trainflow.ops.io import save_restore
 from trainflow.ops.state.partitioned_variables import PartitionedVariable
+from trainflow.ops.string.regex_match import regex_full_match
 from trainflow.ops.string.string_join import string_join
 from trainflow.protos import saver_pb2
 from trainflow.train.saveable_object import validate_and_slice_inputs
@@ -95,10 +96,12 @@ class BaseSaverBuilder:
         return control_flow_ops.with_dependencies([save], filename_tensor)
 
     def _AddShardedSaveOpsForV2(self, checkpoint_prefix, per_device):  # noqa: N802
-        # Each shard is written under "<prefix>_temp_<uuid>/part-SSSSS-of-NNNNN", then
-        # merged into "<prefix>" and the temporary directory removed.
-        with device("CPU:0"):
-            suffix = constant(f"_temp_{uuid.uuid4().hex}/part")
+        # Each shard is written under "<prefix>_temp/part-SSSSS-of-NNNNN" (".part" on S3),
+        # then merged into "<prefix>" and the temporary directory removed.
+        with device("CPU"):
+            suffix = array_ops.where(
+                regex_full_match(checkpoint_prefix, "^s3://.*"), constant(".part"),
+                constant(os.path.normpath("_temp/part")))
             tmp_prefix = string_join([checkpoint_prefix, suffix])
         num_shards = len(per_device)
         sharded_saves, sharded_prefixes = [], []
@@ -113,9 +116,7 @@ class BaseSaverBuilder:
         with control_dependencies([x.op for x in sharded_saves]):
             with device(_set_cpu0(last_device)):
                 merge = save_restore.merge_v2_checkpoints(
-                    array_ops.stack(sharded_prefixes) if len(sharded_prefixes) > 1
-                    else array_ops.reshape(sharded_prefixes[0], [1]),
-                    checkpoint_prefix, delete_old_dirs=True)
+                    sharded_prefixes, checkpoint_prefix, delete_old_dirs=True)
                 with control_dependencies([merge]):
                     return array_ops.identity(checkpoint_prefix)
 
