@@ -40,18 +40,20 @@ import json, sys
 import numpy as np
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-with tf.Graph().as_default() as g:
-    saver = tf.train.import_meta_graph(spec["meta"])
-    train = g.get_collection("train_op")[0]
-    feed = {"x:0": spec["x"], "y:0": spec["y"]}
-    with tf.Session() as sess:
-        saver.restore(sess, spec["prefix"])
-        before = float(sess.run("loss:0", feed))
-        sess.run(train, feed)
-        after = float(sess.run("loss:0", feed))
-        values = {v.op.name: sess.run(v).tolist() for v in tf.global_variables()}
-print(json.dumps({"before": before, "after": after, "values": values}))
+out = []
+for spec in json.loads(sys.stdin.read()):
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(spec["meta"])
+        train = g.get_collection("train_op")[0]
+        feed = {"x:0": spec["x"], "y:0": spec["y"]}
+        with tf.Session() as sess:
+            saver.restore(sess, spec["prefix"])
+            before = float(sess.run("loss:0", feed))
+            sess.run(train, feed)
+            after = float(sess.run("loss:0", feed))
+            values = {v.op.name: sess.run(v).tolist() for v in tf.global_variables()}
+    out.append({"before": before, "after": after, "values": values})
+print(json.dumps(out))
 """
 
 TF_TRAIN_AND_SAVE = r"""
@@ -59,21 +61,23 @@ import json, sys
 import numpy as np
 import tensorflow.compat.v1 as tf
 tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-with tf.Graph().as_default() as g:
-    exec(spec["build"])
-    saver = tf.train.Saver(sharded=spec["sharded"])
-    feed = {"x:0": spec["x"], "y:0": spec["y"]}
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        sess.run(train, feed)
-        sess.run(train, feed)
-        path = saver.save(sess, spec["prefix"], global_step=step)
-        before = float(sess.run("loss:0", feed))
-        sess.run(train, feed)
-        after = float(sess.run("loss:0", feed))
-        values = {v.op.name: sess.run(v).tolist() for v in tf.global_variables()}
-print(json.dumps({"path": path, "before": before, "after": after, "values": values}))
+out = []
+for spec in json.loads(sys.stdin.read()):
+    with tf.Graph().as_default() as g:
+        exec(spec["build"])
+        saver = tf.train.Saver(sharded=spec["sharded"])
+        feed = {"x:0": spec["x"], "y:0": spec["y"]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feed)
+            sess.run(train, feed)
+            path = saver.save(sess, spec["prefix"], global_step=step)
+            before = float(sess.run("loss:0", feed))
+            sess.run(train, feed)
+            after = float(sess.run("loss:0", feed))
+            values = {v.op.name: sess.run(v).tolist() for v in tf.global_variables()}
+    out.append({"path": path, "before": before, "after": after, "values": values})
+print(json.dumps(out))
 """
 
 
@@ -93,44 +97,47 @@ def _our_step(sess, g):
     return before, after, values
 
 
-@pytest.mark.parametrize("kwargs", [
-    {}, {"sharded": True}, {"write_version": saver_pb2.SaverDef.V1}],
-    ids=["v2", "sharded", "v1"])
-def test_tensorflow_continues_our_training(tmp_path, kwargs):
-    with tf.Graph().as_default() as g:
-        exec(BUILD, {"tf": tf})
-        saver = tf.train.Saver(**kwargs)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            feed = {"x:0": X, "y:0": Y}
-            sess.run(g.get_collection("train_op")[0], feed)
-            sess.run(g.get_collection("train_op")[0], feed)
-            path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=2)
-            assert sorted(v.op.name for v in tf.global_variables()).count(
-                "dense/w/part_0/Adam") == 1
-            before, after, values = _our_step(sess, g)
-    theirs = run_json(TF_CONTINUE, spec={"meta": str(tmp_path / "model.ckpt-2.meta"),
-                                         "prefix": path, "x": X, "y": Y})
-    assert theirs["before"] == pytest.approx(before, rel=1e-6)
-    assert theirs["after"] == pytest.approx(after, rel=2e-5)
-    _compare(values, theirs["values"])
+KINDS = {"v2": {}, "sharded": {"sharded": True}, "v1": {"write_version": saver_pb2.SaverDef.V1}}
 
 
-@pytest.mark.parametrize("sharded", [False, True], ids=["plain", "sharded"])
-def test_we_continue_tensorflows_training(tmp_path, sharded):
-    prefix = str(tmp_path / "tf.ckpt")
-    theirs = run_json(TF_TRAIN_AND_SAVE, spec={"build": BUILD, "sharded": sharded,
-                                               "prefix": prefix, "x": X, "y": Y})
-    assert theirs["path"] == prefix + "-2"
-    assert tf.train.latest_checkpoint(str(tmp_path)) == prefix + "-2"
-    with tf.Graph().as_default() as g:
-        saver = tf.train.import_meta_graph(prefix + "-2.meta")
-        with tf.Session() as sess:
-            saver.restore(sess, prefix + "-2")
-            before, after, values = _our_step(sess, g)
-            # And our own Saver, built on the imported graph, saves what TF restores.
-            again = tf.train.Saver().save(sess, str(tmp_path / "ours"), write_meta_graph=False)
-    assert before == pytest.approx(theirs["before"], rel=1e-6)
-    assert after == pytest.approx(theirs["after"], rel=2e-5)
-    _compare(values, theirs["values"])
-    assert os.path.exists(again + ".index")
+def test_tensorflow_continues_our_training(tmp_path):
+    jobs, ours = [], []
+    for kind, kwargs in KINDS.items():
+        with tf.Graph().as_default() as g:
+            exec(BUILD, {"tf": tf})
+            saver = tf.train.Saver(**kwargs)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                feed = {"x:0": X, "y:0": Y}
+                sess.run(g.get_collection("train_op")[0], feed)
+                sess.run(g.get_collection("train_op")[0], feed)
+                path = saver.save(sess, str(tmp_path / kind / "model.ckpt"), global_step=2)
+                names = [v.op.name for v in tf.global_variables()]
+                assert "dense/w/part_1/Adam_1" in names and "beta2_power" in names
+                ours.append(_our_step(sess, g))
+        jobs.append({"meta": str(tmp_path / kind / "model.ckpt-2.meta"), "prefix": path,
+                     "x": X, "y": Y})
+    results = run_json(TF_CONTINUE, spec=jobs)
+    for kind, (before, after, values), theirs in zip(KINDS, ours, results):
+        assert theirs["before"] == pytest.approx(before, rel=1e-6), kind
+        assert theirs["after"] == pytest.approx(after, rel=2e-5), kind
+        _compare(values, theirs["values"])
+
+
+def test_we_continue_tensorflows_training(tmp_path):
+    jobs = [{"build": BUILD, "sharded": sharded, "prefix": str(tmp_path / kind / "tf.ckpt"),
+             "x": X, "y": Y} for kind, sharded in (("plain", False), ("sharded", True))]
+    for job in jobs:
+        os.makedirs(os.path.dirname(job["prefix"]))
+    for job, theirs in zip(jobs, run_json(TF_TRAIN_AND_SAVE, spec=jobs)):
+        prefix = job["prefix"]
+        assert theirs["path"] == prefix + "-2"
+        assert tf.train.latest_checkpoint(os.path.dirname(prefix)) == prefix + "-2"
+        with tf.Graph().as_default() as g:
+            saver = tf.train.import_meta_graph(prefix + "-2.meta")
+            with tf.Session() as sess:
+                saver.restore(sess, prefix + "-2")
+                before, after, values = _our_step(sess, g)
+        assert before == pytest.approx(theirs["before"], rel=1e-6)
+        assert after == pytest.approx(theirs["after"], rel=2e-5)
+        _compare(values, theirs["values"])
