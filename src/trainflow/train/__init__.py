@@ -38,3 +38,5 @@ from trainflow.train.saver import Saver  # noqa: E402,F401
 from trainflow.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: E402,F401
 from trainflow.train.checkpoint_init import init_from_checkpoint  # noqa: E402,F401
 from trainflow.train.warm_start import VocabInfo, warm_start  # noqa: E402,F401
+from trainflow.train.checkpoint_object import Checkpoint, CheckpointOptions  # noqa: E402,F401
+from trainflow.train.checkpoint_manager import CheckpointManager  # noqa: E402,F401
