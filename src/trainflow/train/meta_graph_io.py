@@ -103,10 +103,35 @@ def _import_meta_graph_with_return_elements(meta_graph_or_file, clear_devices=Fa
         mgd = meta_graph_or_file
     else:
         mgd = meta_graph_import.read_meta_graph_file(os.fspath(meta_graph_or_file))
+    graph = get_default_graph()
+    first_new = len(graph.get_operations())
     imported_vars, elements = meta_graph_import.import_scoped_meta_graph_with_return_elements(
         mgd, clear_devices=clear_devices, import_scope=import_scope,
         return_elements=return_elements, **kwargs)
+    _link_while_gradients(graph.get_operations()[first_new:])
     return _create_saver(mgd, import_scope, imported_vars), elements
+
+
+def _link_while_gradients(ops):
+    """Gives each imported WhileGrad op the gradient layout of its imported While loop,
+    rebuilt from the loop's body (which also makes the loop record its iterations from the
+    first step on), so that an imported training graph with `tf.while_loop` trains on."""
+    for op in ops:
+        if op.type != "WhileGrad":
+            continue
+        grad_body = op._attrs["grad_body"]
+        forward = op.inputs[0].op
+        if getattr(grad_body, "while_grad_spec", None) is not None or \
+                forward.type not in ("While", "StatelessWhile"):
+            continue
+        from trainflow.ops.control_flow.while_grad import gradient_spec
+        spec = gradient_spec(forward)
+        wanted = [t.value_index for t in op.inputs[1:1 + len(op._attrs["Tloop"])]]
+        if len(spec.loop_positions) != len(op.outputs) or \
+                not set(wanted) <= set(spec.loop_positions):
+            continue  # a layout this loop cannot give: the op reports it when run
+        grad_body.imported_loop_positions = wanted
+        grad_body.while_grad_spec = spec
 
 
 def _create_saver(mgd, import_scope, imported_vars):
