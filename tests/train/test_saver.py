@@ -292,3 +292,19 @@ def test_object_based_checkpoint_restores_by_name():
             with pytest.raises(errors.NotFoundError, match="Existing variables not in the "
                                "checkpoint: not_there"):
                 saver.restore(sess, prefix)
+
+
+def test_reshape_restores_a_tensor_of_another_shape(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="v")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)
+    with tf.Graph().as_default():
+        v = tf.Variable(tf.zeros([3, 2]), name="v")
+        with tf.Session() as sess:
+            with pytest.raises(errors.InvalidArgumentError, match=r"\[3, 2\].*\[2, 3\]"):
+                tf.train.Saver().restore(sess, path)
+            tf.train.Saver(reshape=True).restore(sess, path)
+            np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(3, 2))
