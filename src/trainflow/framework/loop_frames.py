@@ -80,25 +80,35 @@ class _Frame:
         enters = sorted(enter_names, key=list(nodes).index)
         self.loop_enters = [e for e in enters if not nodes[e].attr["is_constant"].b]
         self.const_enters = [e for e in enters if nodes[e].attr["is_constant"].b]
-        self.merges, self.identities, self.exits, self.results = [], [], [], []
+        self.merges, self.switches, self.exits, self.results = [], [], [], []
         self.cond = None
         for e in self.loop_enters:
             merge = _only(consumers[e], nodes, ("Merge", "RefMerge"), f"Merge after {e}")
             switch = _only(consumers[merge], nodes, ("Switch", "RefSwitch"),
                            f"Switch after {merge}")
-            after = consumers.get(switch, [])
-            ident = [c for c in after if any(r in (f"{switch}:1",) for r in nodes[c].input)]
-            exits = [c for c in after if nodes[c].op in ("Exit", "RefExit")]
             nxt = [_src(r)[0] for r in nodes[merge].input
                    if nodes[_src(r)[0]].op in ("NextIteration", "RefNextIteration")]
-            if len(nxt) != 1 or len(ident) > 1 or len(exits) > 1:
+            if len(nxt) != 1:
                 raise ValueError(f"TF1 loop frame {name}: unexpected structure at {merge}")
             self.merges.append(merge)
-            self.identities.append(ident[0] if ident else None)
-            self.exits.append(exits[0] if exits else None)
+            self.switches.append(switch)
             self.results.append(nodes[nxt[0]].input[0])
             # The frame's predicate: what its LoopCond node reads.
             self.cond = nodes[_src(nodes[switch].input[1])[0]].input[0]
+        # Each Exit returns a loop value's last value: it reads the Switch's false output,
+        # possibly through Identity nodes (TF1 gradients add control dependencies there).
+        self.exit_map = {}
+        index = {sw: k for k, sw in enumerate(self.switches)}
+        for x in self.nodes:
+            if nodes[x].op not in ("Exit", "RefExit"):
+                continue
+            src, idx, _ = _src(nodes[x].input[0])
+            while src not in index and nodes[src].op in ("Identity", "RefIdentity"):
+                src, idx, _ = _src(nodes[src].input[0])
+            if src not in index or idx != 0:
+                raise ValueError(f"TF1 loop frame {name}: Exit {x} does not return a loop value")
+            self.exit_map[x] = index[src]
+        self.exits = sorted(self.exit_map)
         self.parallel_iterations = nodes[enters[0]].attr["parallel_iterations"].i or 10
 
 
@@ -133,9 +143,10 @@ def _arg_types(nodes, enters):
 
 
 def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fname,
-                    pass_through):
+                    pass_through, anchors=()):
     """A FunctionDef computing `result_refs` from arguments standing for the nodes in
-    `arg_map` (name -> argument index); the arguments at `pass_through` are returned too."""
+    `arg_map` (name -> argument index); the arguments at `pass_through` are returned too,
+    and the results wait for the `anchors` nodes."""
     from trainflow.framework.function_graph import FuncGraph, _function_def
     from trainflow.framework.graph import Graph
     from trainflow.framework.graph_def import import_graph_def
@@ -174,6 +185,17 @@ def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fn
     def ref_of(r):
         src, idx, _ = _src(r)
         return f"{arg_names[arg_map[src]]}:0" if src in arg_map else f"{src}:{idx}"
+    if anchors:
+        anchored = []
+        for k, r in enumerate(result_refs):
+            node = sub.node.add()
+            node.name, node.op = f"{arg_names[0]}_result_{k}", "Identity"
+            node.input.append(ref_of(r))
+            node.input.extend(f"^{a}" for a in anchors)
+            node.attr["T"].CopyFrom(to_attr_value(arg_types[k], "type"))
+            anchored.append(f"{node.name}:0")
+        result_refs = anchored
+        arg_map = {}
     fg = FuncGraph(fname, Graph())
     with fg.as_default():
         got = import_graph_def(sub, return_elements=[f"{a}:0" for a in arg_names] +
@@ -201,29 +223,28 @@ def _rewrite(graph_def, frame, nodes):
         graph_def, nodes, cond_nodes, cond_args, types, [frame.cond],
         f"{base.replace('/', '_')}_cond_tf1_{uid}", [])
     body_args = dict(const_args)
-    for i, (m, ident) in enumerate(zip(frame.merges, frame.identities)):
+    # In the body a loop value is the Switch's true output (or the Merge before it).
+    for i, (m, switch) in enumerate(zip(frame.merges, frame.switches)):
         body_args[m] = i
-        if ident is not None:
-            body_args[ident] = i
+        body_args[switch] = i
     body_nodes = _closure(nodes, frame.results, set(body_args))
     structural = set(frame.loop_enters + frame.const_enters + frame.merges) | \
-        {x for x in frame.identities + frame.exits if x is not None} | \
+        set(frame.exits) | \
         {x for x in frame.nodes if nodes[x].op in ("Switch", "RefSwitch", "NextIteration",
                                                    "RefNextIteration", "LoopCond")}
-    for extra in sorted(frame.nodes - structural - cond_nodes - body_nodes):
-        if not extra.startswith(base + "/"):
-            raise ValueError(f"Node {extra} reads from inside TF1 loop frame {frame.name}, "
-                             "which only its Exit nodes may leave")
-        _log.warning("TF1 loop %s: node %s feeds neither the condition nor the next "
-                     "iteration; it is left out", frame.name, extra)
+    # Nodes of the frame that feed neither the predicate nor the next iteration still run
+    # in every iteration in TF (stack pushes of TF1 gradients, prints): the body runs them.
+    extras = sorted(frame.nodes - structural - cond_nodes - body_nodes)
+    body_nodes |= _closure(nodes, extras, set(body_args))
     body_def, body_stateful = _build_function(
         graph_def, nodes, body_nodes, body_args, types, frame.results,
-        f"{base.replace('/', '_')}_body_tf1_{uid}", list(range(n_loop, n_loop + n_const)))
+        f"{base.replace('/', '_')}_body_tf1_{uid}", list(range(n_loop, n_loop + n_const)),
+        anchors=extras)
     taken = {n.name for n in graph_def.node if n.name not in frame.nodes}
     name = base
     while name in taken:
         name = f"{base}_{next(_ids)}"
-    exits = {e: i for i, e in enumerate(frame.exits) if e is not None}
+    exits = frame.exit_map
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
     out.library.CopyFrom(graph_def.library)
