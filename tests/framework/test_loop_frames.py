@@ -56,13 +56,32 @@ def test_meta_graph_with_frames_imports(tmp_path):
                                        spec["nested_out:0"], rtol=1e-6)
 
 
-def test_reading_from_inside_a_frame_is_refused():
+def test_exit_must_return_a_loop_value():
     gd, _ = _load()
     bad = graph_pb2.GraphDef()
     bad.CopyFrom(gd)
-    node = bad.node.add()
-    node.name, node.op = "peek", "Identity"
-    node.input.append("simple/Merge_1")
-    node.attr["T"].type = 1
-    with pytest.raises(ValueError, match="only its Exit nodes may leave"):
+    for node in bad.node:
+        if node.name == "simple/Exit_1":
+            node.input[0] = "simple/mul"
+    with pytest.raises(ValueError, match="does not return a loop value"):
         functionalize_loop_frames(bad)
+
+
+def test_tf1_while_gradient_trains_with_tensorflows_numbers():
+    """TF1's loop gradient: a second frame popping what the forward frame pushed on stacks,
+    and a counter loop value added to the forward loop."""
+    with open(os.path.join(DATA, "tf1_while_train.pb"), "rb") as f:
+        gd = graph_pb2.GraphDef.FromString(f.read())
+    with open(os.path.join(DATA, "tf1_while_train.json")) as f:
+        spec = json.load(f)
+    new = functionalize_loop_frames(gd)
+    assert sorted(n.op for n in new.node if n.op.endswith("While")) == ["While", "While"]
+    with tf.Graph().as_default():
+        tf.import_graph_def(new, name="")
+        with tf.Session() as sess:
+            sess.run(spec["init"])
+            for _ in range(spec["steps"]):
+                sess.run(spec["train"], spec["feed"])
+            w, loss = sess.run(["w:0", "loss:0"], spec["feed"])
+    np.testing.assert_allclose(w, spec["w_after"], rtol=1e-6)
+    np.testing.assert_allclose(loss, spec["loss_after"], rtol=1e-6)

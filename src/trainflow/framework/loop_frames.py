@@ -232,9 +232,12 @@ def _rewrite(graph_def, frame, nodes):
         set(frame.exits) | \
         {x for x in frame.nodes if nodes[x].op in ("Switch", "RefSwitch", "NextIteration",
                                                    "RefNextIteration", "LoopCond")}
-    # Nodes of the frame that feed neither the predicate nor the next iteration still run
-    # in every iteration in TF (stack pushes of TF1 gradients, prints): the body runs them.
-    extras = sorted(frame.nodes - structural - cond_nodes - body_nodes)
+    # Stateful nodes of the frame that feed neither the predicate nor the next iteration
+    # still run in every iteration in TF (stack pushes of TF1 gradients, prints): the body
+    # runs them before returning. Others are dead code there too.
+    extras = sorted(x for x in frame.nodes - structural - cond_nodes - body_nodes
+                    if registry.is_registered(nodes[x].op) and
+                    registry.get(nodes[x].op).stateful)
     body_nodes |= _closure(nodes, extras, set(body_args))
     body_def, body_stateful = _build_function(
         graph_def, nodes, body_nodes, body_args, types, frame.results,
