@@ -71,3 +71,55 @@ def test_imported_loop_gradient_trains_like_the_original(tmp_path, build):
                 got.append(sess.run("loss:0", {"x:0": feed}))
             np.testing.assert_allclose(got, want, rtol=1e-6)
             np.testing.assert_allclose(sess.run("w:0"), want_w, rtol=1e-6)
+
+
+TF_LOOP_TRAIN_AND_SAVE = r"""
+import json, sys
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [2, 3], name="x")
+    w = tf.get_variable("w", initializer=[[0.5, -0.3], [0.1, 0.2], [-0.4, 0.3]])
+    u = tf.get_variable("u", initializer=[[0.9, 0.1], [-0.2, 0.8]])
+    def body(i, h):
+        return i + 1, tf.tanh(tf.matmul(x, w) + tf.matmul(h, u))
+    _, h = tf.while_loop(lambda i, h: i < 4, body, [tf.constant(0), tf.zeros([2, 2])])
+    loss = tf.reduce_sum(tf.square(h - 0.5), name="loss")
+    step = tf.train.get_or_create_global_step()
+    train = tf.train.AdamOptimizer(0.1).minimize(loss, global_step=step)
+    saver = tf.train.Saver()
+    feed = {x: spec["x"]}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train, feed)
+        path = saver.save(sess, spec["prefix"])
+        losses = []
+        for _ in range(2):
+            sess.run(train, feed)
+            losses.append(float(sess.run(loss, feed)))
+        out = {"losses": losses, "w": sess.run(w).tolist()}
+print(json.dumps(out))
+"""
+
+
+def test_tensorflow_tf1_loop_meta_graph_trains_on(tmp_path):
+    """TensorFlow (control flow v1: frames, stacks) trains, saves; trainflow imports the meta
+    graph, restores and trains on with TensorFlow's numbers."""
+    from tf_interop import TF_PYTHON, run_json
+    if not TF_PYTHON:
+        pytest.skip("TRAINFLOW_TF_PYTHON is not set")
+    feed = FEEDS[_recurrent]
+    prefix = str(tmp_path / "tf.ckpt")
+    theirs = run_json(TF_LOOP_TRAIN_AND_SAVE, spec={"prefix": prefix, "x": feed})
+    with tf.Graph().as_default() as g:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        assert [o.type for o in g.get_operations() if o.type.endswith("While")]
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            losses = []
+            for _ in range(2):
+                sess.run(g.get_collection("train_op")[0], {"x:0": feed})
+                losses.append(sess.run("loss:0", {"x:0": feed}))
+            np.testing.assert_allclose(losses, theirs["losses"], rtol=2e-5)
+            np.testing.assert_allclose(sess.run("w:0"), theirs["w"], rtol=2e-5, atol=1e-6)

@@ -7,8 +7,10 @@ leaving through Exit; loop-invariant tensors come in through constant Enters. Ea
 becomes one `While` (or `StatelessWhile`) node whose cond and body functions are built
 from the frame's nodes (invariants become extra loop values, returned unchanged), and
 readers of an Exit read the While output instead. Inner frames are rewritten first, so
-nested loops nest. Loops whose gradient was built in TF1 use stacks (StackV2 ...), which
-trainflow does not register: those graphs still fail, naming the op.
+nested loops nest. TF1's loop gradients are frames too: the forward frame gains a counter
+and pushes values on stacks (ops/data_flow/stack_ops.py) that the gradient frame pops;
+stateful nodes that feed nothing in a frame (the pushes) run in every body iteration.
+`import_meta_graph` applies this to every meta graph it imports.
 """
 import itertools
 import logging
