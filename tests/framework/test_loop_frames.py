@@ -54,6 +54,11 @@ def test_meta_graph_with_frames_imports(tmp_path):
         with tf.Session() as sess:
             np.testing.assert_allclose(sess.run("nested_out:0", spec["feed"]),
                                        spec["nested_out:0"], rtol=1e-6)
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="tf1")  # a bare import functionalizes the frames too
+        with tf.Session() as sess:
+            got = sess.run("tf1/simple_out:0", {"tf1/x:0": [1.0, 2.0], "tf1/n:0": 3})
+            np.testing.assert_allclose(got, spec["simple_out:0"], rtol=1e-6)
 
 
 def test_exit_must_return_a_loop_value():

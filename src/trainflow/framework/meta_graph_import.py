@@ -3,7 +3,6 @@ import logging
 
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_def import import_graph_def
-from trainflow.framework.loop_frames import functionalize_loop_frames, has_loop_frames
 from trainflow.framework.meta_graph import (get_collection_proto_type,
                                             get_from_proto_function, prepend_name_scope,
                                             strip_name_scope)
@@ -128,8 +127,6 @@ def import_scoped_meta_graph_with_return_elements(
         producer_op_list = (mgd.meta_info_def.stripped_op_list
                             if mgd.meta_info_def.HasField("stripped_op_list") else None)
         graph_def = mgd.graph_def
-        if has_loop_frames(graph_def):
-            graph_def = functionalize_loop_frames(graph_def)
         if clear_devices:
             graph_def = type(graph_def).FromString(graph_def.SerializeToString())
             for node in graph_def.node:
