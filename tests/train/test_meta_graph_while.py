@@ -115,6 +115,7 @@ def test_tensorflow_tf1_loop_meta_graph_trains_on(tmp_path):
     with tf.Graph().as_default() as g:
         saver = tf.train.import_meta_graph(prefix + ".meta")
         assert [o.type for o in g.get_operations() if o.type.endswith("While")]
+        assert not g.get_collection("while_context")  # it described the TF1 frames
         with tf.Session() as sess:
             saver.restore(sess, prefix)
             losses = []

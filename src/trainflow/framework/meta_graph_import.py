@@ -3,6 +3,7 @@ import logging
 
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_def import import_graph_def
+from trainflow.framework.loop_frames import has_loop_frames
 from trainflow.framework.meta_graph import (get_collection_proto_type,
                                             get_from_proto_function, prepend_name_scope,
                                             strip_name_scope)
@@ -138,8 +139,12 @@ def import_scoped_meta_graph_with_return_elements(
         version = mgd.meta_info_def.tensorflow_version
         has_trainable = not version or _version_at_least(version, (1, 9))
         variable_objects = {}
+        # TF1 loop frames become functional While ops on import, so the control-flow
+        # contexts describing the frames' nodes no longer apply.
+        stale = ("while_context", "cond_context") if has_loop_frames(graph_def) else ()
         for key, col_def in _ordered_collections(mgd):
-            if key == unbound_inputs_col_name or not restore_collections_predicate(key):
+            if key == unbound_inputs_col_name or not restore_collections_predicate(key) or \
+                    key in stale:
                 continue
             _restore_collection(graph, key, col_def, scope, variable_objects, has_trainable)
         var_list = {}
