@@ -10,3 +10,6 @@ from trainflow import gfile  # noqa: E402,F401  (tf.io.gfile)
 from trainflow.image import (  # noqa: E402,F401
     decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
     extract_jpeg_shape)
+
+# --- graph files (issue 10) ---
+from trainflow.train.meta_graph_io import write_graph  # noqa: E402,F401  (tf.io.write_graph)
