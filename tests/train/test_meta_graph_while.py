@@ -124,3 +124,41 @@ def test_tensorflow_tf1_loop_meta_graph_trains_on(tmp_path):
                 losses.append(sess.run("loss:0", {"x:0": feed}))
             np.testing.assert_allclose(losses, theirs["losses"], rtol=2e-5)
             np.testing.assert_allclose(sess.run("w:0"), theirs["w"], rtol=2e-5, atol=1e-6)
+
+
+TF_RUN_FORWARD = r"""
+import json, sys
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+with tf.Graph().as_default():
+    saver = tf.train.import_meta_graph(spec["prefix"] + ".meta")
+    with tf.Session() as sess:
+        saver.restore(sess, spec["prefix"])
+        print(json.dumps(sess.run("loss:0", {"x:0": spec["x"]}).tolist()))
+"""
+
+
+def test_tensorflow_runs_our_loop_meta_graph(tmp_path):
+    """TensorFlow imports a trainflow meta graph with a functional While loop (our WhileGrad
+    is trainflow's own, so TF runs the forward part) and computes the same loss."""
+    from tf_interop import TF_PYTHON, run_json
+    if not TF_PYTHON:
+        pytest.skip("TRAINFLOW_TF_PYTHON is not set")
+    feed = FEEDS[_recurrent]
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        w = tf.Variable([[0.5, -0.3], [0.1, 0.2], [-0.4, 0.3]], name="w")
+        u = tf.Variable([[0.9, 0.1], [-0.2, 0.8]], name="u")
+        _, h = tf.while_loop(lambda i, h: i < 4,
+                             lambda i, h: (i + 1, tf.tanh(tf.matmul(x, w) + tf.matmul(h, u))),
+                             [tf.constant(0), tf.zeros([2, 2])])
+        loss = tf.reduce_sum(tf.square(h - 0.5), name="loss")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(w.assign(w * 2.0))
+            prefix = saver.save(sess, str(tmp_path / "m"))
+            want = sess.run(loss, {x: feed})
+    assert run_json(TF_RUN_FORWARD, spec={"prefix": prefix, "x": feed}) == \
+        pytest.approx(float(want), rel=1e-5)
