@@ -22,3 +22,5 @@ from trainflow.ops.io.sequence_parsing import (  # noqa: E402,F401
     parse_sequence_example, parse_single_sequence_example)
 from trainflow.ops.data_flow.queues import (  # noqa: E402,F401
     PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
+# --- graph files (issue 10) ---
+from trainflow.train.meta_graph_io import write_graph  # noqa: E402,F401  (tf.io.write_graph)

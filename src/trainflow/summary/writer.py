@@ -58,9 +58,14 @@ class FileWriter:
             self.add_graph(graph=graph, graph_def=graph_def)
             chosen = graph_def if graph_def is not None else graph
             as_def = _graph_def_of(chosen) if _is_graph(chosen) else chosen
-            meta = meta_graph_pb2.MetaGraphDef()
-            meta.graph_def.ParseFromString(as_def.SerializeToString())
-            self.add_meta_graph(meta)
+            # The full MetaGraphDef (op list, collections), as TF writes it.
+            from trainflow.framework.graph import Graph
+            from trainflow.framework.meta_graph import create_meta_graph_def
+            from trainflow.ops.state import variable_protos  # noqa: F401 - VariableDef I/O
+            from trainflow.protos import graph_pb2
+            self.add_meta_graph(create_meta_graph_def(
+                graph_def=graph_pb2.GraphDef.FromString(as_def.SerializeToString()),
+                graph=chosen if isinstance(chosen, Graph) else None))
 
     def __enter__(self):
         return self

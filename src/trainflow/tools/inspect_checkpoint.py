@@ -4,6 +4,9 @@ CKPT is a V2 prefix or one of its files (`model.ckpt.index`, `model.ckpt.data-..
 `model.ckpt.meta`), a V1 file (or pattern), or a directory (the latest checkpoint its
 `checkpoint` file names, else its newest `*.index`). `--tensor NAME` prints one tensor,
 `--all` every tensor, `--json` strict JSON (RFC 8259).
+
+`trainflow inspect FILE.meta` (or `CKPT --meta`) shows a meta graph instead: ops by type,
+collections and the saver's signature.
 """
 import glob
 import json
@@ -30,6 +33,10 @@ def add_arguments(parser):
                         help="print strict JSON: NaN and infinities as the strings \"NaN\", "
                              "\"Infinity\", \"-Infinity\"; strings as lowercase hex; complex "
                              "numbers as [real, imag]")
+    parser.add_argument("--meta", action="store_true",
+                        help="show the meta graph (PREFIX.meta, or the .meta file given): ops "
+                             "by type, collections, saver")
+
 
 
 _V2_FILE = re.compile(r"(.*)\.(index|meta|data-\d{5}-of-\d{5})")
@@ -109,6 +116,19 @@ def _describe(reader):
 
 def run(args):
     """Runs `trainflow inspect`; returns the exit status."""
+    from trainflow.tools import inspect_meta_graph
+    if getattr(args, "meta", False) or inspect_meta_graph.looks_like_meta_graph(args.checkpoint):
+        path = str(args.checkpoint)
+        if not inspect_meta_graph.looks_like_meta_graph(path):
+            from trainflow.train.checkpoint_management import meta_graph_filename
+            from trainflow.train.checkpoint_utils import _checkpoint_filename
+            path = meta_graph_filename(_checkpoint_filename(path) or path)
+        try:
+            inspect_meta_graph.show(path, as_json=args.json)
+        except IOError as e:
+            print(f"trainflow inspect: {e}", file=sys.stderr)
+            return 1
+        return 0
     try:
         reader = load_checkpoint(resolve_checkpoint(args.checkpoint))
     except (errors.OpError, ValueError) as e:

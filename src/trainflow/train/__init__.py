@@ -58,3 +58,12 @@ from trainflow.train.input import (  # noqa: E402,F401
     batch, batch_join, input_producer, limit_epochs, match_filenames_once, maybe_batch,
     maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join, range_input_producer,
     shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
+# --- Saver, meta graphs (issue 10) ---
+from trainflow.train.meta_graph_io import (  # noqa: E402,F401
+    export_meta_graph, import_meta_graph, write_graph)
+from trainflow.train.saver import Saver  # noqa: E402,F401
+from trainflow.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: E402,F401
+from trainflow.train.checkpoint_init import init_from_checkpoint  # noqa: E402,F401
+from trainflow.train.warm_start import VocabInfo, warm_start  # noqa: E402,F401
+from trainflow.train.checkpoint_object import Checkpoint, CheckpointOptions  # noqa: E402,F401
+from trainflow.train.checkpoint_manager import CheckpointManager  # noqa: E402,F401
