@@ -18,7 +18,7 @@ from trainflow.ops.control_flow import control_flow_ops
 from trainflow.ops.io import save_restore
 from trainflow.ops.state.partitioned_variables import PartitionedVariable
 from trainflow.ops.string.regex_match import regex_full_match
-from trainflow.ops.string.string_join import string_join
+from trainflow.ops.string.string_ops import string_join
 from trainflow.protos import saver_pb2
 from trainflow.train.saveable_object import validate_and_slice_inputs
 
