@@ -174,7 +174,7 @@ class CheckpointManager:
         """
         if self._latest_checkpoint is not None:
             status = self._checkpoint.restore(self._latest_checkpoint)
-            from trainflow.runtime.session_stack import get_default_session
+            from trainflow.framework.session_stack import get_default_session
             if get_default_session() is not None:
                 status.run_restore_ops()
             if self._checkpoint_interval is not None:

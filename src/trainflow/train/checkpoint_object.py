@@ -40,7 +40,7 @@ class CheckpointOptions:
 def _session(session):
     if session is not None:
         return session
-    from trainflow.runtime.session_stack import get_default_session
+    from trainflow.framework.session_stack import get_default_session
     session = get_default_session()
     if session is None:
         raise RuntimeError("Saving or restoring an object-based checkpoint in graph mode "
