@@ -98,6 +98,12 @@ _LAZY = {
     "confusion_matrix": ("trainflow.metrics.metrics_util", "confusion_matrix"),
     "dynamic_stitch": ("trainflow.ops.data_flow.partition", "dynamic_stitch"),
     "parallel_dynamic_stitch": ("trainflow.ops.data_flow.partition", "parallel_dynamic_stitch"),
+    "scalar_summary": ("trainflow.ops.summary.summary_ops", "scalar_summary"),
+    "histogram_summary": ("trainflow.ops.summary.summary_ops", "histogram_summary"),
+    "image_summary": ("trainflow.ops.summary.summary_ops", "image_summary"),
+    "audio_summary": ("trainflow.ops.summary.summary_ops", "audio_summary"),
+    "merge_summary": ("trainflow.ops.summary.summary_ops", "merge_summary"),
+    "merge_all_summaries": ("trainflow.ops.summary.summary_ops", "merge_all_summaries"),
 }
 
 

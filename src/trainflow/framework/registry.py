@@ -54,7 +54,8 @@ _GRADIENTS = {}
 _LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops",
                      "trainflow.ops.nn.conv", "trainflow.ops.nn.pool",
                      "trainflow.ops.image.resize", "trainflow.ops.image.color",
-                     "trainflow.ops.image.codec"]
+                     "trainflow.ops.image.codec",
+                     "trainflow.ops.summary.summary_kernels"]
 
 
 def register_lazy_op_module(module_name):
