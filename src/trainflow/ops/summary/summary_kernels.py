@@ -67,13 +67,12 @@ def _histogram_summary(tag, values, *, ctx=None):
     if tag.ndim != 0:
         raise _invalid("tags must be scalar")
     flat = np.asarray(values).reshape(-1).astype(np.float64)
-    if flat.dtype.kind == "f":
-        finite = np.isfinite(flat)
-        if not finite.all():
-            first = flat[np.argmin(finite)]
-            name = ctx.op.name if ctx is not None and ctx.op is not None else _text(tag.item())
-            kind = "Nan" if np.isnan(first) else "Infinity"
-            raise _invalid(f"{kind} in summary histogram for: {name}")
+    finite = np.isfinite(flat)
+    if not finite.all():
+        name = ctx.op.name if ctx is not None and ctx.op is not None else _text(tag.item())
+        if np.isnan(flat[np.argmin(finite)]):  # the first bad value decides, as in TF
+            raise _invalid(f"Nan in summary histogram for: {name}")
+        raise _invalid(f"Infinity in Histogram for: {name}")
     summary = summary_pb2.Summary()
     value = summary.value.add(tag=_text(tag.item()))
     histogram.fill_histogram_proto(value.histo, flat)
