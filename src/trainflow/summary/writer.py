@@ -4,7 +4,7 @@ import logging
 import time
 import warnings
 
-from trainflow.protos import event_pb2, meta_graph_pb2, summary_pb2
+from trainflow.protos import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 from trainflow.summary.event_file_writer import EventFileWriter
 
 _log = logging.getLogger(__name__)
@@ -27,6 +27,22 @@ def _graph_def_of(graph):
         return graph.as_graph_def(add_shapes=True)
     except TypeError:  # a graph-like object without the add_shapes argument
         return graph.as_graph_def()
+
+
+def _meta_graph_def(graph_def):
+    """The MetaGraphDef TF writes beside a graph given to the constructor.
+
+    The MetaGraphDef builder of the Saver work (`framework.meta_graph`, TF's
+    `create_meta_graph_def`: meta info, stripped op list, the default graph's
+    collections) is used where present; without it, the MetaGraphDef holds the
+    GraphDef alone.
+    """
+    own = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
+    try:
+        from trainflow.framework.meta_graph import create_meta_graph_def
+    except ImportError:
+        return meta_graph_pb2.MetaGraphDef(graph_def=own)
+    return create_meta_graph_def(graph_def=own)
 
 
 class FileWriter:
@@ -58,9 +74,7 @@ class FileWriter:
             self.add_graph(graph=graph, graph_def=graph_def)
             chosen = graph_def if graph_def is not None else graph
             as_def = _graph_def_of(chosen) if _is_graph(chosen) else chosen
-            meta = meta_graph_pb2.MetaGraphDef()
-            meta.graph_def.ParseFromString(as_def.SerializeToString())
-            self.add_meta_graph(meta)
+            self.add_meta_graph(_meta_graph_def(as_def))
 
     def __enter__(self):
         return self
