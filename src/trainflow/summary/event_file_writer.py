@@ -111,6 +111,7 @@ class EventFileWriter:
         self._logdir = str(logdir)
         os.makedirs(self._logdir, exist_ok=True)
         self._max_queue = max(int(max_queue), 1)
+        self._wake_at = max(self._max_queue // 2, 1)
         self._flush_secs = flush_secs
         self._file = _EventFile(self._logdir, filename_suffix)
         self._file.ensure_open()
@@ -158,7 +159,10 @@ class EventFileWriter:
                     and self._failure is None:
                 self._cond.wait()
             self._queue.append(event)
-            self._cond.notify_all()
+            # Wake the writer thread only once a batch is waiting (or on flush, close
+            # and every flush_secs): a wake-up per event costs the caller GIL hand-offs.
+            if len(self._queue) >= self._wake_at:
+                self._cond.notify_all()
             self._raise_failure()
 
     def flush(self):

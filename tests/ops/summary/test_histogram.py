@@ -35,6 +35,7 @@ def test_sums_are_sequential_in_double():
     for v in values:
         expected += v
     assert (num, total) == (12.0, expected)
+    assert histogram.sequential_sums(values) == (total, squares)
     assert squares == _seq_squares(values)
 
 
