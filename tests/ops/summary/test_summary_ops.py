@@ -159,3 +159,23 @@ def test_tags_and_node_names_as_tensorflow():
     theirs = run_json(f"import runpy, sys; sys.argv = ['', 'tensorflow.compat.v1']; "
                       f"runpy.run_path({summary_naming.__file__!r}, run_name='__main__')")
     assert summary_naming.build("trainflow.compat.v1") == theirs
+
+
+def test_tensorflows_graph_def_imports_and_runs(fixture):
+    from fixture_paths import events_file
+    from trainflow.protos import graph_pb2
+    from trainflow.summary.summary_iterator import summary_iterator
+    _, written = fixture
+    graph_def = next(graph_pb2.GraphDef.FromString(e.graph_def)
+                     for e in summary_iterator(events_file()) if e.HasField("graph_def"))
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        merged = g.get_tensor_by_name("Merge/MergeSummary:0")
+        summary = _run(merged, {"train/loss_value:0": 0.125,
+                                "train/accuracy_value:0": np.float32(0.97)})
+    expected = written["merge_all"]["values"]
+    assert [v.tag for v in summary.value] == [e["tag"] for e in expected]
+    by_tag = {v.tag: v for v in summary.value}
+    assert list(by_tag["weights"].histo.bucket) == expected[2]["histo"]["bucket"]
+    assert by_tag["sine/audio"].audio.encoded_audio_string.hex() == \
+        expected[-2]["audio"]["encoded_hex"]
