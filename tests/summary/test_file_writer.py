@@ -2,6 +2,7 @@
 import glob
 import os
 import socket
+import sys
 import time
 import warnings
 
@@ -124,6 +125,26 @@ def test_graphs_meta_graphs_and_run_metadata(tmp_path):
                      ("graph_def", 3), ("meta_graph_def", 4), ("tagged_run_metadata", 5)]
     meta = meta_graph_pb2.MetaGraphDef.FromString(_events(tmp_path)[2].meta_graph_def)
     assert meta.graph_def == graph_def
+
+
+def test_constructor_meta_graph_comes_from_the_meta_graph_builder(tmp_path, monkeypatch):
+    import types
+    seen = []
+
+    def create_meta_graph_def(graph_def=None):
+        seen.append(graph_def)
+        meta = meta_graph_pb2.MetaGraphDef(graph_def=graph_def)
+        meta.meta_info_def.tensorflow_version = "built"
+        return meta
+
+    fake = types.ModuleType("trainflow.framework.meta_graph")
+    fake.create_meta_graph_def = create_meta_graph_def
+    monkeypatch.setitem(sys.modules, "trainflow.framework.meta_graph", fake)
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.add(name="x", op="Placeholder")
+    FileWriter(str(tmp_path), graph_def=graph_def).close()
+    meta = meta_graph_pb2.MetaGraphDef.FromString(_events(tmp_path)[2].meta_graph_def)
+    assert seen == [graph_def] and meta.meta_info_def.tensorflow_version == "built"
 
 
 def test_add_event_keeps_the_event_as_given(tmp_path):
