@@ -50,12 +50,20 @@ def _fixture_graph(inputs):
     return s, {loss: 0.125, acc: np.float32(0.97)}
 
 
-def test_graph_nodes_as_tensorflow(fixture):
+def test_graph_def_as_tensorflows(fixture):
+    """Node for node (names, ops, inputs, attrs, shapes) the GraphDef TF wrote."""
+    from fixture_paths import events_file
+    from trainflow.protos import graph_pb2
+    from trainflow.summary.summary_iterator import summary_iterator
     inputs, written = fixture
+    theirs = next(graph_pb2.GraphDef.FromString(e.graph_def)
+                  for e in summary_iterator(events_file()) if e.HasField("graph_def"))
     with tf.Graph().as_default() as g:
         _fixture_graph(inputs)
-        names = [n.name for n in g.as_graph_def().node]
-    assert names == written["graph"]["graph_def"]["node_names"]
+        ours = g.as_graph_def(add_shapes=True)
+    assert [n.name for n in ours.node] == written["graph"]["graph_def"]["node_names"]
+    for mine, tfs in zip(ours.node, theirs.node):
+        assert mine == tfs
 
 
 @pytest.mark.parametrize("key,written_as", [
