@@ -46,6 +46,11 @@ def _inputs():
         "image_f64_signed": ("image", (ramp, 2)),
         "image_f16_signed": ("image", (ramp.astype(np.float16), 1)),
         "image_f32_rgba": ("image", (rs.randn(1, 3, 5, 4).astype(np.float32), 3)),
+        "image_uint8_large_noise": ("image", (rs.randint(0, 256, (1, 90, 160, 3))
+                                              .astype(np.uint8), 1)),
+        "image_f32_large_smooth": ("image", (np.sin(np.arange(2 * 120 * 130 * 4)
+                                                    .reshape(2, 120, 130, 4) / 700.0)
+                                             .astype(np.float32), 2)),
         "image_f32_zero": ("image", (np.zeros((1, 2, 2, 3), np.float32), 3)),
         "image_f32_tiny": ("image", (np.full((1, 2, 2, 1), 1e-7, np.float32), 3)),
         "image_f32_nonfinite": ("image", (nan_img, 3)),

@@ -1,7 +1,8 @@
 """Every summary kernel against TensorFlow's on one table of inputs (summary_cases.py):
-the same Summary bytes, PNG images decoding to the same pixels, the same errors."""
+the same Summary bytes (PNG and WAV files included) and the same errors."""
 import io
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -40,7 +41,9 @@ def test_same_as_tensorflow(results, case):
     theirs, ours = results[0][case], results[1][case]
     if "error" in theirs or "error" in ours:
         assert ours == theirs
-    elif case.startswith("image"):
+        return
+    if case.startswith("image"):  # first the pixels, for a readable failure
         assert _comparable(ours["hex"]) == _comparable(theirs["hex"])
-    else:
-        assert ours["hex"] == theirs["hex"]  # byte for byte
+        if "ng" in zlib.ZLIB_RUNTIME_VERSION:  # deflate's bytes are zlib's own
+            return
+    assert ours["hex"] == theirs["hex"]  # byte for byte, PNGs and WAVs included

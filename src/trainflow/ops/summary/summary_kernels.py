@@ -4,15 +4,13 @@ AudioSummary, TensorSummaryV2, MergeSummary): registrations and NumPy kernels.
 Each kernel returns a serialized `Summary` proto (a scalar DT_STRING), built as
 TensorFlow's C++ kernel builds it; none of them is differentiable.
 """
-import io
-
 import numpy as np
 
 from trainflow.framework import dtypes, errors
 from trainflow.framework.op_def import REAL_NUMBER_TYPES
 from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.shape_inference import scalar_shapes
-from trainflow.ops.summary import histogram, media
+from trainflow.ops.summary import histogram, media, png
 from trainflow.protos import summary_pb2, tensor_pb2
 
 DEFAULT_BAD_COLOR = (255, 0, 0, 255)
@@ -80,16 +78,6 @@ def _histogram_summary(tag, values, *, ctx=None):
 
 
 # -- ImageSummary -----------------------------------------------------------------------
-def _png(image):
-    from PIL import Image
-    channels = image.shape[2]
-    mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
-    buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image[..., 0] if channels == 1 else image),
-                    mode).save(buf, "PNG", compress_level=6)
-    return buf.getvalue()
-
-
 def _bad_color_array(bad_color):
     if bad_color is None:
         return np.array(DEFAULT_BAD_COLOR, np.uint8)
@@ -129,7 +117,7 @@ def _image_summary(tag, tensor, *, max_images, bad_color):
         value.image.height = h
         value.image.width = w
         value.image.colorspace = depth
-        value.image.encoded_image_string = _png(image)
+        value.image.encoded_image_string = png.encode_png(image)
     return _serialized(summary)
 
 
