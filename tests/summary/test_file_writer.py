@@ -219,3 +219,13 @@ def test_namespace_names():
     assert tf_summary.SessionLog.START == 1
     assert tf_summary.TaggedRunMetadata(tag="t").tag == "t"
     assert tf_summary.SummaryDescription(type_hint="x").type_hint == "x"
+
+
+def test_session_writer_names_its_file_as_tensorflow(tmp_path):
+    with FileWriter(str(tmp_path / "a"), session=object()) as writer:
+        name = os.path.basename(writer.event_writer.path)
+    with FileWriter(str(tmp_path / "b"), session=object(), filename_suffix=".x") as writer:
+        other = os.path.basename(writer.event_writer.path)
+    head, pid, n, v2 = name.rsplit(".", 3)
+    assert (pid, v2) == (str(os.getpid()), "v2") and head.endswith(socket.gethostname())
+    assert other.endswith(f".{os.getpid()}.{int(n) + 1}.x")

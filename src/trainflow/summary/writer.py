@@ -1,6 +1,8 @@
 """The TF1 `tf.summary.FileWriter`: turns summaries, graphs and run metadata
 into Events and hands them to an EventFileWriter."""
+import itertools
 import logging
+import os
 import time
 import warnings
 
@@ -45,6 +47,15 @@ def _meta_graph_def(graph_def):
     return create_meta_graph_def(graph_def=own)
 
 
+_SESSION_WRITERS = itertools.count()
+
+
+def _session_file_suffix(filename_suffix):
+    """The name tail of TF's summary-op file writer: `.<pid>.<n><suffix or .v2>`."""
+    tail = ".v2" if filename_suffix is None else filename_suffix
+    return f".{os.getpid()}.{next(_SESSION_WRITERS)}{tail}"
+
+
 class FileWriter:
     """Writes Summary protos and other events to an event file in `logdir`.
 
@@ -59,13 +70,15 @@ class FileWriter:
       flush_secs: how often, in seconds, pending events are flushed.
       graph_def: deprecated; a GraphDef to write.
       filename_suffix: appended to the event file's name.
-      session: accepted for TF compatibility; events are written by this
-        process's writer thread either way, into the same file format.
+      session: as in TF, the file is then named as TF's in-graph summary writer
+        names it (`.<pid>.<n>` before the suffix, which defaults to `.v2`);
+        events are written by this process's writer thread either way.
     """
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
                  filename_suffix=None, session=None):
-        del session  # TF then writes through summary ops; the file is the same.
+        if session is not None:
+            filename_suffix = _session_file_suffix(filename_suffix)
         self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
         self._closed = False
         self._seen_summary_tags = set()
