@@ -75,6 +75,8 @@ def _inputs():
         "tensor_strings": ("tensor", np.array([[b"x", b"yz"]], object)),
         "text_scalar": ("text", np.array(b"# title\n*hi*", object)),
         "text_matrix": ("text", np.array([[b"a", b"b"], [b"c", b"d"]], object)),
+        "tensor_v1_f32": ("tensor_v1", rs.randn(2, 2).astype(np.float32)),
+        "tensor_v1_strings": ("tensor_v1", np.array([b"a", b"bc"], object)),
         # merge
         "merge_ok": ("merge", ["m1", "m2"]),
         "merge_duplicate": ("merge", ["m1", "m1"]),
@@ -104,6 +106,13 @@ def _build(tf, kind, value):
     if kind == "tensor":
         return tf.summary.tensor_summary("t", tf.constant(value), display_name="shown",
                                          summary_description="about t")
+    if kind == "tensor_v1":  # the pre-V2 op, reached as a raw op
+        args = dict(tensor=tf.constant(value), description='{"typeHint": "x"}',
+                    labels=["a"], display_name="shown", name="tsum")
+        if hasattr(tf, "raw_ops"):
+            return tf.raw_ops.TensorSummary(**args)
+        from trainflow.framework.op_builder import apply_op
+        return apply_op("TensorSummary", **args).outputs[0]
     if kind == "text":
         return tf.summary.text("txt", tf.constant(value))
     if kind == "merge":

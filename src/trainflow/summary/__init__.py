@@ -6,5 +6,6 @@ from trainflow.protos.event_pb2 import Event, SessionLog, TaggedRunMetadata  # n
 from trainflow.protos.summary_pb2 import Summary, SummaryDescription  # noqa: F401
 # --- summary ops (issue 11) ---
 from trainflow.ops.summary.summary_ops import (  # noqa: F401
-    audio, histogram, image, merge, merge_all, scalar, tensor_summary, text)
+    audio, get_summary_description, histogram, image, merge, merge_all, scalar,
+    tensor_summary, text)
 from trainflow.summary.summary_iterator import summary_iterator  # noqa: F401

@@ -193,3 +193,13 @@ def test_tensorflows_graph_def_imports_and_runs(fixture):
     assert list(by_tag["weights"].histo.bucket) == expected[2]["histo"]["bucket"]
     assert by_tag["sine/audio"].audio.encoded_audio_string.hex() == \
         expected[-2]["audio"]["encoded_hex"]
+
+
+def test_get_summary_description():
+    from trainflow.framework.op_builder import apply_op
+    with tf.Graph().as_default():
+        t = apply_op("TensorSummary", tensor=tf.constant([1.0]),
+                     description='{"typeHint": "scalar"}').outputs[0]
+        assert tf.summary.get_summary_description(t.op.node_def).type_hint == "scalar"
+        with pytest.raises(ValueError, match="Can't get_summary_description on Const"):
+            tf.summary.get_summary_description(tf.constant(1.0).op.node_def)

@@ -1,5 +1,6 @@
 """The summary ops (ScalarSummary, HistogramSummary, ImageSummary, AudioSummaryV2,
-AudioSummary, TensorSummaryV2, MergeSummary): registrations and NumPy kernels.
+AudioSummary, TensorSummaryV2, TensorSummary, MergeSummary): registrations and
+NumPy kernels.
 
 Each kernel returns a serialized `Summary` proto (a scalar DT_STRING), built as
 TensorFlow's C++ kernel builds it; none of them is differentiable.
@@ -188,6 +189,13 @@ def _tensor_summary_v2(tag, tensor, serialized_summary_metadata, *, T):  # noqa:
     return _serialized(summary)
 
 
+def _tensor_summary_v1(tensor, *, T, ctx=None):  # noqa: N803 - TF's attr name
+    summary = summary_pb2.Summary()
+    value = summary.value.add(node_name=ctx.op.name if ctx is not None else "")
+    value.tensor.CopyFrom(tensor_to_proto(np.asarray(tensor), T))
+    return _serialized(summary)
+
+
 # -- MergeSummary -----------------------------------------------------------------------
 def _merge_summary(inputs):
     merged = summary_pb2.Summary()
@@ -228,9 +236,14 @@ register_op("TensorSummaryV2",
             inputs=["tag: string", "tensor: T", "serialized_summary_metadata: string"],
             outputs=_SUMMARY_OUT, attrs=["T: type"], shape_fn=scalar_shapes,
             kernel=_tensor_summary_v2)
+# The pre-V2 op: the value names its node, and description/labels stay in the GraphDef.
+register_op("TensorSummary", inputs=["tensor: T"], outputs=_SUMMARY_OUT,
+            attrs=["T: type", "description: string = ''", "labels: list(string) = []",
+                   "display_name: string = ''"],
+            shape_fn=scalar_shapes, kernel=_tensor_summary_v1)
 register_op("MergeSummary", inputs=["inputs: N * string"], outputs=_SUMMARY_OUT,
             attrs=["N: int >= 1"], shape_fn=scalar_shapes, kernel=_merge_summary)
 
 for _op_type in ("ScalarSummary", "HistogramSummary", "ImageSummary", "AudioSummaryV2",
-                 "AudioSummary", "TensorSummaryV2", "MergeSummary"):
+                 "AudioSummary", "TensorSummaryV2", "TensorSummary", "MergeSummary"):
     NotDifferentiable(_op_type)

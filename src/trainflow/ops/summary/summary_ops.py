@@ -153,6 +153,20 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     return merge(summary_ops, name=name)
 
 
+def get_summary_description(node_def):
+    """The SummaryDescription in the `description` attr (JSON) of a TensorSummary node.
+
+    Raises:
+      ValueError: if `node_def` is not a TensorSummary node.
+    """
+    from google.protobuf import json_format
+    if node_def.op != "TensorSummary":
+        raise ValueError(f"Can't get_summary_description on {node_def.op}")
+    description = summary_pb2.SummaryDescription()
+    json_format.Parse(node_def.attr["description"].s.decode("utf-8", "replace"), description)
+    return description
+
+
 # -- the names of TensorFlow before 1.0: tags are used as given ------------------------
 def scalar_summary(tags, values, collections=None, name=None):
     """`tf.scalar_summary`: scalar summaries with the given tag(s), not name-scoped."""
@@ -206,5 +220,5 @@ def merge_all_summaries(key=GraphKeys.SUMMARIES):
 
 
 __all__ = ["scalar", "histogram", "image", "audio", "tensor_summary", "text", "merge",
-           "merge_all", "scalar_summary", "histogram_summary", "image_summary",
+           "merge_all", "get_summary_description", "scalar_summary", "histogram_summary", "image_summary",
            "audio_summary", "merge_summary", "merge_all_summaries"]
