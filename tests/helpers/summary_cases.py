@@ -77,6 +77,20 @@ def _inputs():
         "text_matrix": ("text", np.array([[b"a", b"b"], [b"c", b"d"]], object)),
         "tensor_v1_f32": ("tensor_v1", rs.randn(2, 2).astype(np.float32)),
         "tensor_v1_strings": ("tensor_v1", np.array([b"a", b"bc"], object)),
+        # raw ops with bad arguments
+        "raw_histogram_tags": ("raw", ("HistogramSummary", {
+            "tag": np.array([b"a", b"b"], object), "values": np.ones(1, np.float32)})),
+        "raw_image_tags": ("raw", ("ImageSummary", {
+            "tag": np.array([b"a", b"b"], object), "tensor": np.zeros((1, 2, 2, 1), np.float32)})),
+        "raw_audio_tags": ("raw", ("AudioSummaryV2", {
+            "tag": np.array([b"a", b"b"], object), "tensor": np.zeros((1, 2), np.float32),
+            "sample_rate": np.float32(1.0)})),
+        "raw_audio_rates": ("raw", ("AudioSummaryV2", {
+            "tag": np.array(b"a", object), "tensor": np.zeros((1, 2), np.float32),
+            "sample_rate": np.ones(2, np.float32)})),
+        "raw_tensor_tags": ("raw", ("TensorSummaryV2", {
+            "tag": np.array([b"a", b"b"], object), "tensor": np.zeros(1, np.float32),
+            "serialized_summary_metadata": np.array(b"", object)})),
         # merge
         "merge_ok": ("merge", ["m1", "m2"]),
         "merge_duplicate": ("merge", ["m1", "m1"]),
@@ -86,6 +100,14 @@ def _inputs():
 def case_ids():
     """The ids of the cases, in order."""
     return list(_inputs())
+
+
+def _raw_op(tf, op_type, **kwargs):
+    """TensorFlow's tf.raw_ops.<op_type>, or trainflow's apply_op."""
+    if hasattr(tf, "raw_ops"):
+        return getattr(tf.raw_ops, op_type)(**kwargs)
+    from trainflow.framework.op_builder import apply_op
+    return apply_op(op_type, **kwargs).outputs[0]
 
 
 def _build(tf, kind, value):
@@ -106,13 +128,13 @@ def _build(tf, kind, value):
     if kind == "tensor":
         return tf.summary.tensor_summary("t", tf.constant(value), display_name="shown",
                                          summary_description="about t")
+    if kind == "raw":
+        op_type, inputs = value
+        return _raw_op(tf, op_type, **{k: tf.constant(v) for k, v in inputs.items()})
     if kind == "tensor_v1":  # the pre-V2 op, reached as a raw op
         args = dict(tensor=tf.constant(value), description='{"typeHint": "x"}',
                     labels=["a"], display_name="shown", name="tsum")
-        if hasattr(tf, "raw_ops"):
-            return tf.raw_ops.TensorSummary(**args)
-        from trainflow.framework.op_builder import apply_op
-        return apply_op("TensorSummary", **args).outputs[0]
+        return _raw_op(tf, "TensorSummary", **args)
     if kind == "text":
         return tf.summary.text("txt", tf.constant(value))
     if kind == "merge":

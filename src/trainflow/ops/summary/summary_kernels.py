@@ -126,7 +126,7 @@ def _image_summary(tag, tensor, *, max_images, bad_color):
 def _audio(tag, tensor, sample_rate, max_outputs):
     tag = np.asarray(tag, dtype=object)
     if tag.ndim != 0:
-        raise _invalid("Tags must be a scalar")
+        raise _invalid("Tag must be a scalar")
     tensor = np.asarray(tensor, np.float32)
     if tensor.ndim not in (2, 3):
         raise _invalid(f"Tensor must be 3-D or 2-D, got: {_shape_str(tensor.shape)}")
@@ -152,8 +152,7 @@ def _audio(tag, tensor, sample_rate, max_outputs):
 def _audio_summary_v2(tag, tensor, sample_rate, *, max_outputs):
     rate = np.asarray(sample_rate)
     if rate.size != 1:
-        raise _invalid("sample_rate must be rank-0 or contain a single element, got shape: "
-                       + _shape_str(rate.shape))
+        raise _invalid("sample_rate must be rank-0 or contain a single value")
     return _audio(tag, tensor, rate.reshape(()).item(), max_outputs)
 
 
