@@ -91,6 +91,16 @@ def _inputs():
         "raw_tensor_tags": ("raw", ("TensorSummaryV2", {
             "tag": np.array([b"a", b"b"], object), "tensor": np.zeros(1, np.float32),
             "serialized_summary_metadata": np.array(b"", object)})),
+        "raw_image_short_bad_color": ("raw", ("ImageSummary", {
+            "tag": np.array(b"a", object), "tensor": np.full((1, 2, 2, 4), np.nan, np.float32)},
+            {"bad_color": np.array([9, 8, 7], np.uint8)})),
+        "raw_image_own_bad_color": ("raw", ("ImageSummary", {
+            "tag": np.array(b"a", object), "tensor": np.array(
+                [[[[np.inf, 0.5]], [[0.25, 1.0]]]], np.float32)[..., :1]},
+            {"bad_color": np.array([9, 8, 7], np.uint8)})),
+        "raw_image_matrix_bad_color": ("raw", ("ImageSummary", {
+            "tag": np.array(b"a", object), "tensor": np.zeros((1, 2, 2, 1), np.float32)},
+            {"bad_color": np.zeros((2, 2), np.uint8)})),
         # merge
         "merge_ok": ("merge", ["m1", "m2"]),
         "merge_duplicate": ("merge", ["m1", "m1"]),
@@ -129,8 +139,9 @@ def _build(tf, kind, value):
         return tf.summary.tensor_summary("t", tf.constant(value), display_name="shown",
                                          summary_description="about t")
     if kind == "raw":
-        op_type, inputs = value
-        return _raw_op(tf, op_type, **{k: tf.constant(v) for k, v in inputs.items()})
+        op_type, inputs, attrs = value if len(value) == 3 else value + ({},)
+        attrs = {k: tf.make_tensor_proto(v) for k, v in attrs.items()}
+        return _raw_op(tf, op_type, **{k: tf.constant(v) for k, v in inputs.items()}, **attrs)
     if kind == "tensor_v1":  # the pre-V2 op, reached as a raw op
         args = dict(tensor=tf.constant(value), description='{"typeHint": "x"}',
                     labels=["a"], display_name="shown", name="tsum")
