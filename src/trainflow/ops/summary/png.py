@@ -23,12 +23,6 @@ def _chunk(kind, body):
             + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
 
 
-def _cost(filtered):
-    """libpng's filter heuristic: the sum of the bytes' magnitudes read as signed."""
-    signed = filtered.view(np.int8).astype(np.int32)
-    return int(np.abs(signed).sum())
-
-
 def _paeth_predictor(a, b, c):
     pa = np.abs(b - c)
     pb = np.abs(a - c)
@@ -37,21 +31,34 @@ def _paeth_predictor(a, b, c):
 
 
 def _filtered_rows(image):
-    """The filter byte and filtered bytes of every row, chosen as libpng chooses."""
+    """The filter byte and filtered bytes of every row, chosen as libpng chooses.
+
+    Every filter reads the unfiltered rows, so all rows and all five filters are
+    computed at once; the cost of a filtered row is the sum of its bytes'
+    magnitudes read as signed bytes (libpng's heuristic).
+    """
     h, w, depth = image.shape
-    rows = image.reshape(h, w * depth).astype(np.int32)
-    out = []
-    above = np.zeros(w * depth, np.int32)
-    for x in rows:
-        left = np.concatenate([np.zeros(depth, np.int32), x[:-depth]])
-        upper_left = np.concatenate([np.zeros(depth, np.int32), above[:-depth]])
-        candidates = (x, x - left, x - above, x - (left + above) // 2,
-                      x - _paeth_predictor(left, above, upper_left))
-        encoded = [(c & 0xFF).astype(np.uint8) for c in candidates]
-        best = min(range(5), key=lambda k: _cost(encoded[k]))
-        out.append(bytes([best]) + encoded[best].tobytes())
-        above = x
-    return b"".join(out)
+    rows = image.reshape(h, w * depth)
+    left = np.zeros_like(rows)
+    left[:, depth:] = rows[:, :-depth]
+    above = np.zeros_like(rows)
+    above[1:] = rows[:-1]
+    upper_left = np.zeros_like(rows)
+    upper_left[1:, depth:] = rows[:-1, :-depth]
+    encoded = np.empty((5,) + rows.shape, np.uint8)
+    encoded[0] = rows
+    np.subtract(rows, left, out=encoded[1])      # uint8 arithmetic wraps mod 256
+    np.subtract(rows, above, out=encoded[2])
+    average = ((left.astype(np.uint16) + above) >> 1).astype(np.uint8)
+    np.subtract(rows, average, out=encoded[3])
+    wide = [v.astype(np.int16) for v in (left, above, upper_left)]
+    np.subtract(rows, _paeth_predictor(*wide).astype(np.uint8), out=encoded[4])
+    costs = np.abs(encoded.view(np.int8).astype(np.int16)).sum(axis=2, dtype=np.int64)
+    best = np.argmin(costs, axis=0)  # the first filter on ties
+    out = np.empty((h, 1 + w * depth), np.uint8)
+    out[:, 0] = best
+    out[:, 1:] = encoded[best, np.arange(h)]
+    return out.tobytes()
 
 
 def _zlib_stream(raw):
