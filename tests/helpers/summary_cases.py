@@ -55,6 +55,9 @@ def _inputs():
         "image_f32_tiny": ("image", (np.full((1, 2, 2, 1), 1e-7, np.float32), 3)),
         "image_f32_nonfinite": ("image", (nan_img, 3)),
         "image_empty_batch": ("image", (np.zeros((0, 2, 2, 1), np.float32), 3)),
+        "image_zero_width": ("image", (np.zeros((1, 2, 0, 3), np.float32), 3)),
+        "image_uint8_zero_height": ("image", (np.zeros((2, 0, 3, 1), np.uint8), 3)),
+        "image_empty_batch_zero_height": ("image", (np.zeros((0, 0, 2, 1), np.float32), 3)),
         "image_bad_rank": ("image", (np.zeros((2, 2, 1), np.float32), 3)),
         "image_bad_depth": ("image", (np.zeros((1, 2, 2, 2), np.float32), 3)),
         # audio

@@ -102,6 +102,9 @@ def _image_summary(tag, tensor, *, max_images, bad_color):
         raise _invalid(f"Tensor must be 4-D with last dim 1, 3, or 4, not "
                        f"{_shape_str(tensor.shape)}")
     batch, h, w, depth = tensor.shape
+    if h == 0 or w == 0:
+        raise _invalid("input tensor must have non-zero dims. Found: ["
+                       + ", ".join(map(str, tensor.shape)) + "].")
     base = _text(tag.item())
     if tensor.dtype != np.uint8:
         colors = _bad_color_array(bad_color)
