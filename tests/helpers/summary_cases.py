@@ -68,6 +68,13 @@ def _inputs():
                                        .astype(np.float32).reshape(1, -1), 8000.0, 3)),
         "audio_rate_fraction": ("audio", (np.zeros((1, 4), np.float32), 22050.5, 3)),
         "audio_rate_fraction2": ("audio", (np.zeros((1, 4), np.float32), 8001.5, 3)),
+        "audio_no_frames": ("audio", (np.zeros((2, 0), np.float32), 8000.0, 3)),
+        "audio_no_clips": ("audio", (np.zeros((0, 5), np.float32), 8000.0, 3)),
+        "audio_no_channels": ("audio", (np.zeros((1, 5, 0), np.float32), 8000.0, 3)),
+        "audio_no_channels_no_frames": ("audio", (np.zeros((1, 0, 0), np.float32), 8000.0, 3)),
+        "audio_nan_sample": ("audio", (np.array([[np.nan, np.inf, -np.inf, 0.5]], np.float32),
+                                       100.0, 3)),
+        "audio_rate_tiny": ("audio", (np.zeros((1, 4), np.float32), 0.4, 3)),
         "audio_bad_rank": ("audio", (np.zeros(4, np.float32), 8000.0, 3)),
         "audio_bad_rate": ("audio", (np.zeros((1, 4), np.float32), 0.0, 3)),
         # tensor and text summaries

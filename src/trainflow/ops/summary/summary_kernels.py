@@ -142,6 +142,10 @@ def _audio(tag, tensor, sample_rate, max_outputs):
     base = _text(tag.item())
     summary = summary_pb2.Summary()
     for i in range(min(max_outputs, batch)):
+        if samples.size == 0 and frames > 0:  # TF hands its WAV encoder no samples
+            raise _invalid("audio is null")
+        if not 0 < channels < 1 << 16:
+            raise _invalid(f"num_channels must be in (0, 2^16), got: {channels}")
         value = summary.value.add(tag=f"{base}/audio/{i}" if max_outputs > 1
                                   else f"{base}/audio")
         value.audio.sample_rate = float(np.float32(sample_rate))
