@@ -220,5 +220,5 @@ def merge_all_summaries(key=GraphKeys.SUMMARIES):
 
 
 __all__ = ["scalar", "histogram", "image", "audio", "tensor_summary", "text", "merge",
-           "merge_all", "get_summary_description", "scalar_summary", "histogram_summary", "image_summary",
-           "audio_summary", "merge_summary", "merge_all_summaries"]
+           "merge_all", "get_summary_description", "scalar_summary", "histogram_summary",
+           "image_summary", "audio_summary", "merge_summary", "merge_all_summaries"]
