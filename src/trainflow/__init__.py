@@ -148,6 +148,12 @@ _LAZY = {
                                    "string_to_hash_bucket_fast"),
     "string_to_hash_bucket_strong": ("trainflow.ops.string.string_convert",
                                      "string_to_hash_bucket_strong"),
+    "scalar_summary": ("trainflow.ops.summary.summary_ops", "scalar_summary"),
+    "histogram_summary": ("trainflow.ops.summary.summary_ops", "histogram_summary"),
+    "image_summary": ("trainflow.ops.summary.summary_ops", "image_summary"),
+    "audio_summary": ("trainflow.ops.summary.summary_ops", "audio_summary"),
+    "merge_summary": ("trainflow.ops.summary.summary_ops", "merge_summary"),
+    "merge_all_summaries": ("trainflow.ops.summary.summary_ops", "merge_all_summaries"),
 }
 
 
