@@ -30,3 +30,23 @@ from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- hooks, monitored sessions, session manager, supervisor (issue 13) ---
+from trainflow.train.basic_loops import basic_train_loop  # noqa: E402,F401
+from trainflow.train.basic_session_run_hooks import (  # noqa: E402,F401
+    FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, StopAtStepHook)
+from trainflow.train.checkpoint_hooks import (  # noqa: E402,F401
+    CheckpointSaverHook, CheckpointSaverListener)
+from trainflow.train.monitored_session import (  # noqa: E402,F401
+    MonitoredSession, SingularMonitoredSession)
+from trainflow.train.scaffold import Scaffold  # noqa: E402,F401
+from trainflow.train.session_creators import (  # noqa: E402,F401
+    ChiefSessionCreator, SessionCreator, WorkerSessionCreator)
+from trainflow.train.session_manager import SessionManager  # noqa: E402,F401
+from trainflow.train.session_run_hook import (  # noqa: E402,F401
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
+from trainflow.train.session_run_timer import SecondOrStepTimer  # noqa: E402,F401
+from trainflow.train.summary_hooks import (  # noqa: E402,F401
+    ProfilerHook, StepCounterHook, SummarySaverHook)
+from trainflow.train.training_session import MonitoredTrainingSession  # noqa: E402,F401
