@@ -13,6 +13,7 @@ import time
 from trainflow import tf_logging as logging
 from trainflow.framework import errors
 from trainflow.framework.graph import get_default_graph
+from trainflow.framework.graph_keys import GraphKeys
 from trainflow.train.session_creators import ChiefSessionCreator
 from trainflow.train.session_run_hook import (
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
@@ -307,7 +308,8 @@ class _CoordinatedSessionCreator:
         from trainflow.train.queue_runner_impl import start_queue_runners  # noqa: PLC0415
         self.tf_sess = self._session_creator.create_session()
         self.coord = Coordinator()
-        start_queue_runners(sess=self.tf_sess, coord=self.coord)
+        if self.tf_sess.graph.get_collection(GraphKeys.QUEUE_RUNNERS):
+            start_queue_runners(sess=self.tf_sess, coord=self.coord)
         for hook in self._hooks:
             hook.after_create_session(self.tf_sess, self.coord)
         return _CoordinatedSession(_HookedSession(self.tf_sess, self._hooks), self.coord,
