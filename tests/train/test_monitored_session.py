@@ -3,7 +3,6 @@ import glob
 import os
 import threading
 
-import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
@@ -134,25 +133,26 @@ def test_run_step_fn_and_request_stop():
 
 
 def test_recoverable_session_recreates_after_aborted(tmp_path):
+    class AbortOnce(tf.train.SessionRunHook):
+        armed = False
+
+        def before_run(self, run_context):
+            if self.armed:
+                self.armed = False
+                raise errors.AbortedError(None, None, "preempted")
+
     with tf.Graph().as_default():
         step, w, train = _counter_model()
-        fail = {"n": 0}
-
-        def maybe_abort():
-            if fail["n"] == 1:
-                fail["n"] = 2
-                raise errors.AbortedError(None, None, "preempted")
-            return np.float32(0)
-
-        aborter = tf.py_func(maybe_abort, [], tf.float32, stateful=True)
-        hooks = [tf.train.CheckpointSaverHook(str(tmp_path), save_steps=1)]
-        with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks,
+        abort = AbortOnce()
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=[abort],
+                                               save_checkpoint_steps=1,
                                                save_summaries_steps=None,
                                                log_step_count_steps=None) as sess:
             sess.run(train)
             sess.run(train)
-            fail["n"] = 1
-            sess.run([train, aborter])  # aborts once, recreated from the step-2 checkpoint
+            sess.run(w.assign(100.0))  # lost: the session is recreated from step 2
+            abort.armed = True
+            sess.run(train)
             assert sess.run(step) == 3
             assert sess.run(w) == 3.0
 
