@@ -144,13 +144,14 @@ def test_recoverable_session_recreates_after_aborted(tmp_path):
     with tf.Graph().as_default():
         step, w, train = _counter_model()
         abort = AbortOnce()
+        clobber = w.assign(100.0)
         with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=[abort],
                                                save_checkpoint_steps=1,
                                                save_summaries_steps=None,
                                                log_step_count_steps=None) as sess:
             sess.run(train)
             sess.run(train)
-            sess.run(w.assign(100.0))  # lost: the session is recreated from step 2
+            sess.run(clobber)  # lost: the session is recreated from step 2
             abort.armed = True
             sess.run(train)
             assert sess.run(step) == 3
