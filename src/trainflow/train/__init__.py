@@ -50,3 +50,4 @@ from trainflow.train.session_run_timer import SecondOrStepTimer  # noqa: E402,F4
 from trainflow.train.summary_hooks import (  # noqa: E402,F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
 from trainflow.train.training_session import MonitoredTrainingSession  # noqa: E402,F401
+from trainflow.train.supervisor import Supervisor  # noqa: E402,F401
