@@ -12,7 +12,7 @@ def _model():
     step = tf.train.get_or_create_global_step()
     w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
     train = tf.group(tf.assign_add(w, 1.0), tf.assign_add(step, 1))
-    tf.summary.scalar("w", w)
+    tf.summary.scalar("w_value", w)
     return step, w, train
 
 
@@ -51,7 +51,7 @@ def test_standard_services_write_checkpoints_and_summaries(tmp_path):
     for path in glob.glob(os.path.join(logdir, "events.out.tfevents.*")):
         events.extend(tf.train.summary_iterator(path))
     tags = {v.tag for e in events for v in e.summary.value}
-    assert {"w", "global_step/sec"} <= tags
+    assert {"w_value", "global_step/sec"} <= tags
     statuses = [e.session_log.status for e in events if e.HasField("session_log")]
     assert statuses[0] == tf.SessionLog.START and statuses[-1] == tf.SessionLog.STOP
     assert tf.SessionLog.CHECKPOINT in statuses
