@@ -83,11 +83,11 @@ def build_model(tf, images, labels, n_hidden, learning_rate):
         b2 = tf.get_variable("bias", [N_CLASSES], initializer=tf.zeros_initializer())
         logits = tf.matmul(h, w2) + b2
     loss = tf.reduce_mean(
-        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="xent")
     global_step = tf.train.get_or_create_global_step()
     train_op = tf.train.AdamOptimizer(learning_rate).minimize(loss, global_step, name="train")
     accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32),
-                              name="accuracy")
+                              name="batch_accuracy")
     tf.summary.scalar("loss", loss)
     tf.summary.scalar("accuracy", accuracy)
     return {"x": x, "y": y, "loss": loss, "train_op": train_op, "accuracy": accuracy,
