@@ -188,5 +188,4 @@ def _plot(out, logdir):
     runs, _ = event_data.load(logdir)
     for r in runs:
         r.select(["loss", "accuracy"])
-    if events_plot.plot(runs, out, f"trainflow demo ({os.path.basename(logdir)})") == 0:
-        print(f"curves: {out}")
+    events_plot.plot(runs, out, f"trainflow demo ({os.path.basename(logdir)})")
