@@ -32,7 +32,7 @@ def add_arguments(parser):
     parser.add_argument("--plot", default=None, metavar="OUT.png",
                         help="where to draw the curves (default: LOGDIR/curves.png)")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress output while training")
+                        help="no progress bar (the per-epoch lines stay)")
 
 
 def _split(images, labels, seed, test_fraction=0.2):
@@ -158,10 +158,8 @@ def run(args):
     last_step = first_step + args.epochs * steps_per_epoch
     stream = sys.stdout
     tty = stream.isatty() and not args.no_progress
-    hooks = [tf.train.StopAtStepHook(last_step=last_step)]
-    if not args.no_progress:
-        hooks.append(_progress_hook(tf, model, steps_per_epoch, last_step,
-                                    stream, tty))
+    hooks = [tf.train.StopAtStepHook(last_step=last_step),
+             _progress_hook(tf, model, steps_per_epoch, last_step, stream, tty)]
     start = time.time()
     with graph.as_default():
         with tf.train.MonitoredTrainingSession(
