@@ -113,18 +113,19 @@ def _weight(name, shape, stddev, wd):
 
 
 def inference(images):
-    """Logits of the two-conv-layer network."""
+    """Logits of the network: two 5x5 conv layers (16 channels) with pooling and LRN,
+    a 64-unit hidden layer, ten outputs."""
     with tf.variable_scope("conv1") as scope:
-        kernel = _weight("weights", [5, 5, 3, 32], 5e-2, None)
-        biases = tf.get_variable("biases", [32], initializer=tf.zeros_initializer())
+        kernel = _weight("weights", [5, 5, 3, 16], 5e-2, None)
+        biases = tf.get_variable("biases", [16], initializer=tf.zeros_initializer())
         conv = tf.nn.conv2d(images, kernel, [1, 1, 1, 1], padding="SAME")
         conv1 = tf.nn.relu(tf.nn.bias_add(conv, biases), name=scope.name)
         _activation_summary(conv1)
     pool1 = tf.nn.max_pool(conv1, [1, 3, 3, 1], [1, 2, 2, 1], padding="SAME", name="pool1")
     norm1 = tf.nn.lrn(pool1, 4, bias=1.0, alpha=0.001 / 9.0, beta=0.75, name="norm1")
     with tf.variable_scope("conv2") as scope:
-        kernel = _weight("weights", [5, 5, 32, 32], 5e-2, None)
-        biases = tf.get_variable("biases", [32], initializer=tf.constant_initializer(0.1))
+        kernel = _weight("weights", [5, 5, 16, 16], 5e-2, None)
+        biases = tf.get_variable("biases", [16], initializer=tf.constant_initializer(0.1))
         conv = tf.nn.conv2d(norm1, kernel, [1, 1, 1, 1], padding="SAME")
         conv2 = tf.nn.relu(tf.nn.bias_add(conv, biases), name=scope.name)
         _activation_summary(conv2)
@@ -132,12 +133,12 @@ def inference(images):
     pool2 = tf.nn.max_pool(norm2, [1, 3, 3, 1], [1, 2, 2, 1], padding="SAME", name="pool2")
     with tf.variable_scope("local3") as scope:
         flat = tf.reshape(pool2, [images.get_shape().as_list()[0], -1])
-        weights = _weight("weights", [flat.get_shape()[1].value, 128], 0.04, WEIGHT_DECAY)
-        biases = tf.get_variable("biases", [128], initializer=tf.constant_initializer(0.1))
+        weights = _weight("weights", [flat.get_shape()[1].value, 64], 0.04, WEIGHT_DECAY)
+        biases = tf.get_variable("biases", [64], initializer=tf.constant_initializer(0.1))
         local3 = tf.nn.relu(tf.matmul(flat, weights) + biases, name=scope.name)
         _activation_summary(local3)
     with tf.variable_scope("softmax_linear") as scope:
-        weights = _weight("weights", [128, NUM_CLASSES], 1 / 128.0, None)
+        weights = _weight("weights", [64, NUM_CLASSES], 1 / 64.0, None)
         biases = tf.get_variable("biases", [NUM_CLASSES], initializer=tf.zeros_initializer())
         logits = tf.add(tf.matmul(local3, weights), biases, name=scope.name)
         _activation_summary(logits)

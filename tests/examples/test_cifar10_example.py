@@ -25,10 +25,10 @@ def _load(name):
 def test_trainer_and_evaluator(tmp_path, capsys):
     data_dir, train_dir = str(tmp_path / "data"), str(tmp_path / "train")
     train = _load("cifar10_train")
-    train.train(data_dir, train_dir, max_steps=60, batch_size=32, log_frequency=20)
+    train.train(data_dir, train_dir, max_steps=40, batch_size=32, log_frequency=20)
     out = capsys.readouterr().out
-    assert "step 0, loss = " in out and "step 40, loss = " in out
-    assert tf.train.latest_checkpoint(train_dir).endswith("model.ckpt-60")
+    assert "step 0, loss = " in out and "step 20, loss = " in out
+    assert tf.train.latest_checkpoint(train_dir).endswith("model.ckpt-40")
     reader = tf.train.NewCheckpointReader(tf.train.latest_checkpoint(train_dir))
     names = reader.get_variable_to_shape_map()
     assert "conv1/weights/ExponentialMovingAverage" in names
