@@ -195,3 +195,23 @@ def test_worker_waits_for_chief_and_times_out():
         creator = tf.train.WorkerSessionCreator(max_wait_secs=0)
         with pytest.raises(errors.DeadlineExceededError, match="not ready"):
             tf.train.MonitoredSession(session_creator=creator)
+
+
+def test_close_returns_within_grace_period_with_blocked_queue_threads():
+    import time
+    before = set(threading.enumerate())
+    with tf.Graph().as_default():
+        _counter_model()
+        queue = tf.FIFOQueue(1, tf.float32)  # full after one element: enqueuers block
+        tf.train.add_queue_runner(tf.train.QueueRunner(queue, [queue.enqueue(1.0)] * 8))
+        sess = tf.train.MonitoredSession(stop_grace_period_secs=3)
+        deadline = time.monotonic() + 5
+        while sess._tf_sess().run(queue.size()) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        start = time.monotonic()
+        sess.close()
+        assert time.monotonic() - start < 3.5
+    deadline = time.monotonic() + 5
+    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not set(threading.enumerate()) - before
