@@ -204,9 +204,10 @@ def test_close_returns_within_grace_period_with_blocked_queue_threads():
         _counter_model()
         queue = tf.FIFOQueue(1, tf.float32)  # full after one element: enqueuers block
         tf.train.add_queue_runner(tf.train.QueueRunner(queue, [queue.enqueue(1.0)] * 8))
+        size = queue.size()
         sess = tf.train.MonitoredSession(stop_grace_period_secs=3)
         deadline = time.monotonic() + 5
-        while sess._tf_sess().run(queue.size()) < 1 and time.monotonic() < deadline:
+        while sess._tf_sess().run(size) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         start = time.monotonic()
         sess.close()
