@@ -52,3 +52,23 @@ def test_demo_rejects_bad_numbers(tmp_path, flag, capsys):
     with pytest.raises(SystemExit) as e:
         main(["demo", "--logdir", str(tmp_path), flag, "x"])
     assert e.value.code == 2
+
+
+def test_demo_piped_prints_plain_lines(tmp_path):
+    import subprocess
+    import sys
+
+    import trainflow
+    src = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
+    proc = subprocess.run([sys.executable, "-m", "trainflow.cli", "demo", "--logdir",
+                           str(tmp_path), "--epochs", "2", "--batch-size", "256", "--plot",
+                           str(tmp_path / "c.png")],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=src))
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stdout and "\x1b" not in proc.stdout
+    lines = proc.stdout.splitlines()
+    assert all(not line.endswith(" ") for line in lines)
+    assert [line.split("  step")[0] for line in lines if line.startswith("epoch")] == \
+        ["epoch   1", "epoch   2"]
+    assert any(line.startswith("test accuracy ") for line in lines)
