@@ -51,3 +51,7 @@ from trainflow.train.summary_hooks import (  # noqa: E402,F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
 from trainflow.train.training_session import MonitoredTrainingSession  # noqa: E402,F401
 from trainflow.train.supervisor import Supervisor  # noqa: E402,F401
+
+# --- distributed: cluster description and device placement (issue 17) ---
+from trainflow.train.cluster_spec import ClusterSpec  # noqa: E402,F401
+from trainflow.train.device_setter import replica_device_setter  # noqa: E402,F401
