@@ -67,3 +67,27 @@ from trainflow.train.checkpoint_init import init_from_checkpoint  # noqa: E402,F
 from trainflow.train.warm_start import VocabInfo, warm_start  # noqa: E402,F401
 from trainflow.train.checkpoint_object import Checkpoint, CheckpointOptions  # noqa: E402,F401
 from trainflow.train.checkpoint_manager import CheckpointManager  # noqa: E402,F401
+# --- hooks, monitored sessions, session manager, supervisor (issue 13) ---
+from trainflow.train.basic_loops import basic_train_loop  # noqa: E402,F401
+from trainflow.train.basic_session_run_hooks import (  # noqa: E402,F401
+    FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+    NanLossDuringTrainingError, NanTensorHook, StopAtStepHook)
+from trainflow.train.checkpoint_hooks import (  # noqa: E402,F401
+    CheckpointSaverHook, CheckpointSaverListener)
+from trainflow.train.monitored_session import (  # noqa: E402,F401
+    MonitoredSession, SingularMonitoredSession)
+from trainflow.train.scaffold import Scaffold  # noqa: E402,F401
+from trainflow.train.session_creators import (  # noqa: E402,F401
+    ChiefSessionCreator, SessionCreator, WorkerSessionCreator)
+from trainflow.train.session_manager import SessionManager  # noqa: E402,F401
+from trainflow.train.session_run_hook import (  # noqa: E402,F401
+    SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
+from trainflow.train.session_run_timer import SecondOrStepTimer  # noqa: E402,F401
+from trainflow.train.summary_hooks import (  # noqa: E402,F401
+    ProfilerHook, StepCounterHook, SummarySaverHook)
+from trainflow.train.training_session import MonitoredTrainingSession  # noqa: E402,F401
+from trainflow.train.supervisor import Supervisor  # noqa: E402,F401
+
+# --- distributed: cluster description and device placement (issue 17) ---
+from trainflow.train.cluster_spec import ClusterSpec  # noqa: E402,F401
+from trainflow.train.device_setter import replica_device_setter  # noqa: E402,F401
