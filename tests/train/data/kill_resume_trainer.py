@@ -47,10 +47,23 @@ def main(logdir, max_steps):
             sess.run(train)
 
 
+def _reap():
+    """Collects every finished child, so none is left a zombie (a zombie's pid still
+    looks alive to the checkpoint writer's cleanup of dead savers' temporaries)."""
+    while True:
+        try:
+            done, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done == 0:
+            return
+
+
 def fork_server():
     """Forks one trainer per command line on stdin; prints each child's pid."""
     for line in sys.stdin:
         logdir, max_steps, outfile = line.split()
+        _reap()
         pid = os.fork()
         if pid == 0:
             code = 1
@@ -64,14 +77,7 @@ def fork_server():
                 sys.stdout.flush()
                 os._exit(code)
         print(pid, flush=True)
-        # Reap finished children so none is left a zombie.
-        while True:
-            try:
-                done, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if done == 0:
-                break
+    _reap()
 
 
 if __name__ == "__main__":
