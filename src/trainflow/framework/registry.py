@@ -54,7 +54,11 @@ _GRADIENTS = {}
 _LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops",
                      "trainflow.ops.nn.conv", "trainflow.ops.nn.pool",
                      "trainflow.ops.image.resize", "trainflow.ops.image.color",
-                     "trainflow.ops.image.codec"]
+                     "trainflow.ops.image.codec",
+                     "trainflow.ops.linalg.linalg_api", "trainflow.ops.math.einsum",
+                     "trainflow.ops.math.bitwise", "trainflow.ops.math.sparse_segment",
+                     "trainflow.ops.math.special_gamma", "trainflow.ops.math.cumulative_logsumexp",
+                     "trainflow.ops.array.depth_space", "trainflow.ops.nn.conv3d"]
 
 
 def register_lazy_op_module(module_name):

@@ -15,7 +15,7 @@ __all__ = sorted(set(_nn_ops.__all__) | {"sigmoid", "tanh", "depth_to_space",
 
 # The convolution and pooling modules are written separately; export whichever exist.
 _CONV_POOL_MODULES = ("trainflow.ops.nn.conv", "trainflow.ops.nn.conv_composite",
-                      "trainflow.ops.nn.pool")
+                      "trainflow.ops.nn.pool", "trainflow.ops.nn.conv3d")
 
 
 def _export(module_name):
