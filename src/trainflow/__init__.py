@@ -97,6 +97,7 @@ _LAZY = {
     "dynamic_partition": ("trainflow.ops.data_flow.partition", "dynamic_partition"),
     # Linear algebra, einsum, bitwise and set ops (TF1's top-level names).
     "custom_gradient": ("trainflow.gradients.custom_gradient", "custom_gradient"),
+    "TensorArray": ("trainflow.ops.data_flow.tensor_array", "TensorArray"),
     "linalg": "trainflow.linalg",
     "bitwise": "trainflow.bitwise",
     "einsum": ("trainflow.ops.math.einsum", "einsum"),
