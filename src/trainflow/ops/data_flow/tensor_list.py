@@ -243,10 +243,15 @@ def _concat_v2(input_handle, element_shape, leading_dims, *, element_dtype):
         hint = _shape_value(element_shape)
         rows = [np.zeros((n,) + tuple(hint[1:]), lst.element_dtype) for n in sizes]
     else:
+        sizes = [int(v) for v in np.asarray(leading_dims).reshape(-1)]
+        hint = _shape_value(element_shape)
         rows = []
         for i, item in enumerate(lst.items):
             if item is None:
-                raise invalid_argument(f"TensorListConcat: element {i} was never written")
+                # Unwritten: zeros, when leading_dims and the element shape say how many.
+                if len(sizes) != len(lst) or hint is None or any(d < 0 for d in hint[1:]):
+                    raise invalid_argument(f"TensorListConcat: element {i} was never written")
+                item = np.zeros((sizes[i],) + tuple(hint[1:]), lst.element_dtype)
             rows.append(item)
     if not rows:
         hint = _shape_value(element_shape)

@@ -64,12 +64,20 @@ def _from_tensor_grad(op, dlist):
 
 @RegisterGradient("TensorListGather")
 def _gather_grad(op, d_values):
+    from trainflow.ops.array.array_ops import reshape, unique
+    from trainflow.ops.math.math_ops import unsorted_segment_sum
     handle, indices, _ = op.inputs
     dt = op.get_attr("element_dtype")
+    # Rows gathered more than once get the sum of their gradients.
     s = _shape(d_values)
-    return (_out("TensorListScatterV2", tensor=d_values, indices=indices,
-                 element_shape=s[1:], num_elements=_length(handle), element_dtype=dt)[0],
-            None, None)
+    n = _shape(indices)
+    from trainflow.ops.array.array_ops import concat, size
+    flat = reshape(d_values, concat([[-1], s[size(n):]], 0))
+    ids, pos = unique(reshape(indices, [-1]))
+    summed = unsorted_segment_sum(flat, pos, size(ids))
+    return (_out("TensorListScatterV2", tensor=summed, indices=ids,
+                 element_shape=s[size(n):], num_elements=_length(handle),
+                 element_dtype=dt)[0], None, None)
 
 
 @RegisterGradient("TensorListScatterIntoExistingList")
