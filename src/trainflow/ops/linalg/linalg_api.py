@@ -15,6 +15,7 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.ops.array import array_ops
 from trainflow.ops.array.diag import matrix_diag, matrix_diag_part, matrix_set_diag
+from trainflow.ops.linalg import matrix_diag as _diag_v3
 from trainflow.ops.linalg import linalg_ops  # noqa: F401 - registers the ops
 from trainflow.ops.math import math_ops
 
@@ -22,9 +23,10 @@ __all__ = ["adjoint", "cholesky", "cholesky_solve", "cross", "eye", "log_matrix_
            "logdet", "matrix_band_part", "matrix_determinant", "matrix_inverse",
            "matrix_solve", "matrix_transpose", "matrix_triangular_solve", "svd", "trace"]
 
-diag = matrix_diag
-diag_part = matrix_diag_part
-set_diag = matrix_set_diag
+# tf.linalg's diagonal functions take a band k (TensorFlow 2's V3 ops).
+diag = _diag_v3.matrix_diag
+diag_part = _diag_v3.matrix_diag_part
+set_diag = _diag_v3.matrix_set_diag
 
 
 def _out(op_type, name, **kwargs):
