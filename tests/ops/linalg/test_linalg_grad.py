@@ -29,13 +29,17 @@ def _sym(x):
     return 0.5 * (x + tf.linalg.adjoint(x))
 
 
+def _weight(n):
+    return WEIGHT4[:n, :n]
+
+
 def _qr_loss(full):
     def fn(a):
         q, r = tf.qr(a, full_matrices=full)
         # q r and q q^T are sign-free; r^T r too.
         return (tf.reduce_sum(tf.matmul(q, r) * tf.sin(a)) +
                 tf.reduce_sum(tf.matmul(r, r, transpose_a=True)) +
-                tf.reduce_sum(tf.matmul(q, q, transpose_b=True) * WEIGHT4[:a.shape[0], :a.shape[0]]))
+                tf.reduce_sum(tf.matmul(q, q, transpose_b=True) * _weight(a.shape[0])))
     return fn
 
 
@@ -46,7 +50,7 @@ def _svd_loss(a):
     vv = tf.matmul(v * s[..., None, :], v, transpose_b=True)
     k = a.shape[-2]
     return (tf.reduce_sum(usv * usv) + tf.reduce_sum(s ** 3) +
-            tf.reduce_sum(uu * WEIGHT4[:k, :k]) + tf.reduce_sum(vv * WEIGHT4[:vv.shape[0], :vv.shape[0]].T))
+            tf.reduce_sum(uu * _weight(k)) + tf.reduce_sum(vv * _weight(vv.shape[0]).T))
 
 
 CASES = [

@@ -41,7 +41,8 @@ EXPRESSIONS = [
     "tf.norm(tall)", "tf.norm(tall, ord=1, axis=0)", "tf.norm(tall, ord=3, axis=1)",
     "tf.norm(tall, ord='fro', axis=[0, 1])", "tf.norm(tall, ord=2, axis=[0, 1])",
     "tf.norm(b3, ord=np.inf, axis=[1, 2], keepdims=True)", "tf.norm(b3, ord=1, axis=[2, 1])",
-    "tf.einsum('ij,jk->ik', wide, tall)", "tf.einsum('bij,bjk->bik', b3, tf.transpose(b3, [0, 2, 1]))",
+    "tf.einsum('ij,jk->ik', wide, tall)",
+    "tf.einsum('bij,bjk->bik', b3, tf.transpose(b3, [0, 2, 1]))",
     "tf.einsum('ij->j', tall)", "tf.einsum('...ij,jk->...ik', b3, tall)",
     "tf.bitwise.left_shift(I8, S8)", "tf.bitwise.right_shift(I8, S8)",
     "tf.bitwise.invert(I8)", "tf.bitwise.bitwise_xor(I8, S8)",
@@ -51,7 +52,8 @@ EXPRESSIONS = [
     "grad(tf.qr(tall)[1] ** 2, tall)", "grad(tf.qr(wide)[1] ** 2, wide)",
     "grad(tf.svd(tall, compute_uv=False), tall)",
     "grad(tf.einsum('ij,jk->ik', wide, tall), tall)",
-    "grad(tf.einsum('...ij,jk->...ik', b3, tall), tall)", "grad(tf.norm(tall, ord=2, axis=[0, 1]), tall)",
+    "grad(tf.einsum('...ij,jk->...ik', b3, tall), tall)",
+    "grad(tf.norm(tall, ord=2, axis=[0, 1]), tall)",
     "grad(tf.cross(tall[:, :3], tall[::-1]), tall)", "grad(tf.matrix_band_part(b3, 1, 0), b3)",
 ]
 

@@ -24,7 +24,8 @@ def grad(y, x):
 """
 
 EXPRESSIONS = [
-    "tf.igamma(A, X)", "tf.igammac(A, X)", "tf.zeta(A + 1.5, X)", "tf.zeta([1.0, 0.5, 3.0], [1.0, 2.0, -1.5])",
+    "tf.igamma(A, X)", "tf.igammac(A, X)", "tf.zeta(A + 1.5, X)",
+    "tf.zeta([1.0, 0.5, 3.0], [1.0, 2.0, -1.5])",
     "grad(tf.igamma(A, X), A)", "grad(tf.igamma(A, X), X)", "grad(tf.igammac(A, X), A)",
     "grad(tf.zeta(A + 1.5, X), X)",
     "tf.math.cumulative_logsumexp(SCAN, axis=1)",
@@ -32,8 +33,10 @@ EXPRESSIONS = [
     "grad(tf.math.cumulative_logsumexp(SCAN, axis=1, exclusive=True), SCAN)",
     "tf.segment_max(ROWS, [0, 0, 2, 2])", "tf.segment_min(IROWS, [0, 2, 2, 3])",
     "tf.segment_prod(ROWS, [1, 1, 3, 3])", "tf.segment_mean(IROWS, [0, 0, 2, 2])",
-    "tf.unsorted_segment_max(ROWS, [0, 0, 3, -1], 5)", "tf.unsorted_segment_min(IROWS, [1, 1, 3, 0], 5)",
-    "tf.unsorted_segment_prod(ROWS, [0, 2, 2, 0], 4)", "tf.unsorted_segment_mean(ROWS, [1, -1, 1, 0], 3)",
+    "tf.unsorted_segment_max(ROWS, [0, 0, 3, -1], 5)",
+    "tf.unsorted_segment_min(IROWS, [1, 1, 3, 0], 5)",
+    "tf.unsorted_segment_prod(ROWS, [0, 2, 2, 0], 4)",
+    "tf.unsorted_segment_mean(ROWS, [1, -1, 1, 0], 3)",
     "tf.math.unsorted_segment_sqrt_n(ROWS, [1, 1, 1, 0], 3)",
     "tf.sparse.segment_sum(ROWS, [0, 2, 2, 3, 1], [0, 0, 1, 3, 3])",
     "tf.sparse.segment_mean(ROWS, [0, 2, 2, 3, 1], [0, 0, 1, 3, 3])",

@@ -25,7 +25,8 @@ EXPRESSIONS = [
     "tf.nn.conv3d(X, W, [1, 2, 1, 2, 1], 'VALID')",
     "grad(tf.nn.conv3d(X, W, [1, 2, 2, 1, 1], 'SAME'), X)",
     "grad(tf.nn.conv3d(X, W, [1, 2, 2, 1, 1], 'SAME'), W)",
-    "tf.nn.conv3d_transpose(tf.nn.conv3d(X, W, [1, 2, 2, 1, 1], 'SAME'), W, [2, 4, 5, 3, 2], [1, 2, 2, 1, 1], 'SAME')",
+    "tf.nn.conv3d_transpose(tf.nn.conv3d(X, W, [1, 2, 2, 1, 1], 'SAME'), W, [2, 4, 5, 3, 2],"
+    " [1, 2, 2, 1, 1], 'SAME')",
     "tf.nn.max_pool3d(X, [1, 2, 2, 2, 1], [1, 2, 1, 2, 1], 'SAME')",
     "tf.nn.avg_pool3d(X, [1, 3, 2, 2, 1], [1, 1, 2, 1, 1], 'SAME')",
     "grad(tf.nn.max_pool3d(X, [1, 2, 2, 2, 1], [1, 2, 1, 2, 1], 'SAME'), X)",

@@ -107,8 +107,8 @@ def _qr_grad_tall(q, r, dq, dr):
 @RegisterGradient("Qr")
 def _qr_grad(op, dq, dr):
     q, r = op.outputs
-    qd, rd = q.shape.as_list() if q.shape.rank else None, r.shape.as_list() if r.shape.rank \
-        else None
+    qd = q.shape.as_list() if q.shape.rank is not None else None
+    rd = r.shape.as_list() if r.shape.rank is not None else None
     if qd is None or rd is None or None in (qd[-2], qd[-1], rd[-2], rd[-1]):
         raise NotImplementedError(
             f"The gradient of Qr ({op.name}) needs static matrix dimensions; got q "
