@@ -115,6 +115,8 @@ _LAZY = {
     "trace": ("trainflow.ops.linalg.linalg_api", "trace"),
     "eye": ("trainflow.ops.linalg.linalg_api", "eye"),
     "cross": ("trainflow.ops.linalg.linalg_api", "cross"),
+    "self_adjoint_eig": ("trainflow.ops.linalg.eig", "self_adjoint_eig"),
+    "self_adjoint_eigvals": ("trainflow.ops.linalg.eig", "self_adjoint_eigvals"),
     "sparse_segment_sum": ("trainflow.ops.math.sparse_segment", "sparse_segment_sum"),
     "sparse_segment_mean": ("trainflow.ops.math.sparse_segment", "sparse_segment_mean"),
     "sparse_segment_sqrt_n": ("trainflow.ops.math.sparse_segment", "sparse_segment_sqrt_n"),

@@ -77,6 +77,11 @@ CASES = [
     Case("Svd_values_only", lambda a: tf.linalg.svd(a, compute_uv=False), [TALL]),
     Case("MatrixBandPart", lambda a: tf.matrix_band_part(a, 1, 0) * a, [SQB]),
     Case("Cross", tf.cross, [V3, W3]),
+    # eigenvectors enter through sign-free products (v diag(w) v^T)
+    Case("SelfAdjointEigV2", lambda a: tf.matmul(
+        tf.linalg.eigh(a)[1] * tf.sin(tf.linalg.eigh(a)[0]), tf.linalg.eigh(a)[1],
+        transpose_b=True), [SPD]),
+    Case("SelfAdjointEigV2_values", tf.linalg.eigvalsh, [SPD]),
     Case("trace", tf.trace, [SQB]),
     Case("norm_2_matrix", lambda a: tf.norm(a, ord=2, axis=[-2, -1]), [TALL]),
     Case("norm_fro", lambda a: tf.norm(a, ord="fro", axis=[0, 1]), [TALL]),

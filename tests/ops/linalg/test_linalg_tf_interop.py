@@ -55,6 +55,9 @@ EXPRESSIONS = [
     "grad(tf.einsum('...ij,jk->...ik', b3, tall), tall)",
     "grad(tf.norm(tall, ord=2, axis=[0, 1]), tall)",
     "grad(tf.cross(tall[:, :3], tall[::-1]), tall)", "grad(tf.matrix_band_part(b3, 1, 0), b3)",
+    "tf.self_adjoint_eigvals(spd)", "tf.abs(tf.self_adjoint_eig(spd)[1])",
+    "grad(tf.self_adjoint_eigvals(spd), spd)",
+    "grad(tf.matmul(tf.self_adjoint_eig(spd)[1] ** 2, spd), spd)",
 ]
 
 _TF_CODE = r"""
