@@ -63,6 +63,25 @@ def test_variables_read_inside_get_grad_fn_gradients(graph):
         assert sess.run([z, gw, gout]) == [6.0, 7.0, 10.0]
 
 
+def test_variables_created_inside_are_passed_too(graph):
+    @tf.custom_gradient
+    def dense(x):
+        w = tf.get_variable("w", initializer=tf.constant(3.0))
+
+        def grad(dy, variables=None):
+            assert [v.op.name for v in variables] == ["w"]
+            return dy * w, [dy * x * 100.0]
+        return x * w, grad
+
+    x = tf.constant(2.0)
+    y = dense(x)
+    w = tf.global_variables()[0]
+    gx, gw = tf.gradients(y, [x, w])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run([y, gx, gw]) == [6.0, 3.0, 200.0]
+
+
 def test_variables_need_a_variables_keyword(graph):
     w = tf.Variable(2.0)
 

@@ -63,7 +63,8 @@ def _pack_like(structure, flat):
 
 
 def _variables_read(graph, first_new_id, args):
-    """The trainable variables that ops created since `first_new_id` read directly."""
+    """The trainable variables that ops created since `first_new_id` read directly
+    (those created there too, as a tape watches TF2's resource variables)."""
     arg_ids = {id(a) for a in args}
     by_tensor = {}
     for v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES):
@@ -75,8 +76,7 @@ def _variables_read(graph, first_new_id, args):
             continue
         for t in op._inputs:
             v = by_tensor.get(t)
-            if v is not None and t._op._id < first_new_id and v not in found \
-                    and id(t) not in arg_ids:
+            if v is not None and v not in found and id(t) not in arg_ids:
                 found.append(v)
     return found
 
