@@ -116,6 +116,7 @@ _LAZY = {
     "eye": ("trainflow.ops.linalg.linalg_api", "eye"),
     "cross": ("trainflow.ops.linalg.linalg_api", "cross"),
     "self_adjoint_eig": ("trainflow.ops.linalg.eig", "self_adjoint_eig"),
+    "matrix_solve_ls": ("trainflow.ops.linalg.least_squares", "matrix_solve_ls"),
     "self_adjoint_eigvals": ("trainflow.ops.linalg.eig", "self_adjoint_eigvals"),
     "sparse_segment_sum": ("trainflow.ops.math.sparse_segment", "sparse_segment_sum"),
     "sparse_segment_mean": ("trainflow.ops.math.sparse_segment", "sparse_segment_mean"),

@@ -60,7 +60,7 @@ _LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops
                      "trainflow.ops.math.special_gamma", "trainflow.ops.math.cumulative_logsumexp",
                      "trainflow.ops.array.depth_space", "trainflow.ops.nn.conv3d",
                      "trainflow.ops.linalg.matrix_diag", "trainflow.ops.data_flow.tensor_array",
-                     "trainflow.ops.linalg.eig"]
+                     "trainflow.ops.linalg.eig", "trainflow.ops.linalg.least_squares"]
 
 
 def register_lazy_op_module(module_name):

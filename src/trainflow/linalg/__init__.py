@@ -14,6 +14,7 @@ from trainflow.ops.linalg.linalg_api import (  # noqa: F401
     matrix_triangular_solve as triangular_solve)
 from trainflow.ops.linalg.eig import self_adjoint_eig as eigh  # noqa: F401
 from trainflow.ops.linalg.eig import self_adjoint_eigvals as eigvalsh  # noqa: F401
+from trainflow.ops.linalg.least_squares import matrix_solve_ls as lstsq  # noqa: F401
 from trainflow.ops.linalg.norm import norm  # noqa: F401
 from trainflow.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 
