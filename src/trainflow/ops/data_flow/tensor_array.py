@@ -121,37 +121,37 @@ class TensorArray:
     # -- reading -------------------------------------------------------------------------
     def read(self, index, name=None):
         """The element at `index` (`TensorListGetItem`)."""
-        with get_default_graph().name_scope(name or "TensorArrayV2Read") as scope:
+        with get_default_graph().name_scope(name or "TensorArrayV2Read"):
             value = apply_op("TensorListGetItem", input_handle=self._flow, index=index,
                              element_shape=_shape_input(self.element_shape),
-                             element_dtype=self._dtype, name=scope).outputs[0]
+                             element_dtype=self._dtype).outputs[0]
         if self.element_shape.rank is not None:
             value.set_shape(self.element_shape)
         return value
 
     def stack(self, name=None):
         """All elements stacked along a new first dimension (`TensorListStack`)."""
-        with get_default_graph().name_scope(name or "TensorArrayV2Stack") as scope:
+        with get_default_graph().name_scope(name or "TensorArrayV2Stack"):
             return apply_op("TensorListStack", input_handle=self._flow,
                             element_shape=_shape_input(self.element_shape),
-                            element_dtype=self._dtype, name=scope).outputs[0]
+                            element_dtype=self._dtype).outputs[0]
 
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked (`TensorListGather`)."""
-        with get_default_graph().name_scope(name or "TensorArrayV2Gather") as scope:
+        with get_default_graph().name_scope(name or "TensorArrayV2Gather"):
             return apply_op("TensorListGather", input_handle=self._flow, indices=indices,
                             element_shape=_shape_input(self.element_shape),
-                            element_dtype=self._dtype, name=scope).outputs[0]
+                            element_dtype=self._dtype).outputs[0]
 
     def concat(self, name=None):
         """All elements concatenated along their first dimension (`TensorListConcatV2`)."""
         shape = self.element_shape
         tail = unknown_shape() if shape.rank is None else TensorShape([None] + shape[1:].as_list())
-        with get_default_graph().name_scope(name or "TensorArrayV2Concat") as scope:
+        with get_default_graph().name_scope(name or "TensorArrayV2Concat"):
             return apply_op("TensorListConcatV2", input_handle=self._flow,
                             element_shape=_shape_input(tail),
-                            leading_dims=np.zeros((0,), np.int64), element_dtype=self._dtype,
-                            name=scope).outputs[0]
+                            leading_dims=np.zeros((0,), np.int64),
+                            element_dtype=self._dtype).outputs[0]
 
     def size(self, name=None):
         """The number of elements (a scalar int32 tensor)."""
@@ -162,13 +162,12 @@ class TensorArray:
     # -- writing -------------------------------------------------------------------------
     def write(self, index, value, name=None):
         """A TensorArray whose element `index` is `value` (`TensorListSetItem`)."""
-        with get_default_graph().name_scope(name or "TensorArrayV2Write") as scope:
+        with get_default_graph().name_scope(name or "TensorArrayV2Write"):
             value = self._value(value, "the written value")
             self._merge_element_shape(value.shape)
             flow = apply_op("TensorListSetItem", input_handle=self._flow, index=index,
                             item=value, element_dtype=self._dtype,
-                            resize_if_index_out_of_bounds=self._dynamic_size,
-                            name=scope).outputs[0]
+                            resize_if_index_out_of_bounds=self._dynamic_size).outputs[0]
         return self._with_flow(flow)
 
     def unstack(self, value, name=None):

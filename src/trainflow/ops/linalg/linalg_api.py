@@ -14,7 +14,6 @@ from trainflow.framework.graph import get_default_graph
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.ops.array import array_ops
-from trainflow.ops.array.diag import matrix_diag, matrix_diag_part, matrix_set_diag
 from trainflow.ops.linalg import matrix_diag as _diag_v3
 from trainflow.ops.linalg import linalg_ops  # noqa: F401 - registers the ops
 from trainflow.ops.math import math_ops
@@ -58,7 +57,7 @@ def logdet(matrix, name=None):
     with get_default_graph().name_scope(name or "logdet"):
         chol = cholesky(matrix)
         return 2.0 * math_ops.reduce_sum(
-            math_ops.log(math_ops.real(matrix_diag_part(chol))), axis=[-1])
+            math_ops.log(math_ops.real(diag_part(chol))), axis=[-1])
 
 
 def cholesky(input, name=None):  # noqa: A002
@@ -148,9 +147,9 @@ def adjoint(matrix, name=None):
 
 def trace(x, name=None):
     """The sum of each matrix's main diagonal (reduce_sum of matrix_diag_part)."""
-    with get_default_graph().name_scope(name or "Trace"):
+    with get_default_graph().name_scope(name or "Trace") as scope:
         x = convert_to_tensor(x, name="x")
-        return math_ops.reduce_sum(matrix_diag_part(x), [-1])
+        return math_ops.reduce_sum(diag_part(x), [-1], name=scope)
 
 
 def _is_int(v):
@@ -175,16 +174,24 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
                 raise TypeError("num_rows and num_columns must be positive integer values.")
             square = num_rows == num_columns
             diag_size = int(min(num_rows, num_columns))
+        if not isinstance(batch_shape, Tensor) and not isinstance(diag_size, Tensor):
+            # All static: the shapes are Python lists (constants in the graph).
+            batch = [int(d) for d in np.asarray(batch_shape).reshape(-1)]
+            ones = array_ops.ones(batch + [diag_size], dtype=dtype)
+            if square:
+                return diag(ones)
+            return set_diag(array_ops.zeros(batch + [num_rows, num_columns], dtype=dtype),
+                            ones)
         if not isinstance(batch_shape, Tensor):
             batch_shape = convert_to_tensor(np.asarray(batch_shape, np.int32).reshape(-1))
         diag_size = math_ops.cast(diag_size, batch_shape.dtype)
         diag_shape = array_ops.concat([batch_shape, array_ops.reshape(diag_size, [1])], 0)
         ones = array_ops.ones(diag_shape, dtype=dtype)
         if square:
-            return matrix_diag(ones)
+            return diag(ones)
         shape = array_ops.concat([batch_shape, math_ops.cast(array_ops.stack(
             [num_rows, num_columns]), batch_shape.dtype)], 0)
-        return matrix_set_diag(array_ops.zeros(shape, dtype=dtype), ones)
+        return set_diag(array_ops.zeros(shape, dtype=dtype), ones)
 
 
 from trainflow.ops.linalg import linalg_grad  # noqa: E402,F401 - registers the gradients

@@ -26,10 +26,10 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     `exclusive` starts at -inf, `reverse` runs from the end."""
     from trainflow.framework.graph import get_default_graph
     from trainflow.framework.tensor_conversion import convert_to_tensor
-    with get_default_graph().name_scope(name or "CumulativeLogsumexp"):
+    with get_default_graph().name_scope(name or "CumulativeLogsumexp") as scope:
         x = convert_to_tensor(x, name="x")
         return apply_op("CumulativeLogsumexp", x=x, axis=axis, exclusive=exclusive,
-                        reverse=reverse).outputs[0]
+                        reverse=reverse, name=scope).outputs[0]
 
 
 @RegisterGradient("CumulativeLogsumexp")

@@ -160,7 +160,9 @@ def einsum(equation, *inputs, **kwargs):
                         f"{', '.join(sorted(kwargs))}. Expected: name, optimize")
     equation = _explicit(equation, len(inputs))
     parse_equation(equation)
-    return apply_op("Einsum", inputs=list(inputs), equation=equation, name=name).outputs[0]
+    from trainflow.framework.graph import get_default_graph
+    with get_default_graph().name_scope(name or "einsum"):
+        return apply_op("Einsum", inputs=list(inputs), equation=equation).outputs[0]
 
 
 @RegisterGradient("Einsum")

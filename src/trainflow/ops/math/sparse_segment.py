@@ -215,7 +215,7 @@ def _unsorted_segment_counts(data, segment_ids, num_segments):
     ones = array_ops.ones(array_ops.shape(segment_ids), dtype=data.dtype)
     n = math_ops.unsorted_segment_sum(ones, segment_ids, num_segments)
     shape = array_ops.concat(
-        [array_ops.reshape(num_segments, [1]),
+        [num_segments[None],
          array_ops.ones([array_ops.rank(data) - array_ops.rank(segment_ids)],
                         dtype=num_segments.dtype)], axis=0)
     return math_ops.maximum(array_ops.reshape(n, shape), 1)
