@@ -138,10 +138,9 @@ class TensorArray:
 
     def gather(self, indices, name=None):
         """The elements at `indices`, stacked (`TensorListGather`)."""
-        with get_default_graph().name_scope(name or "TensorArrayV2Gather"):
-            return apply_op("TensorListGather", input_handle=self._flow, indices=indices,
-                            element_shape=_shape_input(self.element_shape),
-                            element_dtype=self._dtype).outputs[0]
+        return apply_op("TensorListGather", input_handle=self._flow, indices=indices,
+                        element_shape=_shape_input(self.element_shape),
+                        element_dtype=self._dtype, name=name).outputs[0]
 
     def concat(self, name=None):
         """All elements concatenated along their first dimension (`TensorListConcatV2`)."""
