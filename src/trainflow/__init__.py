@@ -98,6 +98,10 @@ _LAZY = {
     # Linear algebra, einsum, bitwise and set ops (TF1's top-level names).
     "custom_gradient": ("trainflow.gradients.custom_gradient", "custom_gradient"),
     "TensorArray": ("trainflow.ops.data_flow.tensor_array", "TensorArray"),
+    "map_fn": ("trainflow.ops.control_flow.functional_ops", "map_fn"),
+    "scan": ("trainflow.ops.control_flow.functional_ops", "scan"),
+    "foldl": ("trainflow.ops.control_flow.functional_ops", "foldl"),
+    "foldr": ("trainflow.ops.control_flow.functional_ops", "foldr"),
     "linalg": "trainflow.linalg",
     "bitwise": "trainflow.bitwise",
     "einsum": ("trainflow.ops.math.einsum", "einsum"),

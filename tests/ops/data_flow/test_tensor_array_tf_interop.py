@@ -37,6 +37,12 @@ EXPRESSIONS = [
     "grad(tf.TensorArray(tf.float64, size=2).split(tf.reshape(X, [-1]), [6, 9]).read(1), X)",
     "tf.TensorArray(tf.float64, size=5).scatter([4, 3, 2, 1, 0], X).stack()",
     "tf.TensorArray(tf.float64, size=5).unstack(X).size()",
+    "tf.map_fn(lambda r: tf.sin(r) * tf.reduce_sum(r), X)",
+    "grad(tf.map_fn(lambda r: tf.sin(r) * tf.reduce_sum(r), X), X)",
+    "tf.scan(lambda a, r: a * tf.cos(r) + r * r, X)",
+    "grad(tf.scan(lambda a, r: a * tf.cos(r) + r * r, X, reverse=True), X)",
+    "grad(tf.foldl(lambda a, r: a * 0.5 + tf.exp(r), X), X)",
+    "tf.foldr(lambda a, r: tf.tanh(a + r), X, initializer=tf.zeros([3], tf.float64))",
 ]
 
 _TF_CODE = r"""
