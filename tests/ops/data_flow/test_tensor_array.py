@@ -120,3 +120,35 @@ def test_gradients_match_finite_differences(graph, name, fn):
         theoretical, numerical = tf.test.compute_gradient(x, [4, 3], y, y_shape,
                                                           x_init_value=X, delta=1e-6)
     np.testing.assert_allclose(theoretical, numerical, rtol=1e-7, atol=1e-8)
+
+
+def test_push_back_pop_back_and_gradient(graph):
+    from trainflow.framework.op_builder import apply_op
+    x = tf.placeholder(tf.float64, [4, 3])
+    lst = apply_op("EmptyTensorList", element_shape=[3], max_num_elements=-1,
+                   element_dtype=tf.float64).outputs[0]
+    for i in range(3):
+        lst = apply_op("TensorListPushBack", input_handle=lst, tensor=tf.sin(x[i]) * x[i + 1],
+                       element_dtype=tf.float64).outputs[0]
+    rest, last = apply_op("TensorListPopBack", input_handle=lst, element_shape=[3],
+                          element_dtype=tf.float64).outputs
+    stacked = apply_op("TensorListStack", input_handle=rest, element_shape=[3],
+                       element_dtype=tf.float64).outputs[0]
+    y = tf.concat([stacked, last[None] * 2.0], 0)
+    with tf.Session() as sess:
+        want = np.stack([np.sin(X[i]) * X[i + 1] for i in range(3)])
+        want[2] *= 2
+        np.testing.assert_allclose(sess.run(y, {x: X}), want)
+        theoretical, numerical = tf.test.compute_gradient(x, [4, 3], y, [3, 3],
+                                                          x_init_value=X, delta=1e-6)
+        np.testing.assert_allclose(theoretical, numerical, rtol=1e-7, atol=1e-8)
+        # Only the popped element used: the rest of the list gets a zero gradient.
+        theoretical, numerical = tf.test.compute_gradient(x, [4, 3], last * 3.0, [3],
+                                                          x_init_value=X, delta=1e-6)
+        np.testing.assert_allclose(theoretical, numerical, rtol=1e-7, atol=1e-8)
+    with tf.Session() as sess:
+        empty = apply_op("EmptyTensorList", element_shape=[3], max_num_elements=-1,
+                         element_dtype=tf.float64).outputs[0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="pop from an empty list"):
+            sess.run(apply_op("TensorListPopBack", input_handle=empty, element_shape=[3],
+                              element_dtype=tf.float64).outputs[1])

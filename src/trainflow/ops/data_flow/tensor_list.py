@@ -261,6 +261,29 @@ def _concat_v2(input_handle, element_shape, leading_dims, *, element_dtype):
     return np.concatenate(rows).astype(lst.element_dtype, copy=False), lengths
 
 
+def _push_back(input_handle, tensor, *, element_dtype):
+    t = np.asarray(tensor)
+    if _is_zero_list(input_handle):
+        if np.any(t):
+            raise invalid_argument("TensorListPushBack: pushing onto a zero gradient list")
+        return input_handle
+    shape = input_handle.element_shape
+    if shape is not None:
+        _merge(shape, t.shape)
+    return input_handle.replace(input_handle.items + (t.astype(input_handle.element_dtype),))
+
+
+def _pop_back(input_handle, element_shape, *, element_dtype):
+    hint = _shape_value(element_shape)
+    if _is_zero_list(input_handle):
+        return input_handle, _zeros_for(hint, element_dtype.as_numpy_dtype,
+                                        "TensorListPopBack")
+    if not len(input_handle):
+        raise invalid_argument("Trying to pop from an empty list.")
+    item = _element(input_handle, len(input_handle) - 1, hint, "TensorListPopBack")
+    return input_handle.replace(input_handle.items[:-1]), item
+
+
 def _length(input_handle):
     if _is_zero_list(input_handle):
         raise invalid_argument("TensorListLength of a zero gradient list")
@@ -361,6 +384,13 @@ register_op("TensorListConcatV2", inputs=["input_handle: variant",
                                           "leading_dims: int64"],
             outputs=["tensor: element_dtype", "lengths: int64"], attrs=[_DT, _ST],
             shape_fn=_concat_shape, kernel=_concat_v2)
+register_op("TensorListPushBack", inputs=["input_handle: variant", "tensor: element_dtype"],
+            outputs=["output_handle: variant"], attrs=[_DT], shape_fn=_scalar,
+            kernel=_push_back)
+register_op("TensorListPopBack", inputs=["input_handle: variant", "element_shape: int32"],
+            outputs=["output_handle: variant", "tensor: element_dtype"], attrs=[_DT],
+            shape_fn=lambda op: [TensorShape([]), element_shape_of(op.inputs[1])],
+            kernel=_pop_back)
 register_op("TensorListLength", inputs=["input_handle: variant"], outputs=["length: int32"],
             shape_fn=_scalar, kernel=_length)
 register_op("TensorListElementShape", inputs=["input_handle: variant"],

@@ -35,6 +35,27 @@ def _set_item_grad(op, dlist):
     return d_handle, None, d_item
 
 
+@RegisterGradient("TensorListPushBack")
+def _push_back_grad(op, dlist):
+    dt = op.get_attr("element_dtype")
+    d_handle, d_tensor = _out("TensorListPopBack", input_handle=dlist,
+                              element_shape=_shape(op.inputs[1]), element_dtype=dt)
+    return d_handle, d_tensor
+
+
+@RegisterGradient("TensorListPopBack")
+def _pop_back_grad(op, dlist, d_tensor):
+    dt = op.get_attr("element_dtype")
+    if dlist is None or dlist.op.type == "ZerosLike":
+        # No gradient reached the remaining list: a list of as many zero elements.
+        dlist = _out("TensorListReserve", element_shape=_shape(op.outputs[1]),
+                     num_elements=_length(op.outputs[0]), element_dtype=dt)[0]
+    if d_tensor is None:
+        d_tensor = _zeros_like(op.outputs[1])
+    return _out("TensorListPushBack", input_handle=dlist, tensor=d_tensor,
+                element_dtype=dt)[0], None
+
+
 @RegisterGradient("TensorListGetItem")
 def _get_item_grad(op, d_item):
     handle, index, element_shape = op.inputs
