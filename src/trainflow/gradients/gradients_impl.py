@@ -276,9 +276,7 @@ _AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_
 
 
 def _check_aggregation_method(method):
-    if method is not None and (isinstance(method, bool) or
-                               not any(method == m and type(method) is type(m)
-                                       for m in _AGGREGATION_METHODS)):
+    if method is not None and method not in _AGGREGATION_METHODS:
         raise ValueError(f"Invalid `aggregation_method` specified {method}. Accepted values "
                          f"are {list(_AGGREGATION_METHODS)}.")
 
