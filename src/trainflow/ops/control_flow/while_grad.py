@@ -63,7 +63,8 @@ _grad_ids = itertools.count(1)
 
 def _trainable(t):
     base = t.dtype.base_dtype
-    return base.is_floating or base.is_complex
+    # variant: TensorLists (TensorArrays) carry gradients of their elements.
+    return base.is_floating or base.is_complex or base.name == "variant"
 
 
 def _possibly_dead_ops(graph):
@@ -349,7 +350,10 @@ def _while_grad(op, *grads):
         if through is not None and not _is_zero(through):
             # The loop also returns the captured tensor unchanged (an output whose
             # gradient was only filled in with zeros adds nothing).
-            g = math_ops.add(g, _dense(through))
+            if g.dtype.base_dtype.name == "variant":  # TensorList gradients sum by AddN
+                g = math_ops.add_n([g, through])
+            else:
+                g = math_ops.add(g, _dense(through))
         result[j] = g
     return result
 

@@ -85,13 +85,15 @@ def _is_int(x):
     return x.dtype.kind in "iu"
 
 
-def _check_divisor(y):
-    if not np.all(y):
+def _check_divisor(x, y):
+    # An empty result divides nothing (TF checks element by element), e.g. the
+    # (axes + rank) % rank of a scalar's reduction-gradient shape.
+    if np.size(x) and not np.all(y):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
 def _trunc_div_int(x, y):
-    _check_divisor(y)
+    _check_divisor(x, y)
     q = np.floor_divide(x, y)
     # Floor and truncation differ where the signs differ and the division is inexact.
     fix = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
@@ -112,7 +114,7 @@ def _real_div(x, y):
 
 def _floor_div(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
         return np.floor_divide(x, y)
     _no_complex(x, "FloorDiv")
     return np.floor(np.true_divide(x, y))
@@ -127,19 +129,19 @@ def _truncate_div(x, y):
 
 def _floor_mod(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
     return np.remainder(x, y)
 
 
 def _trunc_mod(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
     return np.fmod(x, y)
 
 
 def _reciprocal(x):
     if _is_int(x):
-        _check_divisor(x)
+        _check_divisor(x, x)
         return _trunc_div_int(np.ones_like(x), x)
     return np.reciprocal(x)
 
