@@ -56,6 +56,7 @@ NO_GRADIENT_IN_TF = {
     "LRNGrad": "a gradient op: TF defines no second derivative",
     "CropAndResizeGradImage": "a gradient op: TF defines no second derivative",
     "CropAndResizeGradBoxes": "a gradient op: TF defines no second derivative",
+    "ParallelConcat": "TF defines no gradient (tf.parallel_stack builds it)",
 }
 # TensorFlow's training ops (ApplyAdam, SparseApplyMomentum, ResourceApplyAdam ...) all
 # update a variable in place and have no gradient in TF.

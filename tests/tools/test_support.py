@@ -40,7 +40,8 @@ def test_op_type_support():
     assert ops["MatMul"] == {"numpy": True, "gradient": "yes", "xla": False}
     assert ops["RandomUniform"]["gradient"] == "not differentiable"
     assert ops["All"]["gradient"] == "none in TF"
-    assert ops["Qr"]["gradient"] == "missing"
+    assert ops["Qr"]["gradient"] == "yes"
+    assert ops["RandomGamma"]["gradient"] == "missing"
 
 
 def test_summary_and_lists_from_the_command():

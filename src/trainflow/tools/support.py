@@ -20,7 +20,6 @@ _MISSING = object()
 # LookupError through them); every other op type without a gradient has none in TF either.
 # tests/framework/test_registry_completeness.py checks this against TensorFlow.
 GRADIENT_MISSING = {
-    "Qr": "TF: linalg_grad",
     "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
 }
 
