@@ -1,8 +1,8 @@
 """`trainflow demo`: a complete tf.train program on the bundled handwritten digits.
 
 The training images go into a TFRecord file of `tf.train.Example`s once; each run reads
-them back through a queue pipeline (string_input_producer -> TFRecordReader ->
-parse_single_example -> shuffle_batch), trains an MLP with Adam inside a
+them back through a queue pipeline (string_input_producer -> TFRecordReader.read_up_to ->
+parse_example -> shuffle_batch), trains an MLP with Adam inside a
 MonitoredTrainingSession that checkpoints and writes summaries to `--logdir`, and
 shows a progress bar. A second run resumes from the last checkpoint and trains on.
 At the end it prints the test accuracy and draws the loss and accuracy curves from its
@@ -54,16 +54,17 @@ def _write_records(tf, path, images, labels):
 
 
 def input_pipeline(tf, path, n_inputs, batch_size, seed):
-    """Batches of (images, labels) read from the TFRecord file through queues."""
+    """Batches of (images, labels) read from the TFRecord file through queues, 64 records
+    per read (read_up_to + parse_example) so the reader threads stay ahead."""
     filenames = tf.train.string_input_producer([path], seed=seed, name="filenames")
-    _, serialized = tf.TFRecordReader(name="reader").read(filenames)
-    features = tf.parse_single_example(serialized, features={
+    _, serialized = tf.TFRecordReader(name="reader").read_up_to(filenames, 64)
+    features = tf.parse_example(serialized, features={
         "image": tf.FixedLenFeature([n_inputs], tf.float32),
         "label": tf.FixedLenFeature([], tf.int64)})
     return tf.train.shuffle_batch([features["image"] / 16.0, features["label"]],
                                   batch_size=batch_size, capacity=20 * batch_size,
                                   min_after_dequeue=10 * batch_size, num_threads=2,
-                                  seed=seed, name="batch")
+                                  seed=seed, enqueue_many=True, name="batch")
 
 
 def build_model(tf, images, labels, n_hidden, learning_rate):
