@@ -213,3 +213,15 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
         for qr in queue_runners:
             threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
+
+
+def _register_collection_protos():
+    """Meta graphs carry the QUEUE_RUNNERS collection as QueueRunnerDefs, as TF's do."""
+    from trainflow.framework import meta_graph
+    meta_graph.register_proto_function(
+        GraphKeys.QUEUE_RUNNERS, proto_type=QueueRunnerDef,
+        to_proto=lambda qr, export_scope=None: qr.to_proto(export_scope=export_scope),
+        from_proto=QueueRunner.from_proto)
+
+
+_register_collection_protos()
