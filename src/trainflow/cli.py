@@ -12,7 +12,7 @@ with 141, as a process stopped by SIGPIPE."""
 _COMMANDS = {
     "demo": ("trainflow.tools.demo", "train a small classifier end to end (the main job)"),
     "inspect": ("trainflow.tools.inspect_checkpoint", "list or print the tensors of a checkpoint"),
-    "events": ("trainflow.tools.events", "print or plot the scalars of an event file"),
+    "events": ("trainflow.tools.events", "list, export, extract or plot what event files hold"),
     "ops": ("trainflow.tools.support", "what is supported: TF 1.15 symbols and op types"),
 }
 
