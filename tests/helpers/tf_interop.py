@@ -50,11 +50,15 @@ def run_graph_def(graph_def, fetches, feeds):
                                           "fetches": fetches, "feeds": feeds})
 
 
+# `attrs_of` as source, so that scripts run under TensorFlow's python define it too.
+ATTRS_OF_CODE = r'''
 def attrs_of(node):
     """A NodeDef's attrs as one-line text protos, leaving out Const values and `_` attrs."""
     from google.protobuf import text_format
     return {k: text_format.MessageToString(v, as_one_line=True)
             for k, v in sorted(node.attr.items()) if k != "value" and not k.startswith("_")}
+'''
+exec(ATTRS_OF_CODE)
 
 
 _EVAL_EXPRESSIONS = r"""
