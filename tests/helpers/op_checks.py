@@ -41,3 +41,26 @@ def gradient_error(build, shapes, values):
         with tf.Session():
             return tf.test.compute_gradient_error(inputs, list(shapes), y, y.shape.as_list(),
                                                   x_init_value=values)
+
+
+def jacobians(phs, values, i, y, y_shape, delta):
+    """(theoretical, numerical) Jacobians of `y` with respect to placeholder `phs[i]` at
+    `values[i]`, the other placeholders fed their `values` (in the default session)."""
+    others = {p: v for j, (p, v) in enumerate(zip(phs, values)) if j != i}
+    return tf.test.compute_gradient(phs[i], list(values[i].shape), y, y_shape,
+                                    x_init_value=values[i], delta=delta, extra_feed_dict=others)
+
+
+def assert_gradients_match_finite_differences(fn, inputs, which, rtol, atol, label):
+    """`fn(*float64 placeholders)` fed `inputs`: for each input index in `which`, the
+    gradient's Jacobian matches central differences (delta 1e-6) to rtol/atol."""
+    import numpy as np
+    with tf.Graph().as_default():
+        phs = [tf.placeholder(tf.float64, v.shape) for v in inputs]
+        y = fn(*phs)
+        with tf.Session() as sess:
+            y_shape = list(np.shape(sess.run(y, dict(zip(phs, inputs)))))
+            for i in which:
+                theoretical, numerical = jacobians(phs, inputs, i, y, y_shape, 1e-6)
+                np.testing.assert_allclose(theoretical, numerical, rtol=rtol, atol=atol,
+                                           err_msg=f"{label}: input {i}")

@@ -50,8 +50,84 @@ def run_graph_def(graph_def, fetches, feeds):
                                           "fetches": fetches, "feeds": feeds})
 
 
+# `attrs_of` as source, so that scripts run under TensorFlow's python define it too.
+ATTRS_OF_CODE = r'''
 def attrs_of(node):
     """A NodeDef's attrs as one-line text protos, leaving out Const values and `_` attrs."""
     from google.protobuf import text_format
     return {k: text_format.MessageToString(v, as_one_line=True)
             for k, v in sorted(node.attr.items()) if k != "value" and not k.startswith("_")}
+'''
+exec(ATTRS_OF_CODE)
+
+
+_EVAL_EXPRESSIONS = r"""
+import json, sys
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+if spec["control_flow_v2"]:
+    tf.enable_control_flow_v2()
+out = []
+for expr in spec["expressions"]:
+    with tf.Graph().as_default():
+        env = {"tf": tf}
+        exec(spec["prelude"], env)
+        t = eval(expr, env)
+        with tf.Session() as sess:
+            value = sess.run(t).tolist()
+        out.append([t.shape.as_list(), value] if spec["static_shapes"] else value)
+print(json.dumps(out))
+"""
+
+
+def tf_expression_values(prelude, expressions, control_flow_v2=False, static_shapes=False):
+    """TensorFlow's value (as lists) of each expression: Python text evaluated, each in a
+    new graph, with `tf` bound after running `prelude`; with static_shapes, [static shape,
+    value] pairs. control_flow_v2 turns on TF's control flow v2 first."""
+    return run_json(_EVAL_EXPRESSIONS, spec={
+        "prelude": prelude, "expressions": list(expressions),
+        "control_flow_v2": control_flow_v2, "static_shapes": static_shapes})
+
+
+def our_expression_value(prelude, expr, static_shape=False):
+    """trainflow's value of `expr`, built as tf_expression_values builds it; with
+    static_shape, (static shape as a list, value)."""
+    import trainflow.compat.v1 as tf
+    with tf.Graph().as_default():
+        env = {"tf": tf}
+        exec(prelude, env)
+        t = eval(expr, env)
+        with tf.Session() as sess:
+            value = sess.run(t)
+    return (t.shape.as_list(), value) if static_shape else value
+
+
+def assert_same_value(got, want, expr, rtol, atol):
+    """`got` (ours) has the shape of `want` (TensorFlow's, as lists) and its values:
+    integers exactly, floats to rtol/atol."""
+    import numpy as np
+    got = np.asarray(got)
+    want = np.asarray(want, dtype=got.dtype)
+    assert got.shape == want.shape, expr
+    if got.dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want, err_msg=expr)
+    else:
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=expr)
+
+
+def expression_value_tests(prelude, expressions, rtol, atol, control_flow_v2=False):
+    """The module fixture `tf_values` and the test `test_same_values_as_tensorflow` (one case
+    per expression) that check trainflow gives TensorFlow's values for `expressions`;
+    a test module binds both names: `tf_values, test_same_values_as_tensorflow = ...`."""
+
+    @pytest.fixture(scope="module")
+    def tf_values():
+        return tf_expression_values(prelude, expressions, control_flow_v2=control_flow_v2)
+
+    @needs_tf
+    @pytest.mark.parametrize("i,expr", list(enumerate(expressions)), ids=list(expressions))
+    def test_same_values_as_tensorflow(tf_values, i, expr):
+        assert_same_value(our_expression_value(prelude, expr), tf_values[i], expr, rtol, atol)
+
+    return tf_values, test_same_values_as_tensorflow

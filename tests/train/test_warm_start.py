@@ -5,21 +5,12 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-OLD = np.arange(8, dtype=np.float32).reshape(4, 2)  # rows for vocab a, b, c, d
+from warm_start_files import write_warm_start_files
 
 
 @pytest.fixture
 def ckpt(tmp_path):
-    with tf.Graph().as_default():
-        tf.Variable(OLD, name="emb")
-        tf.Variable(OLD.T.copy(), name="out")  # [2, 4]: columns for a, b, c, d
-        tf.Variable([1.0, 2.0], name="w")
-        saver = tf.train.Saver()
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            saver.save(sess, str(tmp_path / "m"))
-    (tmp_path / "old.txt").write_text("a\nb\nc\nd\n")
-    (tmp_path / "new.txt").write_text("c\nz\na\n")
+    write_warm_start_files(tmp_path, ["c", "z", "a"])
     return tmp_path
 
 

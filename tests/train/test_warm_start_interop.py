@@ -5,6 +5,7 @@ import numpy as np
 import trainflow.compat.v1 as tf
 
 from tf_interop import needs_tf, run_json
+from warm_start_files import write_warm_start_files
 
 pytestmark = needs_tf
 
@@ -38,17 +39,7 @@ with tf.Graph().as_default():
 
 
 def test_warm_start_matches_tensorflow(tmp_path):
-    old = np.arange(8, dtype=np.float32).reshape(4, 2)
-    with tf.Graph().as_default():
-        tf.Variable(old, name="emb")
-        tf.Variable(old.T.copy(), name="out")
-        tf.Variable([1.0, 2.0], name="w")
-        saver = tf.train.Saver()
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            saver.save(sess, str(tmp_path / "m"))
-    (tmp_path / "old.txt").write_text("a\nb\nc\nd\n")
-    (tmp_path / "new.txt").write_text("c\nz\na\nd\n")
+    write_warm_start_files(tmp_path, ["c", "z", "a", "d"])
     scope = {}
     exec(CASES, scope)
     with tf.Graph().as_default():

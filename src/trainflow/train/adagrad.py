@@ -1,5 +1,5 @@
 """`tf.train.AdagradOptimizer`."""
-from trainflow.train.optimizer import Optimizer
+from trainflow.train.optimizer import Optimizer, check_positive_initial_value
 
 
 class AdagradOptimizer(Optimizer):
@@ -18,9 +18,7 @@ class AdagradOptimizer(Optimizer):
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
                  name="Adagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError("initial_accumulator_value must be positive: %s"
-                             % initial_accumulator_value)
+        check_positive_initial_value(initial_accumulator_value, "initial_accumulator_value")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._initial_accumulator_value = initial_accumulator_value

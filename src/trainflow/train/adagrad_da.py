@@ -1,5 +1,5 @@
 """`tf.train.AdagradDAOptimizer` (Adagrad dual averaging, for sparse linear models)."""
-from trainflow.train.optimizer import Optimizer
+from trainflow.train.optimizer import Optimizer, check_positive_initial_value
 
 
 class AdagradDAOptimizer(Optimizer):
@@ -23,9 +23,8 @@ class AdagradDAOptimizer(Optimizer):
                  initial_gradient_squared_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="AdagradDA"):
-        if initial_gradient_squared_accumulator_value <= 0.0:
-            raise ValueError("initial_gradient_squared_accumulator_value must be positive: %s"
-                             % initial_gradient_squared_accumulator_value)
+        check_positive_initial_value(initial_gradient_squared_accumulator_value,
+                                     "initial_gradient_squared_accumulator_value")
         super().__init__(use_locking, name)
         self._learning_rate = learning_rate
         self._initial_gradient_squared_accumulator_value = \

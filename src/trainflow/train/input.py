@@ -131,12 +131,8 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
                                            shared_name=shared_name)
         b.enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         b.fraction_summary(f"fraction_of_{capacity}_full", b.queue_fraction(queue, capacity))
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
-        dequeued = b.restore_sparse_tensors(dequeued, sparse_info)
-        return b.as_original_type(tensors, dequeued)
+        return _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name,
+                              sparse_info, tensors)
 
 
 def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False,
@@ -154,12 +150,8 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
                                            shared_name=shared_name)
         b.enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         b.fraction_summary(f"fraction_of_{capacity}_full", b.queue_fraction(queue, capacity))
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
-        dequeued = b.restore_sparse_tensors(dequeued, sparse_info)
-        return b.as_original_type(tensors_list[0], dequeued)
+        return _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name,
+                              sparse_info, tensors_list[0])
 
 
 def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input, num_threads=1,
@@ -167,9 +159,7 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                    shared_name=None, name=None):
     tensor_list = b.as_tensor_list(tensors)
     with name_scope(name, "shuffle_batch", _flat_inputs(tensor_list) + [keep_input]) as name:
-        if capacity <= min_after_dequeue:
-            raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue "
-                             f"{min_after_dequeue}.")
+        _check_min_after_dequeue(capacity, min_after_dequeue)
         tensor_list = b.validate(tensor_list)
         keep_input = b.validate_keep_input(keep_input, enqueue_many)
         tensor_list, sparse_info = b.store_sparse_tensors(tensor_list, enqueue_many, keep_input)
@@ -180,12 +170,8 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                                    shared_name=shared_name)
         b.enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
-        dequeued = b.restore_sparse_tensors(dequeued, sparse_info)
-        return b.as_original_type(tensors, dequeued)
+        return _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name,
+                              sparse_info, tensors)
 
 
 def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
@@ -194,9 +180,7 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
     tensor_list_list = b.as_tensor_list_list(tensors_list)
     flat = [t for tl in tensor_list_list for t in _flat_inputs(tl)]
     with name_scope(name, "shuffle_batch_join", flat + [keep_input]) as name:
-        if capacity <= min_after_dequeue:
-            raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue "
-                             f"{min_after_dequeue}.")
+        _check_min_after_dequeue(capacity, min_after_dequeue)
         tensor_list_list = b.validate_join(tensor_list_list)
         keep_input = b.validate_keep_input(keep_input, enqueue_many)
         tensor_list_list, sparse_info = _store_join(tensor_list_list, enqueue_many, keep_input)
@@ -207,12 +191,24 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
                                    shared_name=shared_name)
         b.enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
-        dequeued = b.restore_sparse_tensors(dequeued, sparse_info)
-        return b.as_original_type(tensors_list[0], dequeued)
+        return _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name,
+                              sparse_info, tensors_list[0])
+
+
+def _check_min_after_dequeue(capacity, min_after_dequeue):
+    if capacity <= min_after_dequeue:
+        raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue "
+                         f"{min_after_dequeue}.")
+
+
+def _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name, sparse_info, like):
+    """The batch op `name` off `queue` (a smaller final batch allowed or not), its sparse
+    tensors restored, in the form (list, dict or single tensor) of `like`."""
+    if allow_smaller_final_batch:
+        dequeued = queue.dequeue_up_to(batch_size, name=name)
+    else:
+        dequeued = queue.dequeue_many(batch_size, name=name)
+    return b.as_original_type(like, b.restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _flat_inputs(tensor_list):

@@ -33,6 +33,12 @@ def deduplicate_indexed_slices(values, indices):
     return summed, unique_indices
 
 
+def check_positive_initial_value(value, arg_name):
+    """Raises ValueError unless a slot's starting `value` (argument `arg_name`) is positive."""
+    if value <= 0.0:
+        raise ValueError("%s must be positive: %s" % (arg_name, value))
+
+
 class Optimizer:
     """Base class for optimizers (`tf.compat.v1.train.Optimizer`).
 

@@ -1,8 +1,9 @@
 """`tf.train.ProximalAdagradOptimizer`."""
-from trainflow.train.optimizer import Optimizer
+from trainflow.train.optimizer import check_positive_initial_value
+from trainflow.train.proximal_base import ProximalOptimizerBase
 
 
-class ProximalAdagradOptimizer(Optimizer):
+class ProximalAdagradOptimizer(ProximalOptimizerBase):
     """Adagrad's per-element rate followed by the l1/l2 proximal map. One slot,
     "accumulator" (`var/ProximalAdagrad`).
 
@@ -23,34 +24,14 @@ class ProximalAdagradOptimizer(Optimizer):
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking=False, name="ProximalAdagrad"):
-        if initial_accumulator_value <= 0.0:
-            raise ValueError("initial_accumulator_value must be positive: %s"
-                             % initial_accumulator_value)
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
+        check_positive_initial_value(initial_accumulator_value, "initial_accumulator_value")
+        super().__init__(learning_rate, l1_regularization_strength,
+                         l2_regularization_strength, use_locking, name)
         self._initial_accumulator_value = initial_accumulator_value
-        self._l1_regularization_strength = l1_regularization_strength
-        self._l2_regularization_strength = l2_regularization_strength
-        self._learning_rate_tensor = None
-        self._l1_regularization_strength_tensor = None
-        self._l2_regularization_strength_tensor = None
 
     def _create_slots(self, var_list):
         for v in var_list:
             self._filled_slot(v, self._initial_accumulator_value, "accumulator")
-
-    def _prepare(self):
-        from trainflow.framework.tensor_conversion import convert_to_tensor
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
-                                                       name="learning_rate")
-        self._l1_regularization_strength_tensor = convert_to_tensor(
-            self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = convert_to_tensor(
-            self._l2_regularization_strength, name="l2_regularization_strength")
-
-    def _hypers(self):
-        return (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
-                self._l2_regularization_strength_tensor)
 
     def _apply_dense(self, grad, var):
         from trainflow.ops.state import training_ops

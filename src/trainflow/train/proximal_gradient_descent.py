@@ -1,8 +1,8 @@
 """`tf.train.ProximalGradientDescentOptimizer`."""
-from trainflow.train.optimizer import Optimizer
+from trainflow.train.proximal_base import ProximalOptimizerBase
 
 
-class ProximalGradientDescentOptimizer(Optimizer):
+class ProximalGradientDescentOptimizer(ProximalOptimizerBase):
     """Gradient descent followed by the l1/l2 proximal map (FOBOS). No slots.
 
     The hyperparameters are not cast: as in TF, a float64 variable needs float64
@@ -18,26 +18,8 @@ class ProximalGradientDescentOptimizer(Optimizer):
     def __init__(self, learning_rate, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, use_locking=False,
                  name="ProximalGradientDescent"):
-        super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
-        self._l1_regularization_strength = l1_regularization_strength
-        self._l2_regularization_strength = l2_regularization_strength
-        self._learning_rate_tensor = None
-        self._l1_regularization_strength_tensor = None
-        self._l2_regularization_strength_tensor = None
-
-    def _prepare(self):
-        from trainflow.framework.tensor_conversion import convert_to_tensor
-        self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
-                                                       name="learning_rate")
-        self._l1_regularization_strength_tensor = convert_to_tensor(
-            self._l1_regularization_strength, name="l1_regularization_strength")
-        self._l2_regularization_strength_tensor = convert_to_tensor(
-            self._l2_regularization_strength, name="l2_regularization_strength")
-
-    def _hypers(self):
-        return (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
-                self._l2_regularization_strength_tensor)
+        super().__init__(learning_rate, l1_regularization_strength,
+                         l2_regularization_strength, use_locking, name)
 
     def _apply_dense(self, grad, var):
         from trainflow.ops.state import training_ops

@@ -15,22 +15,11 @@ class SessionCreator(abc.ABC):
         """Returns a new session."""
 
 
-def _session_manager(scaffold):
-    return SessionManager(local_init_op=scaffold.local_init_op,
-                          local_init_feed_dict=scaffold.local_init_feed_dict,
-                          ready_op=scaffold.ready_op,
-                          ready_for_local_init_op=scaffold.ready_for_local_init_op,
-                          graph=get_default_graph())
+class _ScaffoldSessionCreator(SessionCreator):
+    """A creator whose sessions come from a `SessionManager` built (once) from the
+    scaffold's ops."""
 
-
-class ChiefSessionCreator(SessionCreator):
-    """Creates a session on the chief: restores the latest checkpoint of
-    `checkpoint_dir` (or `checkpoint_filename_with_path`) or initializes the model."""
-
-    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 checkpoint_filename_with_path=None):
-        self._checkpoint_dir = checkpoint_dir
-        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+    def __init__(self, scaffold, master, config):
         self._scaffold = scaffold or Scaffold()
         self._session_manager = None
         self._master = master
@@ -38,8 +27,24 @@ class ChiefSessionCreator(SessionCreator):
 
     def _get_session_manager(self):
         if self._session_manager is None:
-            self._session_manager = _session_manager(self._scaffold)
+            self._session_manager = SessionManager(
+                local_init_op=self._scaffold.local_init_op,
+                local_init_feed_dict=self._scaffold.local_init_feed_dict,
+                ready_op=self._scaffold.ready_op,
+                ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
+                graph=get_default_graph())
         return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldSessionCreator):
+    """Creates a session on the chief: restores the latest checkpoint of
+    `checkpoint_dir` (or `checkpoint_filename_with_path`) or initializes the model."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        super().__init__(scaffold, master, config)
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
 
     def create_session(self):
         self._scaffold.finalize()
@@ -50,21 +55,13 @@ class ChiefSessionCreator(SessionCreator):
             init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldSessionCreator):
     """Creates a session on a non-chief worker: waits (up to `max_wait_secs`) until the
     chief has initialized the model."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
-        self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
-        self._master = master
-        self._config = config
+        super().__init__(scaffold, master, config)
         self._max_wait_secs = max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = _session_manager(self._scaffold)
-        return self._session_manager
 
     def create_session(self):
         self._scaffold.finalize()

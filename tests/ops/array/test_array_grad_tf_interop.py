@@ -13,7 +13,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-from tf_interop import attrs_of, needs_tf, run_json
+from tf_interop import ATTRS_OF_CODE, attrs_of, needs_tf, run_json
 
 pytestmark = needs_tf
 
@@ -92,12 +92,11 @@ CASES = [
 # the values still agree.
 _GRAPH_DIFFERS = {"tf.matrix_diag(m)", "tf.matrix_diag_part(t)", "tf.matrix_set_diag(t, m)"}
 
-SCRIPT = textwrap.dedent("""
+SCRIPT = ATTRS_OF_CODE + textwrap.dedent("""
     import json, sys
     import numpy as np
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
-    from google.protobuf import text_format
     spec = json.load(sys.stdin)
     results = []
     for expr, names in spec["cases"]:
@@ -109,12 +108,8 @@ SCRIPT = textwrap.dedent("""
             w = tf.cos(tf.cast(tf.reshape(tf.range(tf.size(y)), tf.shape(y)), y.dtype))
             before = len(g.get_operations())
             grads = tf.gradients(y, [env[n] for n in names.split(",")], grad_ys=w)
-            nodes = []
-            for node in g.as_graph_def().node[before:]:
-                attrs = {k: text_format.MessageToString(v, as_one_line=True)
-                         for k, v in sorted(node.attr.items())
-                         if k != "value" and not k.startswith("_")}
-                nodes.append([node.name, node.op, list(node.input), attrs])
+            nodes = [[node.name, node.op, list(node.input), attrs_of(node)]
+                     for node in g.as_graph_def().node[before:]]
             feeds = {env[k]: np.array(v, dtype=env[k].dtype.as_numpy_dtype)
                      for k, v in spec["feeds"].items()}
             with tf.Session() as sess:

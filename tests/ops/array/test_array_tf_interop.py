@@ -13,7 +13,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-from tf_interop import attrs_of, needs_tf, run_json
+from tf_interop import ATTRS_OF_CODE, attrs_of, needs_tf, run_json
 
 pytestmark = needs_tf
 
@@ -79,12 +79,11 @@ def _params(kind):
     return out
 
 
-SCRIPT = textwrap.dedent("""
+SCRIPT = ATTRS_OF_CODE + textwrap.dedent("""
     import json, sys
     import numpy as np
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
-    from google.protobuf import text_format
     spec = json.load(sys.stdin)
     feeds = {k: np.array(v, dtype=object if k == "s" else None) for k, v in spec["feeds"].items()}
     feeds["s"] = np.array([b.encode() for b in spec["feeds"]["s"]], dtype=object)
@@ -96,12 +95,8 @@ SCRIPT = textwrap.dedent("""
             exec(spec["prelude"], env)
             before = len(g.get_operations())
             out = eval(expr, env)
-            nodes = []
-            for node in g.as_graph_def().node[before:]:
-                attrs = {k: text_format.MessageToString(v, as_one_line=True)
-                         for k, v in sorted(node.attr.items())
-                         if k != "value" and not k.startswith("_")}
-                nodes.append([node.name, node.op, list(node.input), attrs])
+            nodes = [[node.name, node.op, list(node.input), attrs_of(node)]
+                     for node in g.as_graph_def().node[before:]]
             with tf.Session() as sess:
                 value = sess.run(out, {env[k]: v for k, v in feeds.items()})
             value = np.asarray(value)

@@ -5,6 +5,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+from op_checks import assert_gradients_match_finite_differences
+
 R = np.random.RandomState(21)
 X = R.uniform(-1, 1, (4, 3))
 
@@ -112,14 +114,8 @@ GRAD_CASES = [
 
 
 @pytest.mark.parametrize("name,fn", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
-def test_gradients_match_finite_differences(graph, name, fn):
-    x = tf.placeholder(tf.float64, [4, 3])
-    y = fn(x)
-    with tf.Session() as sess:
-        y_shape = list(sess.run(y, {x: X}).shape)
-        theoretical, numerical = tf.test.compute_gradient(x, [4, 3], y, y_shape,
-                                                          x_init_value=X, delta=1e-6)
-    np.testing.assert_allclose(theoretical, numerical, rtol=1e-7, atol=1e-8)
+def test_gradients_match_finite_differences(name, fn):
+    assert_gradients_match_finite_differences(fn, [X], [0], rtol=1e-7, atol=1e-8, label=name)
 
 
 def test_push_back_pop_back_and_gradient(graph):

@@ -1,12 +1,7 @@
 """TensorArray programs (in and out of while_loop, with gradients) give TensorFlow
 2.21's values (TF1 mode with control flow v2, where TensorArrays are TensorLists);
 skipped without TRAINFLOW_TF_PYTHON."""
-import numpy as np
-import pytest
-
-import trainflow.compat.v1 as tf
-
-from tf_interop import needs_tf, run_json
+from tf_interop import expression_value_tests
 
 PRELUDE = """
 import numpy as np
@@ -45,36 +40,5 @@ EXPRESSIONS = [
     "tf.foldr(lambda a, r: tf.tanh(a + r), X, initializer=tf.zeros([3], tf.float64))",
 ]
 
-_TF_CODE = r"""
-import json, sys
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-tf.enable_control_flow_v2()  # TensorArrays on TensorLists, as trainflow builds them
-spec = json.loads(sys.stdin.read())
-out = []
-for expr in spec["expressions"]:
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(spec["prelude"], env)
-        with tf.Session() as sess:
-            out.append(sess.run(eval(expr, env)).tolist())
-print(json.dumps(out))
-"""
-
-
-@pytest.fixture(scope="module")
-def tf_values():
-    return run_json(_TF_CODE, spec={"prelude": PRELUDE, "expressions": EXPRESSIONS})
-
-
-@needs_tf
-@pytest.mark.parametrize("i,expr", list(enumerate(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_same_values_as_tensorflow(tf_values, i, expr):
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(PRELUDE, env)
-        with tf.Session() as sess:
-            got = np.asarray(sess.run(eval(expr, env)))
-    want = np.asarray(tf_values[i], dtype=got.dtype)
-    assert got.shape == want.shape, expr
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12, err_msg=expr)
+tf_values, test_same_values_as_tensorflow = expression_value_tests(
+    PRELUDE, EXPRESSIONS, rtol=1e-10, atol=1e-12, control_flow_v2=True)

@@ -11,6 +11,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+from op_checks import assert_gradients_match_finite_differences
+
 Case = collections.namedtuple("Case", "id fn inputs")
 R = np.random.RandomState(3)
 SQ = R.uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
@@ -98,18 +100,8 @@ CASES = [
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_gradient_matches_finite_differences(c):
-    with tf.Graph().as_default():
-        phs = [tf.placeholder(tf.float64, v.shape) for v in c.inputs]
-        y = c.fn(*phs)
-        with tf.Session() as sess:
-            y_shape = list(np.shape(sess.run(y, dict(zip(phs, c.inputs)))))
-            for i, v in enumerate(c.inputs):
-                others = {p: w for j, (p, w) in enumerate(zip(phs, c.inputs)) if j != i}
-                theoretical, numerical = tf.test.compute_gradient(
-                    phs[i], list(v.shape), y, y_shape, x_init_value=v, delta=1e-6,
-                    extra_feed_dict=others)
-                np.testing.assert_allclose(theoretical, numerical, rtol=1e-5, atol=1e-6,
-                                           err_msg=f"{c.id}: input {i}")
+    assert_gradients_match_finite_differences(c.fn, c.inputs, range(len(c.inputs)),
+                                              rtol=1e-5, atol=1e-6, label=c.id)
 
 
 def test_qr_gradient_needs_static_dims():

@@ -6,7 +6,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-from tf_interop import needs_tf, run_json
+from tf_interop import needs_tf, our_expression_value, tf_expression_values
 
 PRELUDE = """
 import numpy as np
@@ -30,35 +30,14 @@ EXPRESSIONS = [
     "tf.linalg.set_diag(B, B[:, 0, :3])",
 ]
 
-_TF_CODE = r"""
-import json, sys
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-out = []
-for expr in spec["expressions"]:
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(spec["prelude"], env)
-        t = eval(expr, env)
-        with tf.Session() as sess:
-            out.append([t.shape.as_list(), sess.run(t).tolist()])
-print(json.dumps(out))
-"""
-
 
 @pytest.fixture(scope="module")
 def tf_values():
-    return run_json(_TF_CODE, spec={"prelude": PRELUDE, "expressions": EXPRESSIONS})
+    return tf_expression_values(PRELUDE, EXPRESSIONS, static_shapes=True)
 
 
 def _ours(expr):
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(PRELUDE, env)
-        t = eval(expr, env)
-        with tf.Session() as sess:
-            return t.shape.as_list(), sess.run(t)
+    return our_expression_value(PRELUDE, expr, static_shape=True)
 
 
 @needs_tf

@@ -9,6 +9,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+from op_checks import assert_gradients_match_finite_differences
+
 Case = collections.namedtuple("Case", "id fn inputs grad")
 R = np.random.RandomState(9)
 A = np.array([[0.5, 1.5, 3.0], [2.0, 7.5, 12.0]])
@@ -57,19 +59,8 @@ CASES = [
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
 def test_gradient_matches_finite_differences(c):
-    with tf.Graph().as_default():
-        phs = [tf.placeholder(tf.float64, v.shape) for v in c.inputs]
-        y = c.fn(*phs)
-        with tf.Session() as sess:
-            feed = dict(zip(phs, c.inputs))
-            y_shape = list(np.shape(sess.run(y, feed)))
-            for i in c.grad:
-                others = {p: v for j, (p, v) in enumerate(zip(phs, c.inputs)) if j != i}
-                theoretical, numerical = tf.test.compute_gradient(
-                    phs[i], list(c.inputs[i].shape), y, y_shape, x_init_value=c.inputs[i],
-                    delta=1e-6, extra_feed_dict=others)
-                np.testing.assert_allclose(theoretical, numerical, rtol=1e-6, atol=1e-7,
-                                           err_msg=f"{c.id}: input {i}")
+    assert_gradients_match_finite_differences(c.fn, c.inputs, c.grad, rtol=1e-6, atol=1e-7,
+                                              label=c.id)
 
 
 def _p_ref(a, x):

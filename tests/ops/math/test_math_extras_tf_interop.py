@@ -1,12 +1,7 @@
 """Values of the special functions, segment ops (empty-segment fills included),
 cumulative logsumexp, depth/space ops, batch_gather and parallel_stack, and of their
 gradients, against TensorFlow 2.21 (TF1 mode); skipped without TRAINFLOW_TF_PYTHON."""
-import numpy as np
-import pytest
-
-import trainflow.compat.v1 as tf
-
-from tf_interop import needs_tf, run_json
+from tf_interop import expression_value_tests
 
 PRELUDE = """
 import numpy as np
@@ -54,38 +49,5 @@ EXPRESSIONS = [
     "tf.parallel_stack([ROWS[0], ROWS[1]])", "tf.setdiff1d([5, 1, 3, 1, 7], [1, 7])[0]",
 ]
 
-_TF_CODE = r"""
-import json, sys
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-spec = json.loads(sys.stdin.read())
-out = []
-for expr in spec["expressions"]:
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(spec["prelude"], env)
-        with tf.Session() as sess:
-            out.append(sess.run(eval(expr, env)).tolist())
-print(json.dumps(out))
-"""
-
-
-@pytest.fixture(scope="module")
-def tf_values():
-    return run_json(_TF_CODE, spec={"prelude": PRELUDE, "expressions": EXPRESSIONS})
-
-
-@needs_tf
-@pytest.mark.parametrize("i,expr", list(enumerate(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_same_values_as_tensorflow(tf_values, i, expr):
-    with tf.Graph().as_default():
-        env = {"tf": tf}
-        exec(PRELUDE, env)
-        with tf.Session() as sess:
-            got = np.asarray(sess.run(eval(expr, env)))
-    want = np.asarray(tf_values[i], dtype=got.dtype)
-    assert got.shape == want.shape, expr
-    if got.dtype.kind in "iu":
-        np.testing.assert_array_equal(got, want, err_msg=expr)
-    else:
-        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, err_msg=expr)
+tf_values, test_same_values_as_tensorflow = expression_value_tests(
+    PRELUDE, EXPRESSIONS, rtol=2e-5, atol=1e-6)

@@ -18,6 +18,8 @@ import trainflow.compat.v1 as tf
 from trainflow.framework import registry
 from trainflow.framework.op_builder import apply_op
 
+from op_checks import jacobians
+
 Case = collections.namedtuple("Case", "id fn inputs grad static")
 
 
@@ -256,10 +258,7 @@ def _build(c):
 
 def _jacobians(i, phs, y, values):
     y_shape = list(tf.get_default_session().run(y, dict(zip(phs, values))).shape)
-    others = {p: v for j, (p, v) in enumerate(zip(phs, values)) if j != i}
-    return tf.test.compute_gradient(phs[i], list(values[i].shape), y, y_shape,
-                                    x_init_value=values[i], delta=1e-5,
-                                    extra_feed_dict=others)
+    return jacobians(phs, values, i, y, y_shape, 1e-5)
 
 
 def _skip_unless_math(err):

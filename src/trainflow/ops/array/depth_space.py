@@ -24,14 +24,20 @@ def _check_format(data_format):
         raise invalid_argument(f"data_format {_fmt(data_format)} is not supported")
 
 
-def _depth_to_space(input, *, block_size, data_format):  # noqa: A002 - TF's names
+def _batch_depth_height_width(input, data_format):  # noqa: A002
+    """The checked 4-D input array, whether it is NCHW, and its (batch, depth, height,
+    width)."""
     _check_format(data_format)
     x = np.asarray(input)
     if x.ndim != 4:
         raise invalid_argument(f"Input rank should be: 4 instead of: {x.ndim}")
-    bs = block_size
     nchw = _fmt(data_format) == "NCHW"
-    b, c, h, w = x.shape if nchw else (x.shape[0], x.shape[3], x.shape[1], x.shape[2])
+    return x, nchw, (x.shape if nchw else (x.shape[0], x.shape[3], x.shape[1], x.shape[2]))
+
+
+def _depth_to_space(input, *, block_size, data_format):  # noqa: A002 - TF's names
+    x, nchw, (b, c, h, w) = _batch_depth_height_width(input, data_format)
+    bs = block_size
     if c % (bs * bs):
         raise invalid_argument(f"Input depth dimension {c} should be divisible by: "
                                f"{bs * bs}")
@@ -44,13 +50,8 @@ def _depth_to_space(input, *, block_size, data_format):  # noqa: A002 - TF's nam
 
 
 def _space_to_depth(input, *, block_size, data_format):  # noqa: A002
-    _check_format(data_format)
-    x = np.asarray(input)
-    if x.ndim != 4:
-        raise invalid_argument(f"Input rank should be: 4 instead of: {x.ndim}")
+    x, nchw, (b, c, h, w) = _batch_depth_height_width(input, data_format)
     bs = block_size
-    nchw = _fmt(data_format) == "NCHW"
-    b, c, h, w = x.shape if nchw else (x.shape[0], x.shape[3], x.shape[1], x.shape[2])
     if h % bs or w % bs:
         raise invalid_argument(f"Image width {w} and height {h} should be divisible by "
                                f"block_size: {bs}")

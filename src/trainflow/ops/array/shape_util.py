@@ -138,3 +138,26 @@ def invalid_argument(message):
 def as_index_list(value):
     """A Python list of ints from a 1-D (or scalar) index array."""
     return [int(v) for v in np.asarray(value).reshape(-1).tolist()]
+
+
+def broadcast_batch_dims(a, b, error):
+    """Broadcasts two batch dims tuples (of ints/None; the shorter one padded with 1s in
+    front): an unknown dim takes the other's size unless that is 1.
+
+    Raises:
+      ValueError: `error` formatted with the two dims that do not broadcast.
+    """
+    if len(a) < len(b):
+        a, b = b, a
+    b = (1,) * (len(a) - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == 1:
+            out.append(y)
+        elif y == 1 or x == y or y is None:
+            out.append(x)
+        elif x is None:
+            out.append(y)
+        else:
+            raise ValueError(error.format(x, y))
+    return tuple(out)

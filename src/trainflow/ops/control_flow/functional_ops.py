@@ -94,6 +94,31 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
         return nest.pack_sequence_as(out_structure, stacked)
 
 
+def _accumulation(elems, initializer, reverse):
+    """What scan and fold start from: (elems' slices as TensorArrays, their count, its
+    static value or None, the last index, the accumulator's structure, its flat start
+    tensors, the first step): without an initializer the first slice (the last when
+    `reverse`) starts it and step 0 is skipped."""
+    flat = _elems(elems)
+    n, static = _length(flat)
+    inputs = _unstacked(flat, n)
+    last = n - 1
+    if initializer is None:
+        start = [ta.read(last if reverse else 0) for ta in inputs]
+        return inputs, n, static, last, elems, start, 1
+    start = [convert_to_tensor(a) for a in nest.flatten(initializer)]
+    return inputs, n, static, last, initializer, start, 0
+
+
+def _step(fn, elems, inputs, acc_structure, acc, pos):
+    """`fn` applied to the accumulator (`acc`, flat) and slice `pos` of `inputs`: the
+    new accumulator's flat values (not yet tensors), checked to keep its structure."""
+    x = nest.pack_sequence_as(elems, [ta.read(pos) for ta in inputs])
+    new = fn(nest.pack_sequence_as(acc_structure, acc), x)
+    nest.assert_same_structure(acc_structure, new, check_types=False)
+    return nest.flatten(new)
+
+
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
          swap_memory=False, infer_shape=True, reverse=False, name=None):
     """The running accumulations a_k = fn(a_{k-1}, x_k) over the slices of `elems`,
@@ -111,18 +136,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
     if not callable(fn):
         raise TypeError("fn must be callable.")
     with get_default_graph().name_scope(name or "scan"):
-        flat = _elems(elems)
-        n, static = _length(flat)
-        inputs = _unstacked(flat, n)
-        last = n - 1
-        if initializer is None:
-            acc_structure = elems
-            start = [ta.read(last if reverse else 0) for ta in inputs]
-            i0 = 1
-        else:
-            acc_structure = initializer
-            start = [convert_to_tensor(a) for a in nest.flatten(initializer)]
-            i0 = 0
+        inputs, n, static, last, acc_structure, start, i0 = _accumulation(
+            elems, initializer, reverse)
         results = [TensorArray(a.dtype, size=n, infer_shape=infer_shape,
                                element_shape=a.shape) for a in start]
         if initializer is None:
@@ -132,10 +147,8 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
         def body(i, *state):
             acc, tas = list(state[:k]), list(state[k:])
             pos = last - i if reverse else i
-            x = nest.pack_sequence_as(elems, [ta.read(pos) for ta in inputs])
-            new = fn(nest.pack_sequence_as(acc_structure, acc), x)
-            nest.assert_same_structure(acc_structure, new, check_types=False)
-            new = [convert_to_tensor(v) for v in nest.flatten(new)]
+            new = [convert_to_tensor(v) for v in _step(fn, elems, inputs, acc_structure, acc,
+                                                       pos)]
             return (i + 1,) + tuple(new) + tuple(ta.write(pos, v) for ta, v in zip(tas, new))
 
         loop = while_loop(lambda i, *_: i < n, body, [i0] + start + results,
@@ -153,25 +166,13 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
     if not callable(fn):
         raise TypeError("fn must be callable.")
     with get_default_graph().name_scope(name or ("foldr" if reverse else "foldl")):
-        flat = _elems(elems)
-        n, _ = _length(flat)
-        inputs = _unstacked(flat, n)
-        last = n - 1
-        if initializer is None:
-            acc_structure = elems
-            start = [ta.read(last if reverse else 0) for ta in inputs]
-            i0 = 1
-        else:
-            acc_structure = initializer
-            start = [convert_to_tensor(a) for a in nest.flatten(initializer)]
-            i0 = 0
+        inputs, n, _, last, acc_structure, start, i0 = _accumulation(
+            elems, initializer, reverse)
 
         def body(i, *acc):
             pos = last - i if reverse else i
-            x = nest.pack_sequence_as(elems, [ta.read(pos) for ta in inputs])
-            new = fn(nest.pack_sequence_as(acc_structure, list(acc)), x)
-            nest.assert_same_structure(acc_structure, new, check_types=False)
-            return (i + 1,) + tuple(convert_to_tensor(v) for v in nest.flatten(new))
+            new = _step(fn, elems, inputs, acc_structure, list(acc), pos)
+            return (i + 1,) + tuple(convert_to_tensor(v) for v in new)
 
         loop = while_loop(lambda i, *_: i < n, body, [i0] + start,
                           parallel_iterations=parallel_iterations, back_prop=back_prop,

@@ -10,7 +10,8 @@ import numpy as np
 
 from trainflow.framework.registry import register_op
 from trainflow.ops.array.shape_util import (
-    UNKNOWN, dims_of, invalid_argument, merge_dim, shape_of, with_rank_at_least)
+    UNKNOWN, broadcast_batch_dims, dims_of, invalid_argument, merge_dim, shape_of,
+    with_rank_at_least)
 
 _FLOATS = "{float64, float32, float16, complex64, complex128}"
 _REAL = ("{float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16, float16, "
@@ -113,25 +114,8 @@ def _solve_shape(op):
         return [UNKNOWN]
     merge_dim(a[-2], a[-1])
     merge_dim(a[-1], b[-2])
-    batch = _broadcast_batch(a[:-2], b[:-2])
+    batch = broadcast_batch_dims(a[:-2], b[:-2], "Incompatible batch dimensions {} and {}")
     return [shape_of(batch + (a[-1], b[-1]))]
-
-
-def _broadcast_batch(a, b):
-    if len(a) < len(b):
-        a, b = b, a
-    b = (1,) * (len(a) - len(b)) + tuple(b)
-    out = []
-    for x, y in zip(a, b):
-        if x == 1:
-            out.append(y)
-        elif y == 1 or x == y or y is None:
-            out.append(x)
-        elif x is None:
-            out.append(y)
-        else:
-            raise ValueError(f"Incompatible batch dimensions {x} and {y}")
-    return tuple(out)
 
 
 def _check_solve(a, b):

@@ -12,7 +12,8 @@ import numpy as np
 
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import RegisterGradient, register_op
-from trainflow.ops.array.shape_util import UNKNOWN, dims_of, invalid_argument, shape_of
+from trainflow.ops.array.shape_util import (
+    UNKNOWN, broadcast_batch_dims, dims_of, invalid_argument, shape_of)
 
 __all__ = ["einsum"]
 
@@ -87,23 +88,6 @@ def _split_dims(spec, dims):
     return dims[:len(head)], dims[len(head):cut], dims[cut:]
 
 
-def _broadcast(a, b):
-    if len(a) < len(b):
-        a, b = b, a
-    b = (1,) * (len(a) - len(b)) + tuple(b)
-    out = []
-    for x, y in zip(a, b):
-        if x == 1:
-            out.append(y)
-        elif y == 1 or y is None or x == y:
-            out.append(x if x is not None or y in (None, 1) else y)
-        elif x is None:
-            out.append(None if y == 1 else y)
-        else:
-            raise ValueError(f"Einsum ellipsis dimensions {x} and {y} do not broadcast")
-    return tuple(out)
-
-
 def _einsum_shape(op):
     ins, out = parse_equation(op._attrs["equation"])
     if len(ins) != len(op.inputs):
@@ -125,7 +109,8 @@ def _einsum_shape(op):
                 raise ValueError(f"Einsum label {label!r} has sizes {known} and {d}")
             if known is None:
                 sizes[label] = d
-        ellipsis = _broadcast(ellipsis, ell)
+        ellipsis = broadcast_batch_dims(
+            ellipsis, ell, "Einsum ellipsis dimensions {} and {} do not broadcast")
     result = []
     for part in re.split(r"(\.\.\.)", out):
         if part == "...":

@@ -9,6 +9,7 @@ here merges dim by dim with `merge_dim`'s wording, as the nn shape functions do.
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.ops.array.shape_util import (  # noqa: F401 - re-exported
     dims_of, fmt_dims, merge_dim, with_rank, with_rank_at_least)
+from trainflow.ops.array.shape_util import merge_dims as _array_merge_dims
 
 
 def merge_dims(a, b):
@@ -17,12 +18,8 @@ def merge_dims(a, b):
     Raises:
       ValueError: "Shapes must be equal rank, ..." or "Dimensions must be equal, ...".
     """
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if len(a) != len(b):
-        raise ValueError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+    if a is None or b is None or len(a) != len(b):
+        return _array_merge_dims(a, b)  # the other one, or the rank error
     return tuple(merge_dim(x, y) for x, y in zip(a, b))
 
 

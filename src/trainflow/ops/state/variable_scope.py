@@ -20,7 +20,8 @@ from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.ops.state.partitioned_variables import *  # noqa: F401,F403 - tf.* partitioner names
 from trainflow.ops.state.partitioned_variables import __all__ as _partitioned_all
-from trainflow.ops.state.variable_store import AUTO_REUSE, get_default_variable_store
+from trainflow.ops.state.variable_store import (
+    AUTO_REUSE, get_default_variable_store, graph_singleton)
 
 __all__ += _partitioned_all
 
@@ -216,13 +217,7 @@ class _VariableScopeStore(threading.local):
 
 def get_variable_scope_store():
     """The _VariableScopeStore of the default graph."""
-    graph = get_default_graph()
-    store = graph.get_collection(_SCOPE_STORE_KEY)
-    if store:
-        return store[0]
-    store = _VariableScopeStore()
-    graph.add_to_collection(_SCOPE_STORE_KEY, store)
-    return store
+    return graph_singleton(_SCOPE_STORE_KEY, _VariableScopeStore)
 
 
 def get_variable_scope():

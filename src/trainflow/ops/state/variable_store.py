@@ -297,12 +297,18 @@ def _accepts_named(fn, name):
         return False
 
 
+def graph_singleton(key, make):
+    """The one object kept in the default graph's collection `key`: made by `make()` and
+    stored there on first use."""
+    graph = get_default_graph()
+    existing = graph.get_collection(key)
+    if existing:
+        return existing[0]
+    obj = make()
+    graph.add_to_collection(key, obj)
+    return obj
+
+
 def get_default_variable_store():
     """The VariableStore of the default graph (created on first use)."""
-    graph = get_default_graph()
-    store = graph.get_collection(_STORE_KEY)
-    if store:
-        return store[0]
-    store = VariableStore()
-    graph.add_to_collection(_STORE_KEY, store)
-    return store
+    return graph_singleton(_STORE_KEY, VariableStore)
