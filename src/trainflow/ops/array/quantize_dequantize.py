@@ -1,0 +1,134 @@
+"""QuantizeAndDequantizeV2 / V3 (`tf.quantization.quantize_and_dequantize`): simulated
+integer quantization of a float tensor, one scale for the tensor (axis=-1) or one per
+channel along `axis`, with TF's range arithmetic (the range is widened on one side so
+zero stays exact) and straight-through gradients, as TF registers them."""
+import numpy as np
+
+from trainflow.framework import errors
+from trainflow.framework.op_builder import apply_op
+from trainflow.framework.registry import RegisterGradient, register_op
+
+_FLOATS = "{bfloat16, half, float, double}"
+
+
+def _invalid(message):
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def _ranges(signed_input, num_bits, narrow_range, lo, hi, dtype):
+    """TF's ComputeQuantizationRange in the input's float type: (min, max, scale,
+    inverse scale), each an array over channels."""
+    if signed_input:
+        qmin = -(1 << (num_bits - 1)) + (1 if narrow_range else 0)
+        qmax = (1 << (num_bits - 1)) - 1
+    else:
+        qmin, qmax = 0, (1 << num_bits) - 1
+    qmin, qmax = dtype.type(qmin), dtype.type(qmax)
+    big = np.finfo(dtype).max
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_min = np.where(qmin * lo > 0, qmin / lo, big).astype(dtype)
+        from_max = np.where(qmax * hi > 0, qmax / hi, big).astype(dtype)
+        use_min = from_min < from_max
+        scale = np.where(use_min, from_min, from_max).astype(dtype)
+        inverse = np.where(use_min, lo / qmin, hi / qmax).astype(dtype)
+    hi = np.where(use_min, qmax * inverse, hi).astype(dtype)
+    lo = np.where(use_min, lo, qmin * inverse).astype(dtype)
+    return lo, hi, scale, inverse
+
+
+def _quantize(x, input_min, input_max, *, signed_input, num_bits, range_given, round_mode,
+              narrow_range, axis, op_type):
+    if num_bits <= 0 or num_bits >= (62 if signed_input else 63):
+        raise _invalid(f"num_bits is out of range: {num_bits} with signed_input_ "
+                       f"{int(bool(signed_input))}")
+    if axis < -1:
+        raise _invalid(f"Axis must be at least -1. Found {axis}")
+    if axis >= x.ndim:
+        raise _invalid(f"Axis is out of bounds: {axis} for input of rank {x.ndim}")
+    dtype = x.dtype
+    shape = x.shape
+    channels = 1 if axis == -1 else shape[axis]
+    pre = int(np.prod(shape[:axis])) if axis != -1 else 1
+    view = x.reshape(pre, channels, -1) if axis != -1 else x.reshape(1, 1, -1)
+    if range_given:
+        lo = np.asarray(input_min, dtype).reshape(-1)
+        hi = np.asarray(input_max, dtype).reshape(-1)
+        if axis == -1 and (np.ndim(input_min) or np.ndim(input_max)):
+            raise _invalid(f"{op_type} expects scalar input_min and input_max when axis "
+                           "is -1")
+        if lo.size != channels or hi.size != channels:
+            raise _invalid(f"input_min and input_max must have {channels} elements, got "
+                           f"{lo.size} and {hi.size}")
+        bad = np.nonzero(lo > hi)[0]
+        if bad.size:
+            i = int(bad[0])
+            raise _invalid(f"Invalid range: input_min {lo[i]:g} > input_max {hi[i]:g}")
+    elif view.size:
+        lo = view.min(axis=(0, 2)).astype(dtype)
+        hi = view.max(axis=(0, 2)).astype(dtype)
+    else:
+        return x.copy()
+    lo, hi, scale, inverse = _ranges(signed_input, num_bits, narrow_range, lo, hi, dtype)
+    lo, hi = lo.reshape(1, -1, 1), hi.reshape(1, -1, 1)
+    scale, inverse = scale.reshape(1, -1, 1), inverse.reshape(1, -1, 1)
+    v = np.minimum(np.maximum(view, lo), hi) if range_given else view
+    scaled = (v * scale).astype(dtype)
+    mode = round_mode.decode() if isinstance(round_mode, bytes) else round_mode
+    rounded = np.floor(scaled + dtype.type(0.5)) if mode == "HALF_UP" else np.rint(scaled)
+    return (rounded * inverse).astype(dtype).reshape(shape)
+
+
+def _v2_kernel(input, input_min, input_max, *, signed_input, num_bits, range_given,  # noqa: A002
+               round_mode, narrow_range, axis):
+    return _quantize(input, input_min, input_max, signed_input=signed_input,
+                     num_bits=num_bits, range_given=range_given, round_mode=round_mode,
+                     narrow_range=narrow_range, axis=axis, op_type="QuantizeAndDequantizeV2")
+
+
+def _v3_kernel(input, input_min, input_max, num_bits, *, signed_input, range_given,  # noqa: A002
+               narrow_range, axis):
+    return _quantize(input, input_min, input_max, signed_input=signed_input,
+                     num_bits=int(num_bits), range_given=range_given,
+                     round_mode="HALF_TO_EVEN", narrow_range=narrow_range, axis=axis,
+                     op_type="QuantizeAndDequantizeV3")
+
+
+def _same_shape(op):
+    return [op.inputs[0].get_shape()]
+
+
+register_op("QuantizeAndDequantizeV2", inputs=["input: T", "input_min: T", "input_max: T"],
+            outputs=["output: T"],
+            attrs=["signed_input: bool = true", "num_bits: int = 8",
+                   "range_given: bool = false", f"T: {_FLOATS}",
+                   "round_mode: {'HALF_TO_EVEN', 'HALF_UP'} = 'HALF_TO_EVEN'",
+                   "narrow_range: bool = false", "axis: int = -1"],
+            shape_fn=_same_shape, kernel=_v2_kernel)
+register_op("QuantizeAndDequantizeV3",
+            inputs=["input: T", "input_min: T", "input_max: T", "num_bits: int32"],
+            outputs=["output: T"],
+            attrs=["signed_input: bool = true", "range_given: bool = true", f"T: {_FLOATS}",
+                   "narrow_range: bool = false", "axis: int = -1"],
+            shape_fn=_same_shape, kernel=_v3_kernel)
+
+
+# Straight through: the incoming gradient passes to the input unchanged (TF's rule).
+@RegisterGradient("QuantizeAndDequantizeV2")
+def _v2_grad(op, grad):
+    return [grad, None, None]
+
+
+@RegisterGradient("QuantizeAndDequantizeV3")
+def _v3_grad(op, grad):
+    return [grad, None, None, None]
+
+
+def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True,  # noqa: A002
+                               num_bits=8, range_given=False, round_mode="HALF_TO_EVEN",
+                               narrow_range=False, axis=-1, name=None):
+    """Quantizes `input` to `num_bits` integers over [input_min, input_max] (or its own
+    range) and back to floats (the QuantizeAndDequantizeV2 op)."""
+    return apply_op("QuantizeAndDequantizeV2", input=input, input_min=input_min,
+                    input_max=input_max, signed_input=signed_input, num_bits=num_bits,
+                    range_given=range_given, round_mode=round_mode,
+                    narrow_range=narrow_range, axis=axis, name=name).outputs[0]
