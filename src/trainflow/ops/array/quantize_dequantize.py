@@ -36,6 +36,30 @@ def _ranges(signed_input, num_bits, narrow_range, lo, hi, dtype):
     return lo, hi, scale, inverse
 
 
+def _given_range(input_min, input_max, axis, channels, op_type, dtype):
+    """The [min, max] per channel a caller gives, checked as TF's kernels check it (V2
+    takes only scalars, so no per-channel range; V3 takes one value per channel)."""
+    if axis == -1 or op_type == "QuantizeAndDequantizeV2":
+        for what, v in (("input_min", input_min), ("input_max", input_max)):
+            if np.ndim(v) != 0:
+                raise _invalid(f"{what} must be a scalar.")
+    if axis != -1:
+        if op_type == "QuantizeAndDequantizeV2" or np.ndim(input_min) != 1:
+            raise _invalid("Shape must be rank 1 for input_min_tensor when the axis is "
+                           "specified")
+        for what, v in (("input_min", input_min), ("input_max", input_max)):
+            if np.size(v) != channels:
+                raise _invalid(f"{what}_tensor has incorrect size, was {np.size(v)} "
+                               f"expected {channels} to match dim {axis} of the input")
+    lo = np.asarray(input_min, dtype).reshape(-1)
+    hi = np.asarray(input_max, dtype).reshape(-1)
+    bad = np.nonzero(lo > hi)[0]
+    if bad.size:
+        i = int(bad[0])
+        raise _invalid(f"Invalid range: input_min {lo[i]:g} > input_max {hi[i]:g}")
+    return lo, hi
+
+
 def _quantize(x, input_min, input_max, *, signed_input, num_bits, range_given, round_mode,
               narrow_range, axis, op_type):
     if num_bits <= 0 or num_bits >= (62 if signed_input else 63):
@@ -51,18 +75,7 @@ def _quantize(x, input_min, input_max, *, signed_input, num_bits, range_given, r
     pre = int(np.prod(shape[:axis])) if axis != -1 else 1
     view = x.reshape(pre, channels, -1) if axis != -1 else x.reshape(1, 1, -1)
     if range_given:
-        lo = np.asarray(input_min, dtype).reshape(-1)
-        hi = np.asarray(input_max, dtype).reshape(-1)
-        if axis == -1 and (np.ndim(input_min) or np.ndim(input_max)):
-            raise _invalid(f"{op_type} expects scalar input_min and input_max when axis "
-                           "is -1")
-        if lo.size != channels or hi.size != channels:
-            raise _invalid(f"input_min and input_max must have {channels} elements, got "
-                           f"{lo.size} and {hi.size}")
-        bad = np.nonzero(lo > hi)[0]
-        if bad.size:
-            i = int(bad[0])
-            raise _invalid(f"Invalid range: input_min {lo[i]:g} > input_max {hi[i]:g}")
+        lo, hi = _given_range(input_min, input_max, axis, channels, op_type, dtype)
     elif view.size:
         lo = view.min(axis=(0, 2)).astype(dtype)
         hi = view.max(axis=(0, 2)).astype(dtype)
