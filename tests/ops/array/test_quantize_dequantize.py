@@ -90,3 +90,35 @@ def test_gradient_passes_straight_through(op):
         assert glo is None
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(gx), np.full((3, 4), 3.0, np.float32))
+
+
+def _run_fake_quant(case):
+    with tf.Graph().as_default():
+        x = tf.constant(np.float32(case["input"]))
+        lo, hi = tf.constant(np.float32(case["min"])), tf.constant(np.float32(case["max"]))
+        y = apply_op("FakeQuantWithMinMaxVars", inputs=x, min=lo, max=hi,
+                     **case["attrs"]).outputs[0]
+        g = tf.constant(np.float32(case["gradients"]))
+        grads = tf.gradients(y, [x, lo, hi], grad_ys=g)
+        assert grads[0].op.type == "FakeQuantWithMinMaxVarsGradient"
+        with tf.Session() as sess:
+            return sess.run([y, grads])
+
+
+@pytest.mark.parametrize("case", REFERENCE["fake_quant"],
+                         ids=lambda c: f"{c['min']}_{c['max']}_{json.dumps(c['attrs'])}")
+def test_fake_quant_matches_tensorflow(case):
+    y, grads = _run_fake_quant(case)
+    np.testing.assert_array_equal(y, np.float32(case["expected"]))
+    for got, want in zip(grads, case["expected_grads"]):
+        np.testing.assert_allclose(got, np.float32(want), rtol=1e-6, atol=1e-7)
+
+
+def test_fake_quant_bits_checked():
+    with tf.Graph().as_default():
+        y = apply_op("FakeQuantWithMinMaxVars", inputs=X, min=-1.0, max=1.0,
+                     num_bits=17).outputs[0]
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="num_bits must be between 2 and 16, inclusive"):
+                sess.run(y)

@@ -1,12 +1,13 @@
 """QuantizeAndDequantizeV2 / V3 (`tf.quantization.quantize_and_dequantize`): simulated
 integer quantization of a float tensor, one scale for the tensor (axis=-1) or one per
 channel along `axis`, with TF's range arithmetic (the range is widened on one side so
-zero stays exact) and straight-through gradients, as TF registers them."""
+zero stays exact) and straight-through gradients, as TF registers them; and
+FakeQuantWithMinMaxVars with its gradient op (TF's nudged range, float32 throughout)."""
 import numpy as np
 
 from trainflow.framework import errors
 from trainflow.framework.op_builder import apply_op
-from trainflow.framework.registry import RegisterGradient, register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 
 _FLOATS = "{bfloat16, half, float, double}"
 
@@ -145,3 +146,78 @@ def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True,  
                     input_max=input_max, signed_input=signed_input, num_bits=num_bits,
                     range_given=range_given, round_mode=round_mode,
                     narrow_range=narrow_range, axis=axis, name=name).outputs[0]
+
+
+# -- FakeQuantWithMinMaxVars ---------------------------------------------------------------
+def _nudge(lo, hi, num_bits, narrow_range):
+    """TF's Nudge in float32: the range moved so real zero falls on a quantization step.
+    Returns (nudged min, nudged max, scale, zero point - quant min)."""
+    f32 = np.float32
+    qmin, qmax = f32(1 if narrow_range else 0), f32((1 << num_bits) - 1)
+    scale = f32((f32(hi) - f32(lo)) / (qmax - qmin))
+    zero_from_min = f32(qmin - f32(lo) / scale)
+    if zero_from_min < qmin:
+        zero = qmin
+    elif zero_from_min > qmax:
+        zero = qmax
+    else:
+        zero = f32(np.floor(np.abs(zero_from_min) + 0.5) * np.sign(zero_from_min))
+    return f32((qmin - zero) * scale), f32((qmax - zero) * scale), scale, f32(zero - qmin)
+
+
+def _check_bits(num_bits):
+    if num_bits < 2 or num_bits > 16:
+        raise _invalid("num_bits must be between 2 and 16, inclusive")
+
+
+def _fake_quant_kernel(inputs, min, max, *, num_bits, narrow_range):  # noqa: A002
+    _check_bits(num_bits)
+    lo, hi, scale, offset = _nudge(min, max, num_bits, narrow_range)
+    shifted = np.minimum(np.maximum(inputs, lo), hi) - lo
+    steps = np.floor(shifted / scale + np.float32(0.5))
+    # steps * scale + nudged min, rounded as TF's CPU kernel rounds it: once, from the
+    # integer step count relative to the zero point.
+    return ((steps - offset) * scale).astype(np.float32)
+
+
+def _fake_quant_grad_kernel(gradients, inputs, min, max, *, num_bits,  # noqa: A002
+                            narrow_range):
+    _check_bits(num_bits)
+    lo, hi, _, _ = _nudge(min, max, num_bits, narrow_range)
+    inside = (inputs >= lo) & (inputs <= hi)
+    zero = np.float32(0)
+    return (np.where(inside, gradients, zero).astype(np.float32),
+            np.float32(np.sum(np.where(inputs < lo, gradients, zero), dtype=np.float32)),
+            np.float32(np.sum(np.where(inputs > hi, gradients, zero), dtype=np.float32)))
+
+
+def _fake_quant_grad_shape(op):
+    return [op.inputs[1].get_shape(), op.inputs[2].get_shape(), op.inputs[3].get_shape()]
+
+
+_FQ_ATTRS = ["num_bits: int = 8", "narrow_range: bool = false"]
+register_op("FakeQuantWithMinMaxVars", inputs=["inputs: float", "min: float", "max: float"],
+            outputs=["outputs: float"], attrs=_FQ_ATTRS, shape_fn=_same_shape,
+            kernel=_fake_quant_kernel)
+register_op("FakeQuantWithMinMaxVarsGradient",
+            inputs=["gradients: float", "inputs: float", "min: float", "max: float"],
+            outputs=["backprops_wrt_input: float", "backprop_wrt_min: float",
+                     "backprop_wrt_max: float"],
+            attrs=_FQ_ATTRS, shape_fn=_fake_quant_grad_shape, kernel=_fake_quant_grad_kernel)
+NotDifferentiable("FakeQuantWithMinMaxVarsGradient")
+
+
+@RegisterGradient("FakeQuantWithMinMaxVars")
+def _fake_quant_grad(op, grad):
+    outs = apply_op("FakeQuantWithMinMaxVarsGradient", gradients=grad, inputs=op.inputs[0],
+                    min=op.inputs[1], max=op.inputs[2], num_bits=op.get_attr("num_bits"),
+                    narrow_range=op.get_attr("narrow_range")).outputs
+    return list(outs)
+
+
+def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8, narrow_range=False,  # noqa: A002
+                                 name=None):
+    """Fake-quantizes float `inputs` to `num_bits` steps over the nudged [min, max]
+    (`tf.quantization.fake_quant_with_min_max_vars`)."""
+    return apply_op("FakeQuantWithMinMaxVars", inputs=inputs, min=min, max=max,
+                    num_bits=num_bits, narrow_range=narrow_range, name=name).outputs[0]

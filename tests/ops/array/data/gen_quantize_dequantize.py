@@ -41,6 +41,17 @@ def cases():
     return out
 
 
+def fake_quant_cases():
+    rng = np.random.RandomState(12)
+    x = rng.uniform(-3, 5, (3, 4)).round(3).tolist()
+    g = rng.uniform(-1, 1, (3, 4)).round(3).tolist()
+    return [{"input": x, "gradients": g, "min": lo, "max": hi, "attrs": attrs}
+            for lo, hi, attrs in [(-1.0, 2.0, {}), (-2.5, 4.0, {"num_bits": 4}),
+                                  (0.3, 3.0, {"narrow_range": True}),
+                                  (-6.0, -1.0, {"num_bits": 3}),
+                                  (-0.1, 0.2, {"num_bits": 16})]]
+
+
 def main():
     import tensorflow as tf
     ref = {"tensorflow": tf.__version__, "cases": []}
@@ -57,6 +68,15 @@ def main():
             y = tf.raw_ops.QuantizeAndDequantizeV2(input=x, input_min=lo, input_max=hi,
                                                    **attrs)
         ref["cases"].append(dict(case, expected=y.numpy().tolist()))
+    ref["fake_quant"] = []
+    for case in fake_quant_cases():
+        args = dict(inputs=tf.constant(case["input"], tf.float32), min=case["min"],
+                    max=case["max"], **case["attrs"])
+        y = tf.raw_ops.FakeQuantWithMinMaxVars(**args)
+        grads = tf.raw_ops.FakeQuantWithMinMaxVarsGradient(
+            gradients=tf.constant(case["gradients"], tf.float32), **args)
+        ref["fake_quant"].append(dict(case, expected=y.numpy().tolist(),
+                                      expected_grads=[g.numpy().tolist() for g in grads]))
     if "--stdout" in sys.argv:
         print(json.dumps(ref))
     else:
