@@ -177,3 +177,16 @@ def test_make_ndarray_pads_strings_with_the_last_value():
     del proto.string_val[1:]
     assert make_ndarray(proto).tolist() == [b"a", b"a", b"a"]
     assert make_ndarray(make_tensor_proto(b"x")).dtype == object
+
+
+def test_strings_packed_in_tensor_content_as_tf_cpp_writes_them():
+    # TF's C++ side packs a string tensor as every length (varint), then every byte:
+    # here [b"ab", b"", 200 * b"z"] (200 needs a two-byte varint).
+    proto = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING)
+    proto.tensor_shape.dim.add(size=3)
+    proto.tensor_content = b"\x02\x00\xc8\x01" + b"ab" + b"z" * 200
+    got = make_ndarray(proto)
+    assert got.dtype == object and list(got) == [b"ab", b"", b"z" * 200]
+    proto.tensor_content = proto.tensor_content[:-1]
+    with pytest.raises(ValueError, match="bytes of strings"):
+        make_ndarray(proto)

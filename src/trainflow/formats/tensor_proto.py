@@ -331,6 +331,33 @@ def _expand(values, shape, num_elements, what, compact_view):
                           ).reshape(shape)
 
 
+def _decode_string_content(content, num_elements, shape):
+    """Strings packed in tensor_content as TF's C++ Tensor writes them: each length as a
+    varint, then all the bytes."""
+    lengths, pos = [], 0
+    for _ in range(num_elements):
+        n = shift = 0
+        while True:
+            if pos >= len(content):
+                raise ValueError(f"TensorProto of dtype string and shape {shape} has "
+                                 "truncated tensor_content.")
+            b = content[pos]
+            pos += 1
+            n |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                break
+        lengths.append(n)
+    if pos + sum(lengths) != len(content):
+        raise ValueError(f"TensorProto of dtype string and shape {shape} has "
+                         f"{len(content) - pos} bytes of strings, needs {sum(lengths)}.")
+    out = np.empty(num_elements, dtype=object)
+    for i, n in enumerate(lengths):
+        out[i] = bytes(content[pos:pos + n])
+        pos += n
+    return out.reshape(shape)
+
+
 def make_ndarray(tensor_proto, compact_view=False):
     """Returns the NumPy array held by a TensorProto, as `tf.make_ndarray`.
 
@@ -360,6 +387,8 @@ def make_ndarray(tensor_proto, compact_view=False):
         raise TypeError(f"Unsupported tensor type: {dtype.name} has no NumPy value.")
     np_dtype = np.dtype(dtype.as_numpy_dtype)
 
+    if tensor_proto.tensor_content and dtype == dtypes.string:
+        return _decode_string_content(tensor_proto.tensor_content, num_elements, shape)
     if tensor_proto.tensor_content:
         content = tensor_proto.tensor_content
         if len(content) != num_elements * np_dtype.itemsize:

@@ -61,6 +61,8 @@ _LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops
                      "trainflow.ops.image.resize", "trainflow.ops.image.color",
                      "trainflow.ops.image.codec", "trainflow.ops.math.clip_ops",
                      "trainflow.ops.state.sdca_ops",
+                     "trainflow.ops.state.sdca_optimizer",
+                     "trainflow.ops.array.quantize_dequantize",
                      "trainflow.ops.io.save_restore", "trainflow.ops.io.checkpoint_ops",
                      "trainflow.ops.string.regex_match", "trainflow.ops.data_flow.stack_ops",
                      "trainflow.ops.summary.summary_kernels",

@@ -49,6 +49,9 @@ from trainflow.train.moving_averages import (  # noqa: E402,F401
     ExponentialMovingAverage, assign_moving_average)
 from trainflow.train import experimental  # noqa: E402,F401
 from trainflow.ops.state.sdca_ops import sdca_shrink_l1  # noqa: E402,F401
+from trainflow.ops.state.sdca_ops import sdca_fprint  # noqa: E402,F401
+from trainflow.ops.state.sdca_optimizer import sdca_optimizer  # noqa: E402,F401
+from trainflow.train.quantize_training import do_quantize_training_on_graphdef  # noqa: E402,F401
 # --- queues, threads and input pipelines (issue 12) ---
 from trainflow.train import queue_runner  # noqa: E402,F401
 from trainflow.train.coordinator import Coordinator, LooperThread  # noqa: E402,F401

@@ -1,4 +1,8 @@
-"""SdcaShrinkL1 against TF 2.21's result for the same variables and strengths."""
+"""SdcaShrinkL1 and SdcaFprint against TF 2.21's results (fingerprints recorded by
+data/gen_sdca_reference.py)."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -28,3 +32,35 @@ def test_shrink_l1_takes_float32_only():
     with tf.Graph().as_default():
         with pytest.raises(TypeError):
             tf.train.sdca_shrink_l1([tf.Variable([1.0], dtype=tf.float64)], l1=0.1, l2=1.0)
+
+
+def _fprint_reference():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                        "sdca_reference.json")
+    with open(path) as f:
+        return json.load(f)["fprint"]
+
+
+def test_fprint_matches_tensorflow():
+    ref = _fprint_reference()
+    with tf.Graph().as_default():
+        out = tf.train.sdca_fprint(ref["inputs"])
+        assert out.op.type == "SdcaFprint" and out.dtype == tf.int64
+        assert out.shape.as_list() == [len(ref["inputs"]), 2]
+        assert registry.get("SdcaFprint").gradient is None
+        with tf.Session() as sess:
+            got = sess.run(out)
+    np.testing.assert_array_equal(got, np.int64(ref["expected"]))
+
+
+def test_fprint_needs_a_vector():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError):
+            tf.train.sdca_fprint([["a"]])
+        p = tf.placeholder(tf.string)
+        out = tf.train.sdca_fprint(p)
+        assert out.shape.as_list() == [None, 2]
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Input must be a vector, "
+                               r"got shape \[1,1\]"):
+                sess.run(out, {p: [["a"]]})

@@ -1,10 +1,11 @@
 """SdcaShrinkL1 (`tf.train.sdca_shrink_l1`): the L1 proximal step of stochastic dual
-coordinate ascent, applied to a list of float weight variables in place.
-
-The rest of TF's SDCA family (SdcaOptimizerV2's dual updates, SdcaFprint's 128-bit
-farmhash fingerprints) is not provided.
+coordinate ascent, applied to a list of float weight variables in place; and SdcaFprint
+(`tf.train.sdca_fprint`): the 128-bit FarmHash fingerprints SDCA keys examples by.
+The dual updates themselves (SdcaOptimizer / V2) live in sdca_optimizer.py.
 """
 import numpy as np
+
+from trainflow.framework import errors
 
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import NotDifferentiable, register_op
@@ -35,3 +36,33 @@ def sdca_shrink_l1(weights, l1, l2, name=None):
     """
     refs = [w._ref() if hasattr(w, "_ref") else w for w in weights]
     return apply_op("SdcaShrinkL1", weights=refs, l1=float(l1), l2=float(l2), name=name)
+
+
+def _fprint_kernel(input):  # noqa: A002
+    import farmhash
+    if input.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Input must be a vector, got shape "
+            "[" + ",".join(str(d) for d in input.shape) + "]")
+    out = np.empty((input.size, 2), np.uint64)
+    for i, s in enumerate(input):
+        low, high = farmhash.fingerprint128(s if isinstance(s, bytes) else str(s).encode())
+        # 0 and 1 never come out first, so they stay free as sentinel keys (TF's rule).
+        out[i] = (low if low >= 2 else (low - 2) & 0xFFFFFFFFFFFFFFFF, high)
+    return out.view(np.int64)
+
+
+def _fprint_shape(op):
+    shape = op.inputs[0].get_shape().with_rank(1)
+    return [shape.concatenate([2])]
+
+
+register_op("SdcaFprint", inputs=["input: string"], outputs=["output: int64"],
+            shape_fn=_fprint_shape, kernel=_fprint_kernel)
+NotDifferentiable("SdcaFprint")
+
+
+def sdca_fprint(input, name=None):  # noqa: A002
+    """The FarmHash Fingerprint128 of each string of a vector, as int64 [N, 2] (low and
+    high 64 bits), never 0 or 1 in the first column."""
+    return apply_op("SdcaFprint", input=input, name=name).outputs[0]
