@@ -30,3 +30,8 @@ from trainflow.train.optimizer import Optimizer  # noqa: E402,F401
 from trainflow.train.training_util import (  # noqa: E402,F401
     assert_global_step, create_global_step, get_global_step, get_or_create_global_step,
     global_step)
+
+# --- distributed: cluster, device setter, server (issue 17) ---
+from trainflow.train.cluster_spec import ClusterSpec  # noqa: E402,F401
+from trainflow.train.device_setter import replica_device_setter  # noqa: E402,F401
+from trainflow.distributed.server_lib import Server  # noqa: E402,F401
