@@ -14,7 +14,8 @@ from trainflow.distributed import placement, rendezvous, wire
 
 Partitions = collections.namedtuple("Partitions", ["graphs", "feed_keys", "fetch_keys"])
 Partitions.__doc__ = """graphs: {task: GraphDef}; feed_keys: {task: [(feed tensor name, key)]};
-fetch_keys: {task: [(fetch tensor name, key)]}."""
+fetch_keys: {task: [(fetch tensor name, key)]}. Feeds and fetches are keyed on the
+client device (the master's task), as TensorFlow's master does."""
 
 
 def _dtype_attr(node, name, dtype):
@@ -55,65 +56,71 @@ class _Builder:
         return node
 
     def feed(self, tensor, task):
-        """Input name of a client-terminated _Recv of fed `tensor` in `task`."""
-        key = ("feed", tensor, task)
-        got = self.crossed.get(key)
-        if got is None:
-            dev = placement.cpu_device(task)
+        """Input name, in `task`, of fed `tensor`: a client-terminated _Recv on the client
+        device (the master's task, as TensorFlow keys it), sent on from there."""
+        client_task = _task(self.client_device)
+        key = ("feed", tensor)
+        name = self.crossed.get(key)
+        if name is None:
+            dev = self.client_device
             name = self._name("recv", tensor.name)
-            self.nodes[task].append(self._transfer_node(
-                "_Recv", name, tensor.name, tensor.dtype, self.client_device, dev, True))
-            rkey = rendezvous.create_key(self.client_device,
-                                         self.incarnations[_task(self.client_device)],
-                                         dev, tensor.name)
-            self.feed_keys[task].append((tensor.name, rkey))
-            got = self.crossed[key] = name
-        return got
+            self.nodes[client_task].append(self._transfer_node(
+                "_Recv", name, tensor.name, tensor.dtype, dev, dev, True))
+            rkey = rendezvous.create_key(dev, self.incarnations[client_task], dev,
+                                         tensor.name)
+            self.feed_keys[client_task].append((tensor.name, rkey))
+            self.crossed[key] = name
+        if task == client_task:
+            return name
+        return self.cross(("feed", tensor), name, tensor.dtype, client_task, task,
+                          tensor.name)
 
-    def cross(self, tensor, src, dst):
-        """Input name, in `dst`, of `tensor` produced in task `src`."""
-        key = ("edge", tensor, dst)
+    def cross(self, what, input_name, dtype, src, dst, label):
+        """Input name, in task `dst`, of the value `input_name` of task `src`."""
+        key = ("edge", what, dst)
         got = self.crossed.get(key)
         if got is None:
             src_dev, dst_dev = placement.cpu_device(src), placement.cpu_device(dst)
-            edge = f"edge_{self.counter + 1}_{tensor.name}"
+            edge = f"edge_{self.counter + 1}_{label}"
             self.nodes[src].append(self._transfer_node(
-                "_Send", self._name("send", tensor.name), edge, tensor.dtype, src_dev,
-                dst_dev, False, _input_name(tensor)))
-            name = self._name("recv", tensor.name)
+                "_Send", self._name("send", label), edge, dtype, src_dev, dst_dev, False,
+                input_name))
+            name = self._name("recv", label)
             self.nodes[dst].append(self._transfer_node(
-                "_Recv", name, edge, tensor.dtype, src_dev, dst_dev, False))
+                "_Recv", name, edge, dtype, src_dev, dst_dev, False))
             got = self.crossed[key] = name
         return got
+
+    def cross_tensor(self, tensor, src, dst):
+        return self.cross(tensor, _input_name(tensor), tensor.dtype, src, dst, tensor.name)
 
     def cross_control(self, op, src, dst):
         """Name, in `dst`, of a _Recv that completes after `op` ran in task `src`."""
         key = ("ctrl", op, dst)
         got = self.crossed.get(key)
         if got is None:
-            src_dev, dst_dev = placement.cpu_device(src), placement.cpu_device(dst)
             const = node_def_pb2.NodeDef(name=self._name("ctrl", op.name), op="Const",
-                                         device=src_dev, input=["^" + op.name])
+                                         device=placement.cpu_device(src),
+                                         input=["^" + op.name])
             const.attr["dtype"].type = 1
             wire.to_tensor_proto(_zero(), const.attr["value"].tensor)
             self.nodes[src].append(const)
-            edge = f"edge_{self.counter + 1}_{op.name}"
-            self.nodes[src].append(self._transfer_node(
-                "_Send", self._name("send", op.name), edge, _float32(), src_dev, dst_dev,
-                False, const.name))
-            name = self._name("recv", op.name)
-            self.nodes[dst].append(self._transfer_node(
-                "_Recv", name, edge, _float32(), src_dev, dst_dev, False))
-            got = self.crossed[key] = name
+            got = self.crossed[key] = self.cross(("ctrl", op), const.name, _float32(), src,
+                                                 dst, op.name)
         return got
 
     def fetch(self, tensor, task):
-        dev = placement.cpu_device(task)
-        self.nodes[task].append(self._transfer_node(
-            "_Send", self._name("send", tensor.name), tensor.name, tensor.dtype, dev,
-            self.client_device, True, _input_name(tensor)))
-        self.fetch_keys[task].append((tensor.name, rendezvous.create_key(
-            dev, self.incarnations[task], self.client_device, tensor.name)))
+        """A client-terminated _Send of `tensor` on the client device."""
+        client_task = _task(self.client_device)
+        input_name = _input_name(tensor)
+        if task != client_task:
+            input_name = self.cross_tensor(tensor, task, client_task)
+        dev = self.client_device
+        self.nodes[client_task].append(self._transfer_node(
+            "_Send", self._name("send", tensor.name), tensor.name, tensor.dtype, dev, dev,
+            True, input_name))
+        self.fetch_keys[client_task].append((tensor.name, rendezvous.create_key(
+            dev, self.incarnations[client_task], dev, tensor.name)))
 
 
 def partition(ops, fetches, feeds, placer, incarnations, client_device, base_graph_def):
@@ -144,7 +151,7 @@ def partition(ops, fetches, feeds, placer, incarnations, client_device, base_gra
             elif placer.place(t._op) == task:
                 node.input.append(_input_name(t))
             else:
-                node.input.append(b.cross(t, placer.place(t._op), task))
+                node.input.append(b.cross_tensor(t, placer.place(t._op), task))
         for c in sorted(op._control_inputs, key=lambda o: o._id):
             src = placer.place(c)
             node.input.append("^" + (c.name if src == task else b.cross_control(c, src, task)))
