@@ -8,6 +8,7 @@ _COMMANDS = {
     "demo": ("trainflow.tools.demo", "train a small classifier end to end (the main job)"),
     "inspect": ("trainflow.tools.inspect_checkpoint", "list or print the tensors of a checkpoint"),
     "events": ("trainflow.tools.events", "print or plot the scalars of an event file"),
+    "cluster": ("trainflow.tools.cluster", "run a command as every task of a localhost cluster"),
 }
 
 
