@@ -181,3 +181,36 @@ def test_extend_callable_devices_and_errors():
                 sess.run(bad, {free: [1, 2]})
     finally:
         server.stop()
+
+
+def test_master_callables():
+    from trainflow.distributed import wire
+    from trainflow.protos import config_pb2, master_pb2
+    server = tf.train.Server.create_local_server()
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            a = tf.placeholder(tf.float32, [2], name="a")
+            tf.reduce_sum(a * 3.0, name="s")
+        channel = wire.open_channel(server.target[len("grpc://"):])
+        stub = wire.Stub(channel, wire.MASTER_SERVICE, wire.MASTER_METHODS)
+        handle = stub.call("CreateSession", master_pb2.CreateSessionRequest(
+            graph_def=g.as_graph_def()), 10).session_handle
+        made = stub.call("MakeCallable", master_pb2.MakeCallableRequest(
+            session_handle=handle, options=config_pb2.CallableOptions(
+                feed=["a:0"], fetch=["s:0"])), 10)
+        resp = stub.call("RunCallable", master_pb2.RunCallableRequest(
+            session_handle=handle, handle=made.handle,
+            feed=[wire.to_tensor_proto(np.array([1, 2], np.float32))]), 10)
+        assert wire.from_tensor_proto(resp.fetch[0]) == 9.0
+        stub.call("ReleaseCallable", master_pb2.ReleaseCallableRequest(
+            session_handle=handle, handle=made.handle), 10)
+        with pytest.raises(errors.InvalidArgumentError, match="released"):
+            stub.call("RunCallable", master_pb2.RunCallableRequest(
+                session_handle=handle, handle=made.handle), 10)
+        stub.call("CloseSession", master_pb2.CloseSessionRequest(session_handle=handle), 10)
+        with pytest.raises(errors.AbortedError, match="not found"):
+            stub.call("RunStep", master_pb2.RunStepRequest(session_handle=handle), 10)
+        channel.close()
+    finally:
+        server.stop()

@@ -150,3 +150,31 @@ def test_mixed_cluster_trainflow_ps_tf_worker():
             assert "w1" in ps.resources.variables()
     finally:
         ps.stop()
+
+
+TF_CALLABLE = r'''
+import json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+a = tf.placeholder(tf.float32, [2], name="a")
+v = tf.get_variable("v", [], initializer=tf.ones_initializer())
+c = tf.reduce_sum(a * v)
+with tf.Session(sys.argv[1]) as s:
+    s.run(v.initializer)
+    fn = s.make_callable(c, [a])
+    print(json.dumps([float(fn(np.array([1, 2], np.float32))), float(s.run(c, {a: [3, 3]})),
+                      [d.name for d in s.list_devices()]]))
+'''
+
+
+def test_tf_client_callable_and_devices():
+    server = tf.train.Server.create_local_server()
+    try:
+        proc = subprocess.run([TF_PYTHON, "-c", TF_CALLABLE, server.target],
+                              capture_output=True, text=True, timeout=180, env=_env())
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert got == [3.0, 6.0, ["/job:localhost/replica:0/task:0/device:CPU:0"]]
+    finally:
+        server.stop()

@@ -40,6 +40,8 @@ class MasterSession:
         self.version = 0
         self.lock = threading.Lock()
         self._plans = {}
+        self._callables = {}
+        self._next_callable = 0
         self._extend(graph_def)
 
     def _extend(self, graph_def):
@@ -160,6 +162,43 @@ class MasterSession:
                 out.tensor.CopyFrom(by_key[out.name])
         return resp
 
+    def make_callable(self, options):
+        """A handle for RunCallable: the step `options` (CallableOptions) describes."""
+        if options.tensor_connection:
+            raise errors.UnimplementedError(
+                None, None, "CallableOptions.tensor_connection is not supported by trainflow")
+        with self.lock:
+            handle = self._next_callable
+            self._next_callable += 1
+            self._callables[handle] = options
+        return handle
+
+    def run_callable(self, request):
+        with self.lock:
+            options = self._callables.get(request.handle)
+        if options is None:
+            raise errors.InvalidArgumentError(
+                None, None, f"Attempted to run callable {request.handle} that was not "
+                "made or was already released")
+        if len(request.feed) != len(options.feed):
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected {len(options.feed)} feed tensors, got "
+                f"{len(request.feed)}")
+        step = master_pb2.RunStepRequest(session_handle=self.handle,
+                                         fetch=options.fetch, target=options.target,
+                                         options=options.run_options)
+        for name, tensor in zip(options.feed, request.feed):
+            step.feed.add(name=name).tensor.CopyFrom(tensor)
+        resp = self.run_step(step)
+        return master_pb2.RunCallableResponse(fetch=[t.tensor for t in resp.tensor])
+
+    def release_callable(self, handle):
+        with self.lock:
+            if self._callables.pop(handle, None) is None:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Attempted to release callable {handle} that was not made "
+                    "or was already released")
+
     def close(self):
         with self.lock:
             plans = list(self._plans.values())
@@ -277,6 +316,17 @@ class MasterService:
             for task in list(self._incarnations):
                 self.forget(task)
             raise
+
+    def MakeCallable(self, request, context):  # noqa: N802
+        handle = self._session(request.session_handle).make_callable(request.options)
+        return master_pb2.MakeCallableResponse(handle=handle)
+
+    def RunCallable(self, request, context):  # noqa: N802
+        return self._session(request.session_handle).run_callable(request)
+
+    def ReleaseCallable(self, request, context):  # noqa: N802
+        self._session(request.session_handle).release_callable(request.handle)
+        return master_pb2.ReleaseCallableResponse()
 
     def CloseSession(self, request, context):  # noqa: N802
         with self._lock:
