@@ -9,7 +9,7 @@ import time
 from trainflow.framework import errors
 from trainflow.framework.graph import Graph
 from trainflow.framework import graph_def as graph_def_lib
-from trainflow.protos import device_attributes_pb2, worker_pb2
+from trainflow.protos import config_pb2, device_attributes_pb2, worker_pb2
 from trainflow.runtime.session import BaseSession
 from trainflow.distributed import placement, rendezvous, wire
 from trainflow.distributed import send_recv  # noqa: F401  (registers _Send/_Recv)
@@ -103,9 +103,14 @@ class WorkerService:
         step = rendezvous.StepContext(
             request.step_id, rv, (self.device,),
             lambda key: self._remote_recv(request.step_id, key, deadline), deadline)
+        options = None
+        remaining = context.time_remaining() if context is not None else None
+        if remaining is not None and remaining < _DEFAULT_RECV_TIMEOUT_S:
+            # Blocking ops (queues) give up when the master stops waiting for this step.
+            options = config_pb2.RunOptions(timeout_in_ms=max(1, int(remaining * 1000)))
         prev = rendezvous.set_current(step)
         try:
-            part.session.run(part.ops)
+            part.session.run(part.ops, options=options)
         except errors.OpError as e:
             self.rendezvous.cleanup(request.step_id, e)
             raise
