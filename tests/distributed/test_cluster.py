@@ -214,3 +214,27 @@ def test_master_callables():
         channel.close()
     finally:
         server.stop()
+
+
+def test_silent_task_times_out_instead_of_hanging():
+    import socket
+    # A "ps" that accepts connections and never answers.
+    silent = socket.socket()
+    silent.bind(("localhost", 0))
+    silent.listen(8)
+    try:
+        port = silent.getsockname()[1]
+        spec = {"ps": [f"localhost:{port}"], "worker": ["localhost:0"]}
+        worker = tf.train.Server(spec, "worker", 0)
+        try:
+            g, m = _model(tf.train.ClusterSpec(spec), 0)
+            config = tf.ConfigProto(operation_timeout_in_ms=1500)
+            with tf.Session(worker.target, graph=g, config=config) as sess:
+                t0 = time.monotonic()
+                with pytest.raises((errors.UnavailableError, errors.DeadlineExceededError)):
+                    sess.run(m["init"])
+                assert time.monotonic() - t0 < 15
+        finally:
+            worker.stop(0)
+    finally:
+        silent.close()
