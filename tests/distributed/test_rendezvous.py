@@ -50,3 +50,12 @@ def test_cleanup_aborts_waiters():
 def test_step_context_outside_a_step():
     with pytest.raises(errors.InternalError):
         rendezvous.current()
+
+
+def test_late_arrivals_of_a_cleaned_up_step_fail_at_once():
+    table = rendezvous.RendezvousTable()
+    table.cleanup(9, errors.UnavailableError(None, None, "ps went away"))
+    t0 = time.monotonic()
+    with pytest.raises(errors.UnavailableError, match="ps went away"):
+        table.find_or_create(9).recv("k", time.monotonic() + 30)
+    assert time.monotonic() - t0 < 1

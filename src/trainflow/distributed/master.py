@@ -17,6 +17,7 @@ from trainflow.distributed import partition, placement, wire
 
 _STATUS_RETRY_S = 0.2
 _DISCOVERY_TIMEOUT_S = 60.0
+_ABORT_WAIT_S = 5.0
 
 
 class _Plan:
@@ -134,16 +135,15 @@ class MasterSession:
             calls[task] = self.master.pool.submit(
                 self.master.worker(task).call, "RunGraph", req, timeout,
                 f"RunGraph on {task}")
-        results, error = {}, None
-        pending = set(calls.values())
-        while pending:
-            done, pending = concurrent.futures.wait(
-                pending, return_when=concurrent.futures.FIRST_EXCEPTION)
-            for fut in done:
-                if fut.exception() is not None and error is None:
-                    error = fut.exception()
-                    self.master.cleanup_step(plan.handles, step_id)
+        results = {}
+        done, pending = concurrent.futures.wait(
+            calls.values(), return_when=concurrent.futures.FIRST_EXCEPTION)
+        error = next((f.exception() for f in done if f.exception() is not None), None)
         if error is not None:
+            # Abort the step on every task, give the other partitions a moment to stop,
+            # and report the first failure without waiting on a task that may be gone.
+            self.master.cleanup_step(plan.handles, step_id)
+            concurrent.futures.wait(pending, timeout=_ABORT_WAIT_S)
             raise error
         for task, fut in calls.items():
             for named in fut.result().recv:

@@ -5,6 +5,7 @@ A key names one tensor crossing from one device to another within a step:
 ``src_device;src_incarnation;dst_device;tensor_name;frame_id:iter_id`` with the
 incarnation as 16 hex digits, as TensorFlow writes it.
 """
+import collections
 import threading
 import time
 
@@ -94,26 +95,39 @@ class RendezvousTable:
     send, recv or RunGraph until CleanupGraph (or the TTL)."""
 
     TTL_SECONDS = 600.0
+    _REMEMBER_ABORTED = 1024
 
     def __init__(self):
         self._lock = threading.Lock()
         self._steps = {}
+        # Steps cleaned up already: a RunGraph or RecvTensor of one that arrives late
+        # fails at once instead of waiting for tensors that will never come.
+        self._aborted = collections.OrderedDict()
 
     def find_or_create(self, step_id):
         with self._lock:
             rv = self._steps.get(step_id)
             if rv is None:
-                rv = self._steps[step_id] = StepRendezvous()
+                rv = StepRendezvous()
+                error = self._aborted.get(step_id)
+                if error is not None:
+                    rv.abort(error)
+                    return rv
+                self._steps[step_id] = rv
                 self._expire_locked()
             return rv
 
     def cleanup(self, step_id, error=None):
-        """Drops the step's table, aborting what still waits in it."""
+        """Drops the step's table, aborting what still waits in it (and what comes later
+        for the step)."""
+        error = error or errors.AbortedError(None, None, f"Step {step_id} was cleaned up")
         with self._lock:
             rv = self._steps.pop(step_id, None)
+            self._aborted[step_id] = error
+            while len(self._aborted) > self._REMEMBER_ABORTED:
+                self._aborted.popitem(last=False)
         if rv is not None:
-            rv.abort(error or errors.AbortedError(None, None,
-                                                  f"Step {step_id} was cleaned up"))
+            rv.abort(error)
 
     def abort_all(self, error):
         with self._lock:
