@@ -90,3 +90,30 @@ def test_pending_events_are_written_at_interpreter_exit(tmp_path):
             "for i in range(20): w.add_event(event_pb2.Event(step=i))\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
     assert [e.step for e in _records(tmp_path)[1:]] == list(range(20))
+
+
+def test_write_error_surfaces_at_the_next_call_and_loses_nothing(tmp_path):
+    writer = EventFileWriter(str(tmp_path), max_queue=2, flush_secs=1000)
+    real_write = writer._file.write
+    failures = []
+
+    def failing_write(data):
+        if event_pb2.Event.FromString(data).step == 3 and not failures:
+            failures.append(1)
+            raise OSError("No space left on device")
+        real_write(data)
+
+    writer._file.write = failing_write
+    raised = []
+    for step in range(10):
+        try:
+            writer.add_event(event_pb2.Event(step=step))
+        except OSError as e:
+            raised.append(str(e))
+    try:
+        writer.flush()
+    except OSError as e:
+        raised.append(str(e))
+    writer.close()
+    assert raised == ["No space left on device"]
+    assert [e.step for e in _records(tmp_path)[1:]] == list(range(10))

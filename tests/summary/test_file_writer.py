@@ -2,6 +2,7 @@
 import glob
 import os
 import socket
+import sys
 import time
 import warnings
 
@@ -126,6 +127,20 @@ def test_graphs_meta_graphs_and_run_metadata(tmp_path):
     assert meta.graph_def == graph_def
 
 
+def test_constructor_writes_the_meta_graph_of_the_graph(tmp_path):
+    import trainflow.compat.v1 as tf
+    with tf.Graph().as_default() as g:
+        tf.placeholder(tf.float32, name="x")
+        tf.Variable(1.0, name="v")
+    FileWriter(str(tmp_path), graph=g).close()
+    meta = meta_graph_pb2.MetaGraphDef.FromString(_events(tmp_path)[2].meta_graph_def)
+    assert {n.name for n in meta.graph_def.node} >= {"x", "v"}
+    assert {op.name for op in meta.meta_info_def.stripped_op_list.op} >= {
+        "Placeholder", "VariableV2"}
+    assert meta.meta_info_def.tensorflow_version
+    assert "variables" in meta.collection_def
+
+
 def test_add_event_keeps_the_event_as_given(tmp_path):
     event = event_pb2.Event(wall_time=12.5, step=9)
     event.session_log.status = event_pb2.SessionLog.START
@@ -198,3 +213,13 @@ def test_namespace_names():
     assert tf_summary.SessionLog.START == 1
     assert tf_summary.TaggedRunMetadata(tag="t").tag == "t"
     assert tf_summary.SummaryDescription(type_hint="x").type_hint == "x"
+
+
+def test_session_writer_names_its_file_as_tensorflow(tmp_path):
+    with FileWriter(str(tmp_path / "a"), session=object()) as writer:
+        name = os.path.basename(writer.event_writer.path)
+    with FileWriter(str(tmp_path / "b"), session=object(), filename_suffix=".x") as writer:
+        other = os.path.basename(writer.event_writer.path)
+    head, pid, n, v2 = name.rsplit(".", 3)
+    assert (pid, v2) == (str(os.getpid()), "v2") and head.endswith(socket.gethostname())
+    assert other.endswith(f".{os.getpid()}.{int(n) + 1}.x")

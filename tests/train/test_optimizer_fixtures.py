@@ -12,7 +12,7 @@ from fixture_paths import FIXTURES
 OPT_DIR = os.path.join(FIXTURES, "optimizers")
 
 # Configurations whose optimizer class exists; later optimizers join this table.
-CONFIGS = ["GradientDescent", "Adam"]
+CONFIGS = [c["name"] for c in json.load(open(os.path.join(OPT_DIR, "index.json")))["configs"]]
 
 
 def _load(name):
@@ -20,9 +20,28 @@ def _load(name):
         return json.load(f)
 
 
-def _make_optimizer(spec):
+def _make_optimizer(spec, step, dtype, section):
     cls = getattr(tf.train, spec["class"].rsplit(".", 1)[-1])
-    return cls(**spec["params"])
+    params = dict(spec["params"])
+    if section == "float64_with_float64_hyperparameter_tensors":
+        params.setdefault("l1_regularization_strength", 0.0)
+        params.setdefault("l2_regularization_strength", 0.0)
+        for key in ("learning_rate", "l1_regularization_strength",
+                    "l2_regularization_strength"):
+            params[key] = tf.constant(params[key], dtype=tf.float64)
+    if cls is tf.train.AdagradDAOptimizer:
+        params["global_step"] = step
+    return cls(**params)
+
+
+def _sections(name):
+    """(dtype, fixture section) pairs recorded for configuration `name`."""
+    opt = _load(name)["optimizer"]
+    return [(np.float32 if key == "float32" else np.float64, key)
+            for key in opt if key.startswith("float")]
+
+
+CASES = [(name, dtype, section) for name in CONFIGS for dtype, section in _sections(name)]
 
 
 def _np(x, dtype):
@@ -34,7 +53,7 @@ def _assert_state(expected, actual, dtype):
     np.testing.assert_allclose(actual, _np(expected, dtype), rtol=rtol, atol=atol)
 
 
-def _run_dense(spec, dtype, mode):
+def _run_dense(spec, dtype, mode, section):
     inputs = spec["inputs"]
     g = tf.Graph()
     with g.as_default():
@@ -43,7 +62,7 @@ def _run_dense(spec, dtype, mode):
         step = tf.train.get_or_create_global_step()
         g0 = tf.placeholder(dtype, [2])
         g1 = tf.placeholder(dtype, [2])
-        opt = _make_optimizer(spec["optimizer"])
+        opt = _make_optimizer(spec["optimizer"], step, dtype, section)
         if mode == "dense":
             train = opt.apply_gradients([(g0, var0), (g1, var1)], global_step=step)
         else:
@@ -60,7 +79,7 @@ def _run_dense(spec, dtype, mode):
     return g, opt, states
 
 
-def _run_sparse(spec, dtype):
+def _run_sparse(spec, dtype, section):
     inputs = spec["inputs"]
     g = tf.Graph()
     with g.as_default():
@@ -68,7 +87,7 @@ def _run_sparse(spec, dtype):
         step = tf.train.get_or_create_global_step()
         values = tf.placeholder(dtype, [3, 2])
         loss = tf.reduce_sum(tf.gather(emb, inputs["sparse_indices"]) * values)
-        opt = _make_optimizer(spec["optimizer"])
+        opt = _make_optimizer(spec["optimizer"], step, dtype, section)
         grads_and_vars = opt.compute_gradients(loss)
         train = opt.apply_gradients(grads_and_vars, global_step=step)
         init = tf.global_variables_initializer()
@@ -121,13 +140,17 @@ def _check_names(expected, g, opt, variables):
         assert t in types
 
 
-@pytest.mark.parametrize("name", CONFIGS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name,dtype,section", CASES)
 @pytest.mark.parametrize("mode", ["dense", "minimize"])
-def test_dense_trajectory(name, dtype, mode):
+def test_dense_trajectory(name, dtype, section, mode):
     spec = _load(name)
-    expected = spec["optimizer"][np.dtype(dtype).name][mode]
-    g, opt, states = _run_dense(spec, dtype, mode)
+    expected = spec["optimizer"][section][mode]
+    if "error" in expected:
+        with pytest.raises(TypeError) as err:
+            _run_dense(spec, dtype, mode, section)
+        assert str(err.value) == expected["error"]["message"]
+        return
+    g, opt, states = _run_dense(spec, dtype, mode, section)
     _compare(expected["trajectory"], states, dtype, ["var0", "var1"])
     _check_names(expected, g, opt, _vars_by_name(g))
 
@@ -137,12 +160,16 @@ def _vars_by_name(g):
         return {v.op.name: v for v in tf.global_variables()}
 
 
-@pytest.mark.parametrize("name", CONFIGS)
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_sparse_trajectory(name, dtype):
+@pytest.mark.parametrize("name,dtype,section", CASES)
+def test_sparse_trajectory(name, dtype, section):
     spec = _load(name)
-    expected = spec["optimizer"][np.dtype(dtype).name]["sparse"]
-    g, opt, states, first = _run_sparse(spec, dtype)
+    expected = spec["optimizer"][section]["sparse"]
+    if "error" in expected:
+        with pytest.raises(TypeError) as err:
+            _run_sparse(spec, dtype, section)
+        assert str(err.value) == expected["error"]["message"]
+        return
+    g, opt, states, first = _run_sparse(spec, dtype, section)
     grad = expected["first_step_gradient_IndexedSlices"]
     np.testing.assert_array_equal(first.indices, grad["indices"])
     _assert_state(grad["values"], first.values, dtype)

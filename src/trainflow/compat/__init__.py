@@ -1,7 +1,9 @@
 """`tf.compat`: text/bytes/path conversions, type tuples and forward-compatibility checks.
 
 The subpackage `trainflow.compat.v1` holds the TF1 namespace
-(`import trainflow.compat.v1 as tf`).
+(`import trainflow.compat.v1 as tf`); `v2_behavior` the TF2-behavior switches
+(`disable_v2_behavior` ...). TF 1.15's `tf.compat.v2`, TensorFlow 2's eager API, has
+no counterpart here: reaching it raises an AttributeError that says so.
 """
 
 import contextlib as _contextlib
@@ -96,3 +98,14 @@ def forward_compatibility_horizon(year, month, day):
     """Context manager kept for API compatibility; `forward_compatible` stays True inside."""
     del year, month, day
     yield
+
+
+def __getattr__(name):
+    if name == "v1":
+        import importlib
+        return importlib.import_module("trainflow.compat.v1")
+    if name == "v2":
+        raise AttributeError(
+            "trainflow.compat has no 'v2': trainflow provides TensorFlow 1.x's graph-mode API "
+            "(trainflow.compat.v1), not TensorFlow 2's eager API")
+    raise AttributeError(f"module 'trainflow.compat' has no attribute '{name}'")

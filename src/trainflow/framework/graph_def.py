@@ -480,6 +480,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     """
     graph_def, input_map, return_elements = _check_args(graph_def, input_map,
                                                         return_elements, name)
+    from trainflow.framework import loop_frames  # TF1 while frames -> While ops
+    if loop_frames.has_loop_frames(graph_def):
+        graph_def = loop_frames.functionalize_loop_frames(graph_def)
     g = get_default_graph()
     with g.name_scope(name if name is not None else "import") as prefix:
         with g._lock:

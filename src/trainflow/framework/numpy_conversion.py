@@ -203,6 +203,8 @@ def fit_to_shape(arr, shape, verify_shape=False):
         raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
     if arr.size == size:
         return arr.reshape(shape)
+    if arr.ndim == 0:  # a scalar fills any shape, an empty one too
+        return np.full(shape, arr, dtype=arr.dtype)
     if arr.size > size:
         raise ValueError(f"Too many elements provided. Takes at most {size}, but got "
                          f"{arr.size}.")

@@ -59,7 +59,18 @@ _GRADIENTS = {}
 _LAZY_OP_MODULES = ["trainflow.ops.state.training_ops", "trainflow.ops.nn.nn_ops",
                      "trainflow.ops.nn.conv", "trainflow.ops.nn.pool",
                      "trainflow.ops.image.resize", "trainflow.ops.image.color",
-                     "trainflow.ops.image.codec"]
+                     "trainflow.ops.image.codec", "trainflow.ops.math.clip_ops",
+                     "trainflow.ops.state.sdca_ops",
+                     "trainflow.ops.io.save_restore", "trainflow.ops.io.checkpoint_ops",
+                     "trainflow.ops.string.regex_match", "trainflow.ops.data_flow.stack_ops",
+                     "trainflow.ops.summary.summary_kernels",
+                     "trainflow.ops.linalg.linalg_api", "trainflow.ops.math.einsum",
+                     "trainflow.ops.math.bitwise", "trainflow.ops.math.sparse_segment",
+                     "trainflow.ops.math.special_gamma", "trainflow.ops.math.cumulative_logsumexp",
+                     "trainflow.ops.array.depth_space", "trainflow.ops.nn.conv3d",
+                     "trainflow.ops.linalg.matrix_diag", "trainflow.ops.data_flow.tensor_array",
+                     "trainflow.ops.linalg.eig", "trainflow.ops.linalg.least_squares"]
+
 
 
 def register_lazy_op_module(module_name):

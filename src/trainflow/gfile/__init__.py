@@ -10,7 +10,7 @@ UnimplementedError.
 
 import os
 
-from trainflow.gfile import paths as gfile_paths
+from trainflow.gfile import paths
 from trainflow.framework import errors
 from trainflow.gfile.glob import glob
 from trainflow.gfile.file_ops import (
@@ -76,7 +76,7 @@ class GFile:
         return self._mode
 
     def _local(self):
-        return gfile_paths.local_path(self._name)
+        return paths.local_path(self._name)
 
     def _read_handle(self):
         if self._reader is None:
@@ -86,7 +86,7 @@ class GFile:
             try:
                 self._reader = open(local, "rb")
             except OSError as e:
-                raise gfile_paths.os_error(e, local) from None
+                raise paths.os_error(e, local) from None
         return self._reader
 
     def _write_handle(self):
@@ -97,7 +97,7 @@ class GFile:
             try:
                 self._writer = open(local, "ab" if self._append else "wb")
             except OSError as e:
-                raise gfile_paths.os_error(e, local) from None
+                raise paths.os_error(e, local) from None
         return self._writer
 
     def _decode(self, data):
@@ -119,7 +119,7 @@ class GFile:
         try:
             handle.write(data)
         except OSError as e:
-            raise gfile_paths.os_error(e, self._local()) from None
+            raise paths.os_error(e, self._local()) from None
 
     def read(self, n=-1):
         """Reads `n` bytes (all that is left for -1) from the current position.
@@ -141,7 +141,7 @@ class GFile:
         try:
             data = handle.read() if n == -1 else handle.read(n)
         except OSError as e:
-            raise gfile_paths.os_error(e, self._local()) from None
+            raise paths.os_error(e, self._local()) from None
         return self._decode(data)
 
     def readline(self):
@@ -150,7 +150,7 @@ class GFile:
         try:
             return self._decode(handle.readline())
         except OSError as e:
-            raise gfile_paths.os_error(e, self._local()) from None
+            raise paths.os_error(e, self._local()) from None
 
     def readlines(self):
         """Reads all remaining lines into a list."""
@@ -226,7 +226,7 @@ class GFile:
             try:
                 self._writer.flush()
             except OSError as e:
-                raise gfile_paths.os_error(e, self._local()) from None
+                raise paths.os_error(e, self._local()) from None
 
     def close(self):
         """Flushes and closes the file; reading again starts over from the beginning."""
@@ -238,7 +238,7 @@ class GFile:
             try:
                 writer.close()
             except OSError as e:
-                raise gfile_paths.os_error(e, self._local()) from None
+                raise paths.os_error(e, self._local()) from None
 
     def __enter__(self):
         return self

@@ -10,7 +10,8 @@ import os
 import shutil
 import stat as _stat
 
-from trainflow.gfile import paths as gfile_paths
+from trainflow.gfile import paths
+from trainflow.gfile.paths import path_str
 from trainflow.framework import errors
 
 
@@ -44,14 +45,14 @@ def exists(path):
     Raises:
       UnimplementedError: for an unsupported URI scheme.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     return bool(local) and os.access(local, os.F_OK)
 
 
 def isdir(path):
     """True if `path` is a directory; False for anything else, errors included."""
     try:
-        local = gfile_paths.local_path(path)
+        local = paths.local_path(path)
     except errors.OpError:
         return False
     return os.path.isdir(local) if local else False
@@ -65,12 +66,12 @@ def listdir(path):
     """
     if not isdir(path):
         raise errors.NotFoundError(
-            None, None, "Could not find directory %s" % gfile_paths.path_str(path))
-    local = gfile_paths.local_path(path)
+            None, None, "Could not find directory %s" % paths.path_str(path))
+    local = paths.local_path(path)
     try:
         return sorted(os.listdir(local))
     except OSError as e:
-        raise gfile_paths.os_error(e, local) from None
+        raise paths.os_error(e, local) from None
 
 
 def mkdir(path):
@@ -79,7 +80,7 @@ def mkdir(path):
     Raises:
       NotFoundError: if the parent directory does not exist.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     if not local:
         return
     try:
@@ -87,7 +88,7 @@ def mkdir(path):
     except FileExistsError:
         pass
     except OSError as e:
-        raise gfile_paths.os_error(e, local) from None
+        raise paths.os_error(e, local) from None
 
 
 def makedirs(path):
@@ -97,7 +98,7 @@ def makedirs(path):
       FailedPreconditionError: "<p> is not a directory" if `path` or one of its
         parents is an existing non-directory `p`.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     if not local:
         return
     try:
@@ -107,7 +108,7 @@ def makedirs(path):
         raise errors.FailedPreconditionError(
             None, None, "%s is not a directory" % blocker) from None
     except OSError as e:
-        raise gfile_paths.os_error(e, local) from None
+        raise paths.os_error(e, local) from None
 
 
 def _first_non_directory(local):
@@ -127,11 +128,11 @@ def remove(path):
       NotFoundError: if it does not exist.
       FailedPreconditionError: if it is a directory.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     try:
         os.remove(local)
     except OSError as e:
-        raise gfile_paths.os_error(e, local) from None
+        raise paths.os_error(e, local) from None
 
 
 def rmtree(path):
@@ -140,7 +141,7 @@ def rmtree(path):
     Raises:
       NotFoundError: "<path> not found" if `path` does not exist.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     if not local or not os.path.lexists(local):
         raise errors.NotFoundError(None, None, "%s not found" % local)
     try:
@@ -149,7 +150,7 @@ def rmtree(path):
         else:
             os.remove(local)
     except OSError as e:
-        raise gfile_paths.os_error(e, e.filename or local) from None
+        raise paths.os_error(e, e.filename or local) from None
 
 
 def copy(src, dst, overwrite=False):
@@ -166,8 +167,8 @@ def copy(src, dst, overwrite=False):
       InvalidArgumentError: if `src` is a directory.
       FailedPreconditionError: if `dst` is a directory.
     """
-    src_local = gfile_paths.local_path(src)
-    dst_local = gfile_paths.local_path(dst)
+    src_local = paths.local_path(src)
+    dst_local = paths.local_path(dst)
     if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     if os.path.isdir(src_local):
@@ -181,9 +182,9 @@ def copy(src, dst, overwrite=False):
                 with open(dst_local, "wb") as fout:
                     shutil.copyfileobj(fin, fout, 1 << 20)
             except OSError as e:
-                raise gfile_paths.os_error(e, dst_local) from None
+                raise paths.os_error(e, dst_local) from None
     except OSError as e:
-        raise gfile_paths.os_error(e, src_local) from None
+        raise paths.os_error(e, src_local) from None
 
 
 def rename(src, dst, overwrite=False):
@@ -195,14 +196,14 @@ def rename(src, dst, overwrite=False):
       FailedPreconditionError: if the OS refuses, e.g. a file onto a directory
         or a directory onto a non-empty one.
     """
-    src_local = gfile_paths.local_path(src)
-    dst_local = gfile_paths.local_path(dst)
+    src_local = paths.local_path(src)
+    dst_local = paths.local_path(dst)
     if not overwrite and exists(dst):
         raise errors.AlreadyExistsError(None, None, "file already exists")
     try:
         os.rename(src_local, dst_local)
     except OSError as e:
-        raise gfile_paths.os_error(e, src_local) from None
+        raise paths.os_error(e, src_local) from None
 
 
 def stat(path):
@@ -211,11 +212,11 @@ def stat(path):
     Raises:
       NotFoundError: if `path` does not exist.
     """
-    local = gfile_paths.local_path(path)
+    local = paths.local_path(path)
     try:
         st = os.stat(local)
     except OSError as e:
-        raise gfile_paths.os_error(e, local) from None
+        raise paths.os_error(e, local) from None
     return FileStatistics(length=st.st_size, mtime_nsec=int(st.st_mtime) * 1000000000,
                           is_directory=_stat.S_ISDIR(st.st_mode))
 
@@ -223,7 +224,7 @@ def stat(path):
 def join(path, *paths):
     """Joins path components; URIs (`scheme://...`) are joined with "/"."""
     import posixpath
-    text = gfile_paths.path_str(path)
+    text = path_str(path)  # (`paths` is join's argument here)
     if "://" in text[1:]:
         return posixpath.join(text, *paths)
     return os.path.join(text, *paths)
@@ -248,7 +249,7 @@ def walk(top, topdown=True, onerror=None):
       Symbolic links to directories are listed as subdirectories, but a link
       back to a directory already on the current path is not descended into.
     """
-    top = gfile_paths.path_str(top)
+    top = paths.path_str(top)
     return _walk(top, topdown, onerror, ())
 
 
@@ -266,14 +267,14 @@ def _walk(top, topdown, onerror, ancestors):
     if topdown:
         yield here
     try:
-        real = os.path.realpath(gfile_paths.local_path(top))
+        real = os.path.realpath(paths.local_path(top))
     except OSError:
         real = None
     ancestors = ancestors + (real,)
     for name in subdirs:
         child = _child(top, name)
         try:
-            child_real = os.path.realpath(gfile_paths.local_path(child))
+            child_real = os.path.realpath(paths.local_path(child))
         except OSError:
             child_real = None
         if child_real is not None and child_real in ancestors:

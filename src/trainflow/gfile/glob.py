@@ -12,7 +12,7 @@ relative names prefixed with "./", as TensorFlow returns them.
 import os
 import re
 
-from trainflow.gfile import paths as gfile_paths
+from trainflow.gfile import paths
 
 _SPECIAL = frozenset("*?[\\")
 
@@ -152,6 +152,6 @@ def glob(pattern):
         patterns = list(pattern)
     results = []
     for one in patterns:
-        prefix, local = gfile_paths.split_uri(one)
+        prefix, local = paths.split_uri(one)
         results.extend(prefix + path for path in _glob_local(local))
     return results

@@ -130,22 +130,36 @@ class _null:
         return False
 
 
-def _aggregate(grads_for_output, aggregation_method):
-    """Sums the gradients reaching one tensor (add_n; IndexedSlices concat if any is sparse)."""
+def _aggregate(grads_for_output, aggregation_method, op=None):
+    """Sums the gradients reaching one tensor (add_n; IndexedSlices concat if any is sparse).
+
+    As TF: the tree methods add pairwise in `<op>_gradient_sum`; the default adds per
+    device, each AddN colocated with its first term's op, then across devices.
+    """
     grads = [g for g in grads_for_output if g is not None]
     if not grads:
         return None
     if len(grads) == 1:
         return grads[0]
     if all(isinstance(g, Tensor) for g in grads):
-        if aggregation_method == AggregationMethod.EXPERIMENTAL_TREE:
-            total = grads[0]
-            for g in grads[1:]:
-                total = math_ops.add(total, g)
+        graph = grads[0].graph
+        if aggregation_method in (AggregationMethod.EXPERIMENTAL_TREE,
+                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+            scope = graph.name_scope(op.name + "_gradient_sum") if op is not None else _null()
+            with scope:
+                total = grads[0]
+                for g in grads[1:]:
+                    total = math_ops.add_n([total, g])
             return total
-        if aggregation_method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N:
-            return math_ops.accumulate_n(grads)
-        return math_ops.add_n(grads)
+        by_device = collections.defaultdict(list)
+        for g in grads:
+            by_device[g.device or ""].append(g)
+        summands = []
+        for dev in sorted(by_device):
+            terms = by_device[dev]
+            with graph.colocate_with(terms[0].op, ignore_existing=True):
+                summands.append(math_ops.add_n(terms))
+        return math_ops.add_n(summands)
     if any(isinstance(g, Tensor) for g in grads):
         # Dense and sparse terms sum densely, as TF does.
         return math_ops.add_n([convert_to_tensor(g) for g in grads])
@@ -193,13 +207,13 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    _check_aggregation_method(aggregation_method)
     g = _get_graph_from_inputs(list(ys) + list(xs))
     with g.as_default(), g.name_scope(name or "gradients"):
         ys = [convert_to_tensor(y, name="y") if not isinstance(y, Tensor) else y for y in ys]
         xs = [x if isinstance(x, Tensor) else convert_to_tensor(x, name="x", as_ref=True)
               for x in xs]
-        stop_gradients = [convert_to_tensor(s) if not isinstance(s, Tensor) else s
-                          for s in stop_gradients]
+        stop_ops = set(_stop_op(s) for s in stop_gradients)
         grad_ys = _default_grad_ys(ys, grad_ys, colocate_gradients_with_ops)
         to_ops = [y.op for y in ys]
         from_ops = [x.op for x in xs]
@@ -210,7 +224,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             for t in op._inputs:
                 if t._op in between:
                     pending[t._op] += 1
-        stop_ops = set(s.op for s in stop_gradients)
         for op in from_ops:
             if all(pending[t._op] == 0 for t in op._inputs):
                 stop_ops.add(op)
@@ -243,6 +256,28 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         return out
 
 
+_AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+                        AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+
+def _check_aggregation_method(method):
+    if method is not None and method not in _AGGREGATION_METHODS:
+        raise ValueError(f"Invalid `aggregation_method` specified {method}. Accepted values "
+                         f"are {list(_AGGREGATION_METHODS)}.")
+
+
+def _stop_op(s):
+    """The op of one `stop_gradients` entry (a Tensor, Variable or IndexedSlices).
+
+    TF takes `.op` of each entry; a name or a Python value is an error there too.
+    """
+    op = getattr(s, "op", None)
+    if op is None:
+        raise AttributeError(f"stop_gradients entries must be Tensors or Variables (with "
+                             f"an `.op`); got {type(s).__name__} {s!r}")
+    return op
+
+
 def _set_grad(grads, t, grad):
     op_grads = grads.setdefault(t._op, [[] for _ in t._op._outputs])
     op_grads[t._value_index].append(grad)
@@ -265,7 +300,8 @@ def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, col
         if op_grads is None:
             out_grads = [None] * len(op._outputs)
         else:
-            out_grads = [_aggregate(lst, aggregation_method) if isinstance(lst, list) else lst
+            out_grads = [_aggregate(lst, aggregation_method, op) if isinstance(lst, list)
+                         else lst
                          for lst in op_grads]
             grads[op] = out_grads
         has_out_grads = any(x is not None for x in out_grads)
@@ -309,7 +345,7 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     x.shape + x.shape per x. Each x needs a fully defined static shape.
 
     Raises:
-      ValueError: if an x's shape is not fully defined.
+      ValueError: if an x's shape is not fully defined, or ys do not depend on an x.
     """
     xs = _as_list(xs)
     kwargs = dict(colocate_gradients_with_ops=colocate_gradients_with_ops,
@@ -324,8 +360,8 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
                 raise ValueError(f"tf.hessians needs a fully defined shape for {x}, got {shape}")
             n = shape.num_elements()
             if grad is None:
-                out.append(None)
-                continue
+                raise ValueError(f"tf.hessians: {x} is not connected to ys (its gradient is "
+                                 "None), so it has no Hessian")
             flat = array_ops.reshape(grad, [-1])
             rows = []
             for j in range(n):

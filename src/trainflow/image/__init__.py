@@ -21,6 +21,7 @@ from trainflow.ops.image.pixel import (  # noqa: F401
 from trainflow.ops.image.resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear,
     resize_image_with_pad, resize_images, resize_nearest_neighbor)
+from trainflow.ops.image.total_variation import total_variation  # noqa: F401
 
 
 def random_crop(value, size, seed=None, name=None):

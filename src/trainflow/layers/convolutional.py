@@ -81,15 +81,15 @@ class _Conv(Layer):
         self.built = True
 
     def _convolve(self, inputs):
-        from trainflow.ops.nn import conv_composite as nn_conv_composite
-        from trainflow.ops.nn import conv as nn_conv_ops
+        from trainflow.ops.nn import conv_composite
+        from trainflow.ops.nn import conv
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
         if self.rank == 1:
-            return nn_conv_composite.conv1d(inputs, self.kernel, stride=list(self.strides),
+            return conv_composite.conv1d(inputs, self.kernel, stride=list(self.strides),
                                             padding=self.padding.upper(), data_format=fmt,
                                             dilations=list(self.dilation_rate),
                                             name="Conv1D")
-        return nn_conv_ops.conv2d(inputs, self.kernel, strides=list(self.strides),
+        return conv.conv2d(inputs, self.kernel, strides=list(self.strides),
                                   padding=self.padding.upper(), data_format=fmt,
                                   dilations=list(self.dilation_rate), name="Conv2D")
 
@@ -175,7 +175,7 @@ class Conv2DTranspose(Conv2D):
 
     def _convolve(self, inputs):
         from trainflow.ops.array import array_ops
-        from trainflow.ops.nn import conv_composite as nn_conv_composite
+        from trainflow.ops.nn import conv_composite
         h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
         static = inputs.shape.as_list()
         dynamic = array_ops.shape(inputs)
@@ -188,7 +188,7 @@ class Conv2DTranspose(Conv2D):
             output_shape = [batch, self.filters] + sizes
         else:
             output_shape = [batch] + sizes + [self.filters]
-        outputs = nn_conv_composite.conv2d_transpose(
+        outputs = conv_composite.conv2d_transpose(
             inputs, self.kernel, array_ops.stack(output_shape), strides=list(self.strides),
             padding=self.padding.upper(),
             data_format=utils.convert_data_format(self.data_format, 4))

@@ -230,7 +230,7 @@ class BatchNormalization(Layer):
     def _plain_call(self, inputs, training):
         from trainflow.ops.array import array_ops
         from trainflow.ops.math import math_ops
-        from trainflow.ops.nn import norm as nn_norm_ops
+        from trainflow.ops.nn import norm
         from trainflow.ops.nn import nn_ops
         input_dtype = inputs.dtype.base_dtype
         if input_dtype in (dtypes.float16, dtypes.bfloat16):
@@ -245,7 +245,7 @@ class BatchNormalization(Layer):
             mean, variance = self.moving_mean, self.moving_variance
         else:
             keep_dims = len(self.axis) > 1
-            mean, variance = nn_norm_ops.moments(math_ops.cast(inputs, self._param_dtype),
+            mean, variance = norm.moments(math_ops.cast(inputs, self._param_dtype),
                                                  reduction_axes, keep_dims=keep_dims)
             moving_mean, moving_variance = self.moving_mean, self.moving_variance
             mean = utils.smart_cond(training, lambda: mean,
@@ -284,7 +284,7 @@ class BatchNormalization(Layer):
             self.add_update(variance_update)
         mean = math_ops.cast(mean, inputs.dtype.base_dtype)
         variance = math_ops.cast(variance, inputs.dtype.base_dtype)
-        outputs = nn_norm_ops.batch_normalization(inputs, broadcast(mean), broadcast(variance),
+        outputs = norm.batch_normalization(inputs, broadcast(mean), broadcast(variance),
                                                   offset, scale, self.epsilon)
         if input_dtype in (dtypes.float16, dtypes.bfloat16):
             outputs = math_ops.cast(outputs, input_dtype)

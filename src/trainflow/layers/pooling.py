@@ -36,8 +36,8 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=rank + 2)
 
     def _pool(self, inputs, window, strides, data_format):
-        from trainflow.ops.nn import pool as nn_pool_ops
-        fn = nn_pool_ops.max_pool if self.pool_fn == "max" else nn_pool_ops.avg_pool
+        from trainflow.ops.nn import pool
+        fn = pool.max_pool if self.pool_fn == "max" else pool.avg_pool
         return fn(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
                   data_format=data_format)
 

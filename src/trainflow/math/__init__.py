@@ -21,13 +21,17 @@ from trainflow.ops.math.math_ops import (  # noqa: F401
     xdivy, xlog1py, xlogy)
 from trainflow.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 from trainflow.ops.math.math_ops import complex, polygamma  # noqa: F401,A004
+from trainflow.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401
+from trainflow.ops.math.special_gamma import igamma, igammac, zeta  # noqa: F401
+from trainflow.ops.math.sparse_segment import (  # noqa: F401
+    unsorted_segment_mean, unsorted_segment_sqrt_n)
 
 # TensorFlow's other tf.math names, implemented outside the math area.
 _ELSEWHERE = frozenset([
-    "angle", "bincount", "confusion_matrix", "cumulative_logsumexp", "in_top_k",
+    "angle", "bincount", "confusion_matrix", "in_top_k",
     "invert_permutation", "is_non_decreasing", "is_strictly_increasing", "l2_normalize",
     "lbeta", "log_softmax", "polyval", "softmax", "softplus", "softsign", "top_k",
-    "unsorted_segment_mean", "unsorted_segment_sqrt_n", "zero_fraction",
+    "zero_fraction",
 ])
 
 

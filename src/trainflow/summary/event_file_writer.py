@@ -136,6 +136,7 @@ class EventFileWriter:
         self._logdir = str(logdir)
         make_logdir(self._logdir)
         self._max_queue = max(int(max_queue), 1)
+        self._wake_at = max(self._max_queue // 2, 1)
         self._flush_secs = flush_secs
         self._file = _EventFile(self._logdir, filename_suffix)
         self._file.ensure_open()
@@ -149,11 +150,14 @@ class EventFileWriter:
         self._flush_requests = 0
         self._flushes_done = 0
         self._failure = None
+        self._closed = False
+        self._start_thread()
+        _OPEN_WRITERS.add(self)
+
+    def _start_thread(self):
         self._thread = threading.Thread(target=self._run, name="EventFileWriter",
                                         daemon=True)
-        self._closed = False
         self._thread.start()
-        _OPEN_WRITERS.add(self)
 
     def get_logdir(self):
         """Returns the directory events are written to."""
@@ -170,16 +174,21 @@ class EventFileWriter:
         A no-op on a closed writer, as in TF.
 
         Raises:
-          The error the writer thread hit, if writing failed.
+          The error the writer thread hit since the last call, if writing failed;
+          `event` and every event not yet written stay queued for the next try.
         """
         if self._closed:
             return
         with self._cond:
-            while len(self._queue) >= self._max_queue and not self._stop:
+            while len(self._queue) >= self._max_queue and not self._stop \
+                    and self._failure is None:
                 self._cond.wait()
-            self._raise_failure()
             self._queue.append(event)
-            self._cond.notify_all()
+            # Wake the writer thread only once a batch is waiting (or on flush, close
+            # and every flush_secs): a wake-up per event costs the caller GIL hand-offs.
+            if len(self._queue) >= self._wake_at:
+                self._cond.notify_all()
+            self._raise_failure()
 
     def flush(self):
         """Blocks until every queued event is written and flushed to disk."""
@@ -214,8 +223,13 @@ class EventFileWriter:
             self._start()
 
     def _raise_failure(self):
+        """Raises the writer thread's error once (holding the lock); the events it could
+        not write stay queued and a new thread retries them."""
         if self._failure is not None:
-            raise self._failure
+            failure, self._failure = self._failure, None
+            self._flushes_done = self._flush_requests
+            self._start_thread()
+            raise failure
 
     def _run(self):
         last_flush = time.monotonic()
@@ -232,16 +246,20 @@ class EventFileWriter:
                 flush_wanted = self._flush_requests
                 stop = self._stop
                 self._cond.notify_all()   # room in the queue again
+            written = 0
             try:
                 for event in batch:
                     self._file.write(event if isinstance(event, bytes)
                                      else event.SerializeToString())
+                    written += 1
                 if flush_wanted != self._flushes_done or stop or \
                         time.monotonic() - last_flush >= self._flush_secs:
                     self._file.flush()
                     last_flush = time.monotonic()
             except Exception as e:  # noqa: BLE001 - handed to the caller's thread
                 with self._cond:
+                    # Keep what was not written, in order, for the next attempt.
+                    self._queue.extendleft(reversed(batch[written:]))
                     self._failure = e
                     self._cond.notify_all()
                 return

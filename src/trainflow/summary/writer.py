@@ -1,10 +1,12 @@
 """The TF1 `tf.summary.FileWriter`: turns summaries, graphs and run metadata
 into Events and hands them to an EventFileWriter."""
+import itertools
 import logging
+import os
 import time
 import warnings
 
-from trainflow.protos import event_pb2, meta_graph_pb2, summary_pb2
+from trainflow.protos import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 from trainflow.summary.event_file_writer import EventFileWriter
 
 _log = logging.getLogger(__name__)
@@ -29,6 +31,24 @@ def _graph_def_of(graph):
         return graph.as_graph_def()
 
 
+def _meta_graph_def(graph_def, graph=None):
+    """The MetaGraphDef TF writes beside a graph given to the constructor: meta info,
+    stripped op list and (for a Graph) its collections."""
+    from trainflow.framework.meta_graph import create_meta_graph_def
+    from trainflow.ops.state import variable_protos  # noqa: F401 - registers VariableDef I/O
+    own = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
+    return create_meta_graph_def(graph_def=own, graph=graph)
+
+
+_SESSION_WRITERS = itertools.count()
+
+
+def _session_file_suffix(filename_suffix):
+    """The name tail of TF's summary-op file writer: `.<pid>.<n><suffix or .v2>`."""
+    tail = ".v2" if filename_suffix is None else filename_suffix
+    return f".{os.getpid()}.{next(_SESSION_WRITERS)}{tail}"
+
+
 class FileWriter:
     """Writes Summary protos and other events to an event file in `logdir`.
 
@@ -43,13 +63,15 @@ class FileWriter:
       flush_secs: how often, in seconds, pending events are flushed.
       graph_def: deprecated; a GraphDef to write.
       filename_suffix: appended to the event file's name.
-      session: accepted for TF compatibility; events are written by this
-        process's writer thread either way, into the same file format.
+      session: as in TF, the file is then named as TF's in-graph summary writer
+        names it (`.<pid>.<n>` before the suffix, which defaults to `.v2`);
+        events are written by this process's writer thread either way.
     """
 
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
                  filename_suffix=None, session=None):
-        del session  # TF then writes through summary ops; the file is the same.
+        if session is not None:
+            filename_suffix = _session_file_suffix(filename_suffix)
         self.event_writer = EventFileWriter(logdir, max_queue, flush_secs, filename_suffix)
         self._closed = False
         self._seen_summary_tags = set()
@@ -58,9 +80,8 @@ class FileWriter:
             self.add_graph(graph=graph, graph_def=graph_def)
             chosen = graph_def if graph_def is not None else graph
             as_def = _graph_def_of(chosen) if _is_graph(chosen) else chosen
-            meta = meta_graph_pb2.MetaGraphDef()
-            meta.graph_def.ParseFromString(as_def.SerializeToString())
-            self.add_meta_graph(meta)
+            from trainflow.framework.graph import Graph
+            self.add_meta_graph(_meta_graph_def(as_def, chosen if isinstance(chosen, Graph) else None))
 
     def __enter__(self):
         return self

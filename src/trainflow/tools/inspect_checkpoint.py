@@ -1,11 +1,17 @@
 """`trainflow inspect CKPT`: list a checkpoint's tensors (name, dtype, shape) or print values.
 
-CKPT is a V2 prefix, a V1 file (or pattern), or a directory (its latest checkpoint).
-`--tensor NAME` prints one tensor, `--all` every tensor, `--json` machine-readable output
-(floats as JSON numbers with NaN/Infinity tokens, strings as lowercase hex, complex numbers
-as [real, imag] pairs).
+CKPT is a V2 prefix or one of its files (`model.ckpt.index`, `model.ckpt.data-...`,
+`model.ckpt.meta`), a V1 file (or pattern), or a directory (the latest checkpoint its
+`checkpoint` file names, else its newest `*.index`). `--tensor NAME` prints one tensor,
+`--all` every tensor, `--json` strict JSON (RFC 8259).
+
+`trainflow inspect FILE.meta` (or `CKPT --meta`) shows a meta graph instead: ops by type,
+collections and the saver's signature.
 """
+import glob
 import json
+import os
+import re
 import sys
 
 import numpy as np
@@ -17,11 +23,48 @@ from trainflow.train.checkpoint_utils import load_checkpoint
 
 def add_arguments(parser):
     """Declares the subcommand's arguments on `parser` (an argparse parser)."""
-    parser.add_argument("checkpoint", help="checkpoint prefix, V1 file, or directory")
+    parser.add_argument("checkpoint",
+                        help="checkpoint prefix, its .index/.data-*/.meta file, a V1 file, "
+                             "or a directory (its latest checkpoint)")
     parser.add_argument("--tensor", metavar="NAME", action="append",
                         help="print this tensor's value (may be repeated)")
     parser.add_argument("--all", action="store_true", help="print every tensor's value")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("--json", action="store_true",
+                        help="print strict JSON: NaN and infinities as the strings \"NaN\", "
+                             "\"Infinity\", \"-Infinity\"; strings as lowercase hex; complex "
+                             "numbers as [real, imag]")
+    parser.add_argument("--meta", action="store_true",
+                        help="show the meta graph (PREFIX.meta, or the .meta file given): ops "
+                             "by type, collections, saver")
+
+
+
+_V2_FILE = re.compile(r"(.*)\.(index|meta|data-\d{5}-of-\d{5})")
+
+
+def resolve_checkpoint(path):
+    """The checkpoint that `path` names: a V2 prefix for one of its files, a directory's
+    latest checkpoint (its `checkpoint` state file, else its newest `*.index`), else
+    `path` itself."""
+    match = _V2_FILE.fullmatch(path)
+    if match and os.path.exists(match.group(1) + ".index"):
+        return match.group(1)
+    if os.path.isdir(path) and not os.path.exists(os.path.join(path, "checkpoint")):
+        indexes = glob.glob(os.path.join(glob.escape(path), "*.index"))
+        if indexes:
+            return max(indexes, key=os.path.getmtime)[:-len(".index")]
+    return path
+
+
+_SPECIAL_FLOATS = {float("inf"): "Infinity", float("-inf"): "-Infinity"}
+
+
+def _json_float(x):
+    """A float for strict JSON: finite values as numbers, NaN and infinities as strings."""
+    x = float(x)
+    if x != x:
+        return "NaN"
+    return _SPECIAL_FLOATS.get(x, x)
 
 
 def _json_value(arr):
@@ -31,7 +74,7 @@ def _json_value(arr):
             return bytes(x).hex()
     elif np.iscomplexobj(arr):
         def conv(x):
-            return [float(x.real), float(x.imag)]
+            return [_json_float(x.real), _json_float(x.imag)]
     elif arr.dtype.names:  # quantized types are structured NumPy dtypes
         arr = arr[arr.dtype.names[0]]
         conv = int
@@ -40,7 +83,7 @@ def _json_value(arr):
             return x.item()
     else:
         arr = arr.astype(np.float64)
-        conv = float
+        conv = _json_float
 
     def nest(a):
         if a.ndim == 0:
@@ -73,8 +116,21 @@ def _describe(reader):
 
 def run(args):
     """Runs `trainflow inspect`; returns the exit status."""
+    from trainflow.tools import inspect_meta_graph
+    if getattr(args, "meta", False) or inspect_meta_graph.looks_like_meta_graph(args.checkpoint):
+        path = str(args.checkpoint)
+        if not inspect_meta_graph.looks_like_meta_graph(path):
+            from trainflow.train.checkpoint_management import meta_graph_filename
+            from trainflow.train.checkpoint_utils import _checkpoint_filename
+            path = meta_graph_filename(_checkpoint_filename(path) or path)
+        try:
+            inspect_meta_graph.show(path, as_json=args.json)
+        except IOError as e:
+            print(f"trainflow inspect: {e}", file=sys.stderr)
+            return 1
+        return 0
     try:
-        reader = load_checkpoint(args.checkpoint)
+        reader = load_checkpoint(resolve_checkpoint(args.checkpoint))
     except (errors.OpError, ValueError) as e:
         print(f"trainflow inspect: {e}", file=sys.stderr)
         return 1
@@ -117,7 +173,7 @@ def _print_json(reader, path, info, values):
         if graph is not None:
             from google.protobuf import json_format
             doc["object_graph"] = json_format.MessageToDict(graph)
-    print(json.dumps(doc, indent=1))
+    print(json.dumps(doc, indent=1, allow_nan=False))
 
 
 def _print_text(reader, info, values, listing):

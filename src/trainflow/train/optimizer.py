@@ -5,6 +5,8 @@ optionally `_finish`); the base class computes gradients, converts and checks th
 creates slots, sums duplicate sparse indices, names and colocates the update ops
 as TensorFlow does, and increments `global_step` after the update.
 """
+import contextlib
+
 from trainflow.framework import dtypes, graph_walk
 from trainflow.framework.graph import get_default_graph
 from trainflow.framework.graph_keys import GraphKeys
@@ -80,13 +82,20 @@ class Optimizer:
             raise ValueError(
                 "No gradients provided for any variable, check your graph for ops that do not "
                 f"support gradients, between variables {[str(v) for _, v in grads_and_vars]} "
-                f"and loss {loss}." + _why_no_gradients(loss, [v for _, v in grads_and_vars]))
+                f"and loss {loss}." + (_why_no_gradients(loss, [v for _, v in grads_and_vars])
+                                       if isinstance(loss, Tensor) else ""))
         return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
 
     def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None):
         """Gradients of `loss` for the variables in `var_list`.
+
+        `loss` may be a callable returning the loss (TF's eager-style form); with no
+        `var_list` it then differentiates for the trainable variables the loss reads,
+        and the gradients run after the loss (control dependency). `var_list` may hold
+        Tensors as well as Variables: their gradients are returned too (applying one
+        is an error, as in TF).
 
         Returns:
           a list of (gradient or None, variable) pairs.
@@ -97,8 +106,9 @@ class Optimizer:
         from trainflow.gradients.gradients_impl import gradients
         from trainflow.ops.control_flow import control_flow_ops
         from trainflow.ops.state import variables
+        loss_fn = None
         if callable(loss) and not isinstance(loss, Tensor):
-            loss = loss()
+            loss_fn, loss = loss, loss()
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
                              "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s" % gate_gradients)
@@ -108,6 +118,8 @@ class Optimizer:
         if var_list is None:
             var_list = variables.trainable_variables() + get_default_graph().get_collection(
                 GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
+            if loss_fn is not None:
+                var_list = _variables_read_by(loss, var_list)
         else:
             var_list = flatten_plain(var_list)
         var_list = list(var_list) + get_default_graph().get_collection(
@@ -115,13 +127,16 @@ class Optimizer:
         if not var_list:
             raise ValueError("No variables to optimize.")
         for v in var_list:
-            if not isinstance(v, variables.Variable):
+            if not isinstance(v, (variables.Variable, Tensor)):
                 raise TypeError(f"Trying to optimize unsupported type {v}")
-        var_refs = [v._ref() for v in var_list]
-        grads = gradients(loss, var_refs, grad_ys=grad_loss,
-                          gate_gradients=(gate_gradients == Optimizer.GATE_OP),
-                          aggregation_method=aggregation_method,
-                          colocate_gradients_with_ops=colocate_gradients_with_ops)
+        var_refs = [v if isinstance(v, Tensor) else v._ref() for v in var_list]
+        after_loss = (get_default_graph().control_dependencies([loss]) if loss_fn
+                      else contextlib.nullcontext())
+        with after_loss:
+            grads = gradients(loss, var_refs, grad_ys=grad_loss,
+                              gate_gradients=(gate_gradients == Optimizer.GATE_OP),
+                              aggregation_method=aggregation_method,
+                              colocate_gradients_with_ops=colocate_gradients_with_ops)
         if gate_gradients == Optimizer.GATE_GRAPH:
             grads = control_flow_ops.tuple(grads)
         grads_and_vars = list(zip(grads, var_list))
@@ -166,7 +181,9 @@ class Optimizer:
             raise ValueError("No gradients provided for any variable: "
                              f"{[str(v) for _, v in converted]}.")
         graph = get_default_graph()
-        with graph.control_dependencies(None):
+        # Slots are made outside any control dependencies or cond branch (TF's init_scope),
+        # so an apply_gradients inside a cond (loss scaling) still initializes them.
+        with variables.init_scope(graph):
             self._create_slots(var_list)
         update_ops = []
         with graph.name_scope(name or self._name) as scope:
@@ -247,6 +264,45 @@ class Optimizer:
             named[_var_key(var)] = slot_creator.create_zeros_slot(var, op_name)
         return named[_var_key(var)]
 
+    def _constant_slot(self, var, value, slot_name, ones=False):
+        """A slot starting at `value` everywhere, from an initializer (as Adagrad and
+        RMSProp make theirs); a filled tensor when the shape is not fully known."""
+        from trainflow.ops.state import init_ops
+        dtype = var.dtype.base_dtype
+        shape = var.get_shape()
+        if not shape.is_fully_defined():
+            return self._filled_slot(var, value, slot_name)
+        init = init_ops.ones_initializer(dtype=dtype) if ones else \
+            init_ops.constant_initializer(value, dtype=dtype)
+        return self._get_or_make_slot_with_initializer(var, init, shape, dtype, slot_name,
+                                                       self._name)
+
+    def _filled_slot(self, var, value, slot_name):
+        """A slot initialized from a tensor of `value`s shaped like `var`, made next to it."""
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.math import math_ops
+        graph = get_default_graph()
+        dtype = var.dtype.base_dtype
+        with graph.colocate_with(var.op):
+            if var.get_shape().is_fully_defined():
+                from trainflow.framework.constant_op import constant
+                val = constant(value, shape=var.get_shape().as_list(), dtype=dtype)
+            else:
+                val = math_ops.cast(array_ops.fill(array_ops.shape(var.initialized_value()),
+                                                   value), dtype)
+        return self._get_or_make_slot(var, val, slot_name, self._name)
+
+    def _hyper_tensor(self, value, name):
+        """The hyperparameter `value` (a float, Tensor or callable) as a Tensor."""
+        from trainflow.framework.tensor_conversion import convert_to_tensor
+        return convert_to_tensor(self._call_if_callable(value), name=name)
+
+    @staticmethod
+    def _cast_to(value, var):
+        """`value` cast to `var`'s dtype (TF's optimizers cast every hyperparameter)."""
+        from trainflow.ops.math import math_ops
+        return math_ops.cast(value, var.dtype.base_dtype)
+
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         from trainflow.ops.state import variables
         graph = colocate_with.graph
@@ -302,6 +358,24 @@ class Optimizer:
             if dtype not in valid:
                 raise ValueError(f"Invalid type {dtype!r} for {t.name}, expected: "
                                  f"{[v for v in sorted(valid, key=lambda d: d.name)]}.")
+
+
+def _variables_read_by(loss, var_list):
+    """The variables of `var_list` that `loss` depends on (what a tape would watch)."""
+    wanted = {v.op: v for v in var_list}
+    found = set()
+    seen = set()
+    stack = [loss.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        if op in wanted:
+            found.add(op)
+        stack.extend(t._op for t in op._inputs)
+        stack.extend(op._control_inputs)
+    return [v for v in var_list if v.op in found]
 
 
 def _why_no_gradients(loss, var_list):

@@ -13,7 +13,7 @@ def global_step(sess, global_step_tensor):
 
 def get_global_step(graph=None):
     """The global-step variable of `graph` (collection GLOBAL_STEP, else `global_step:0`),
-    or None.
+    or None (also when the collection holds several, which is logged as an error).
 
     Raises:
       TypeError: if it is not an integer scalar.
@@ -28,7 +28,9 @@ def get_global_step(graph=None):
         except (KeyError, ValueError):
             return None
     else:
-        raise TypeError("Multiple tensors in global_step collection.")
+        from trainflow import tf_logging
+        tf_logging.error("Multiple tensors in global_step collection.")
+        return None
     assert_global_step(step)
     return step
 
@@ -73,3 +75,55 @@ def assert_global_step(global_step_tensor):
     shape = global_step_tensor.get_shape()
     if shape.ndims != 0 and shape.is_fully_defined():
         raise TypeError(f"Existing \"global_step\" is not scalar: {shape}")
+
+
+def _get_global_step_read(graph=None):
+    """The cached `global_step + 0` read of the graph, or None."""
+    graph = graph or get_default_graph()
+    reads = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if len(reads) > 1:
+        raise RuntimeError(f"There are multiple items in collection {GLOBAL_STEP_READ_KEY}. "
+                           "There should be only one.")
+    return reads[0] if reads else None
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A read of the global step (`global_step/add`) made once per graph, or None
+    without a global step; it reads the initial value while the step is uninitialized."""
+    from trainflow.ops.control_flow.cond import cond
+    from trainflow.ops.state import state_ops
+    from trainflow.ops.state import variables
+    graph = graph or get_default_graph()
+    read = _get_global_step_read(graph)
+    if read is not None:
+        return read
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default(), graph.name_scope(None), \
+            graph.name_scope(step.op.name + "/"):
+        if isinstance(step, variables.Variable):
+            value = cond(state_ops.is_variable_initialized(step._ref()), step.read_value,
+                         lambda: step.initial_value)
+        else:
+            value = step
+        graph.add_to_collection(GLOBAL_STEP_READ_KEY, value + 0)
+    return _get_global_step_read(graph)
+
+
+def _increment_global_step(increment, graph=None):
+    """assign_add(global_step, increment) after the cached read (used by hooks).
+
+    Raises:
+      ValueError: if the graph has no global step.
+    """
+    from trainflow.ops.state import state_ops
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError("Global step tensor should be created by "
+                         "tf.train.get_or_create_global_step before calling increment.")
+    read = _get_or_create_global_step_read(graph)
+    with graph.as_default(), graph.name_scope(None), \
+            graph.name_scope(step.op.name + "/"), graph.control_dependencies([read]):
+        return state_ops.assign_add(step, increment)

@@ -65,11 +65,8 @@ EXPRESSIONS = [
     "tf.convert_to_tensor([x[0, 0], 1.0])", "tf.reshape(s, [3, 1])",
 ]
 
-# Known differences: TF 2.21's saturate_cast clamps with ClipByValue, which no module
-# registers yet (trainflow builds TF1's Maximum/Minimum).
-_KNOWN = {
-    "tf.saturate_cast(m * 100., tf.uint8)": ("both", "TF 2.21 uses ClipByValue"),
-}
+# Known differences from TF 2.21 (expression -> (which check fails, why)); none today.
+_KNOWN = {}
 
 
 def _params(kind):

@@ -123,3 +123,49 @@ def test_runtime_channel_error():
             with pytest.raises(tf.errors.InvalidArgumentError,
                                match="input must have 3 channels but instead has 4"):
                 sess.run(y, {x: np.zeros((2, 2, 4), np.float32)})
+
+
+# Pixels with every channel ordering, ties, zeros and a negative value: the gradient's
+# piecewise cases and TensorFlow's tie-breaking.
+HSV_GRAD_RGB = np.array([[[0.9, 0.5, 0.2], [0.2, 0.9, 0.5], [0.5, 0.2, 0.9], [0.3, 0.7, 0.1],
+                          [0.1, 0.3, 0.7], [0.7, 0.1, 0.3]],
+                         [[0.4, 0.4, 0.4], [0.6, 0.6, 0.2], [0.0, 0.0, 0.0], [0.0, 0.5, 0.0],
+                          [0.5, 0.2, 0.5], [-0.2, 0.6, 0.3]]])
+HSV_GRAD_W = np.cos(np.arange(36.0)).reshape(2, 6, 3)
+
+
+def _hsv_grad(dtype, rgb):
+    with tf.Graph().as_default():
+        x = tf.constant(rgb, dtype)
+        return _run(tf.gradients(tf.image.rgb_to_hsv(x), x, grad_ys=tf.constant(HSV_GRAD_W,
+                                                                                dtype))[0])
+
+
+def test_rgb_to_hsv_gradient_matches_finite_differences():
+    from op_checks import gradient_error
+    rgb = HSV_GRAD_RGB[0]  # distinct channels: the smooth pieces
+    assert gradient_error(tf.image.rgb_to_hsv, [(6, 3)], [rgb]) < 1e-5
+
+
+_TF_HSV_GRAD = r"""
+import json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+x = tf.constant(np.array(spec["rgb"], np.float32))
+g = tf.gradients(tf.image.rgb_to_hsv(x), x, grad_ys=tf.constant(np.array(spec["w"],
+                                                                         np.float32)))[0]
+with tf.Session() as sess:
+    print(json.dumps(sess.run(g).tolist()))
+"""
+
+
+def test_rgb_to_hsv_gradient_matches_tensorflow():
+    from tf_interop import TF_PYTHON, run_json
+    if not TF_PYTHON:
+        pytest.skip("TRAINFLOW_TF_PYTHON is not set")
+    want = run_json(_TF_HSV_GRAD, spec={"rgb": HSV_GRAD_RGB.tolist(),
+                                        "w": HSV_GRAD_W.tolist()})
+    np.testing.assert_allclose(_hsv_grad(tf.float32, HSV_GRAD_RGB.astype(np.float32)), want,
+                               rtol=1e-5, atol=1e-6)

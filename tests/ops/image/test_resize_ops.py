@@ -189,3 +189,82 @@ def test_gradient_op_types_and_unknown_shape():
     # the sources weights 1.5 and 2.5 per axis (the last pixel absorbs the clamped taps).
     bilinear = np.outer([1.5, 2.5], [1.5, 2.5])
     np.testing.assert_allclose(value[0, :, :, 0], 4.0 + bilinear)
+
+
+CROP_IMAGE = np.sin(np.arange(2 * 5 * 6 * 2, dtype=np.float32) * 0.7).reshape(2, 5, 6, 2)
+# A box inside, one reaching outside the image (extrapolated samples), a flipped one and a
+# one-row crop centre; crops of 3x4.
+CROP_BOXES = np.array([[0.1, 0.15, 0.8, 0.7], [-0.2, 0.3, 0.6, 1.3], [0.9, 0.8, 0.2, 0.1],
+                       [0.33, 0.2, 0.33, 0.9]], np.float32)
+CROP_BOX_IND = np.array([0, 1, 1, 0], np.int32)
+CROP_W = np.cos(np.arange(4 * 3 * 4 * 2, dtype=np.float32)).reshape(4, 3, 4, 2)
+
+
+def _crop_grads(method, image=CROP_IMAGE, boxes=CROP_BOXES):
+    with tf.Graph().as_default():
+        x, b = tf.constant(image), tf.constant(boxes)
+        y = tf.image.crop_and_resize(x, b, CROP_BOX_IND, [3, 4], method=method)
+        grads = tf.gradients(y, [x, b], grad_ys=tf.constant(CROP_W))
+        types = {op.type for op in tf.get_default_graph().get_operations()}
+        assert {"CropAndResizeGradImage", "CropAndResizeGradBoxes"} <= types
+        return _run(grads)
+
+
+def test_crop_and_resize_gradients_match_finite_differences():
+    # Shifted so that no sample lands on a pixel centre (a kink of the interpolation).
+    boxes = CROP_BOXES + np.float32(0.013)
+    got_image, got_boxes = _crop_grads("bilinear", boxes=boxes)
+    with tf.Graph().as_default():
+        image_ph = tf.placeholder(tf.float32, CROP_IMAGE.shape)
+        boxes_ph = tf.placeholder(tf.float32, boxes.shape)
+        loss = tf.reduce_sum(tf.image.crop_and_resize(image_ph, boxes_ph, CROP_BOX_IND, [3, 4])
+                             * CROP_W)
+        with tf.Session() as sess:
+            def f(image, bxs):
+                return float(sess.run(loss, {image_ph: image, boxes_ph: bxs}))
+            # The crops are linear in the image: a difference along any direction is exact.
+            rng = np.random.RandomState(5)
+            for _ in range(3):
+                d = rng.normal(size=CROP_IMAGE.shape).astype(np.float32)
+                np.testing.assert_allclose(np.sum(got_image * d),
+                                           f(CROP_IMAGE + d, boxes) - f(CROP_IMAGE, boxes),
+                                           rtol=1e-4, atol=1e-4)
+            want_boxes = np.zeros(boxes.shape)
+            for i in np.ndindex(boxes.shape):
+                step = np.zeros_like(boxes)
+                step[i] = 1e-3
+                want_boxes[i] = (f(CROP_IMAGE, boxes + step)
+                                 - f(CROP_IMAGE, boxes - step)) / 2e-3
+    np.testing.assert_allclose(got_boxes, want_boxes, rtol=2e-2, atol=2e-2)
+
+
+_TF_CROP_GRADS = r"""
+import json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+spec = json.loads(sys.stdin.read())
+x = tf.constant(np.array(spec["image"], np.float32))
+b = tf.constant(np.array(spec["boxes"], np.float32))
+out = {}
+with tf.Session() as sess:
+    for method in ("bilinear", "nearest"):
+        y = tf.image.crop_and_resize(x, b, spec["box_ind"], [3, 4], method=method)
+        g = tf.gradients(y, [x, b], grad_ys=tf.constant(np.array(spec["w"], np.float32)))
+        out[method] = [v.tolist() for v in sess.run(g)]
+print(json.dumps(out))
+"""
+
+
+def test_crop_and_resize_gradients_match_tensorflow():
+    from tf_interop import TF_PYTHON, run_json
+    if not TF_PYTHON:
+        pytest.skip("TRAINFLOW_TF_PYTHON is not set")
+    want = run_json(_TF_CROP_GRADS, spec={"image": CROP_IMAGE.tolist(),
+                                          "boxes": CROP_BOXES.tolist(),
+                                          "box_ind": CROP_BOX_IND.tolist(),
+                                          "w": CROP_W.tolist()})
+    for method in ("bilinear", "nearest"):
+        got = _crop_grads(method)
+        np.testing.assert_allclose(got[0], want[method][0], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(got[1], want[method][1], rtol=1e-4, atol=1e-4)

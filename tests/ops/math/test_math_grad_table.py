@@ -215,12 +215,15 @@ CASES = [
     case("Tanh_complex", tf.tanh, [0.5 * GEN + 0.3j * UNIT]),
     case("Sum_complex", lambda z: tf.reduce_sum(z, 0), [GEN + 1j * POS]),
     case("MatMul_complex", tf.matmul, [MAT_A + 1j * MAT_A[::-1], MAT_B - 2j * MAT_B]),
+    # Qr: q r and r r^T are free of the decomposition's sign choices.
+    case("Qr", lambda a: tf.concat([tf.matmul(*tf.qr(a)) * tf.sin(a),
+                                    tf.matmul(tf.qr(a)[1], tf.qr(a)[1], transpose_b=True)], 0),
+         [MAT_B.T.copy()]),
 ]
 
 # Op types of the math modules with no gradient here, and why.
 WITHOUT_GRADIENT = {
     "Mod": "TensorFlow registers none", "TruncateMod": "TensorFlow registers none",
-    "Qr": "needs triangular solves (linear algebra area)",
     "All": "bool", "Any": "bool",
     "IsNan": "bool output", "IsInf": "bool output", "IsFinite": "bool output",
     "ListDiff": "integer",

@@ -1,11 +1,11 @@
-"""Special-function kernels (math_special): values, poles, dtypes, both code paths."""
+"""Special-function kernels (ops/math/special): values, poles, dtypes, both code paths."""
 import math
 
 import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.ops.math import special as math_special
+import trainflow.ops.math.special
 
 EULER = 0.5772156649015329
 
@@ -13,8 +13,8 @@ EULER = 0.5772156649015329
 @pytest.fixture(params=["default", "no_scipy"])
 def special(request, monkeypatch):
     if request.param == "no_scipy":
-        monkeypatch.setattr(math_special, "_scipy_special", lambda: None)
-    return math_special
+        monkeypatch.setattr(trainflow.ops.math.special, "_scipy_special", lambda: None)
+    return trainflow.ops.math.special
 
 
 def test_erf_and_erfc(special):

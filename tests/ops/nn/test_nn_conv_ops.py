@@ -515,8 +515,7 @@ def test_graph_def_round_trip_with_tensorflow(tmp_path):
     """A TF-built graph with these ops imports and runs here with TF's numbers, and the
     graph exported from here imports and runs in TF with the same numbers."""
     from trainflow.framework.graph_def import import_graph_def
-    from trainflow.ops.nn import conv as nn_conv_ops  # noqa: F401 - register the op types
-    from trainflow.ops.nn import pool as nn_pool_ops  # noqa: F401 - register the op types
+    from trainflow.ops.nn import conv, pool  # noqa: F401 - register the op types
     from trainflow.protos import graph_pb2
     path = str(tmp_path / "tf_graph.pb")
     expected = _run_tf("build", path)

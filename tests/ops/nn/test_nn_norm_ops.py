@@ -208,3 +208,66 @@ def test_l2_normalize_and_l2_loss():
     with tf.Graph().as_default():
         with pytest.raises(TypeError, match="Value passed to parameter 't' has DataType int32"):
             tf.nn.l2_loss(tf.constant([1, 2]))
+
+
+def _second_derivatives(fused, training, fmt, x_val, w_val, v_val):
+    """d/d(x, scale, w) of sum(v * dL/dx), L = sum(w * batch_norm(x)): through the
+    FusedBatchNormGradV3 op (fused, float32), or through float64 primitive ops as the
+    reference (no stop_gradient in the variance, unlike tf.nn.moments, whose second
+    derivative leaves out the mean's dependence on x, in TensorFlow too)."""
+    dtype = tf.float32 if fused else tf.float64
+    with tf.Graph().as_default():
+        x = tf.constant(x_val, dtype)
+        w = tf.constant(w_val, dtype)
+        scale = tf.constant([1.0, 2.0, 3.0], dtype)
+        offset = tf.constant([0.0, 1.0, 0.0], dtype)
+        mean, variance = [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]
+        axes = [0, 2, 3] if fmt == "NCHW" else [0, 1, 2]
+        if fused:
+            y = tf.nn.fused_batch_norm(x, scale, offset, mean=None if training else mean,
+                                       variance=None if training else variance,
+                                       epsilon=0.01, data_format=fmt,
+                                       is_training=training)[0]
+        else:
+            shape = [1, 3, 1, 1] if fmt == "NCHW" else [3]
+            if training:
+                m = tf.reduce_mean(x, axes, keepdims=True)
+                v = tf.reduce_mean(tf.square(x - m), axes, keepdims=True)
+            else:
+                m = tf.reshape(tf.constant(mean, dtype), shape)
+                v = tf.reshape(tf.constant(variance, dtype), shape)
+            y = tf.nn.batch_normalization(x, m, v, tf.reshape(offset, shape),
+                                          tf.reshape(scale, shape), 0.01)
+        dx = tf.gradients(y, x, grad_ys=w)[0]
+        second = tf.gradients(tf.reduce_sum(dx * tf.constant(v_val, dtype)), [x, scale, w])
+        # In inference dx does not depend on x: None, or zeros through the fused op.
+        second = [tf.zeros_like(t) if g is None else g for g, t in zip(second, [x, scale, w])]
+        with tf.Session() as sess:
+            return sess.run(second)
+
+
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("training", [True, False])
+def test_fused_batch_norm_second_derivatives(training, fmt):
+    rng = np.random.RandomState(3)
+    x_val, w_val, v_val = (rng.normal(size=(2, 3, 2, 2) if fmt == "NCHW" else (2, 2, 2, 3))
+                           .astype(np.float32) for _ in range(3))
+    got = _second_derivatives(True, training, fmt, x_val, w_val, v_val)
+    want = _second_derivatives(False, training, fmt, x_val, w_val, v_val)
+    for g, r in zip(got, want):
+        np.testing.assert_allclose(g, r, rtol=2e-4, atol=2e-5)
+
+
+def test_fused_batch_norm_grad_gradient_matches_finite_differences():
+    rng = np.random.RandomState(4)
+    x_val = rng.normal(size=(2, 2, 2, 3)).astype(np.float32)
+    w_val = rng.normal(size=(2, 2, 2, 3)).astype(np.float32)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2, 2, 3])
+        y = tf.nn.fused_batch_norm(x, [1.0, 2.0, 3.0], [0.0, 1.0, 0.0], epsilon=0.01)[0]
+        dx = tf.gradients(y, x, grad_ys=tf.constant(w_val))[0]
+        assert dx.op.type == "FusedBatchNormGradV3"
+        with tf.Session():
+            err = tf.test.compute_gradient_error(x, [2, 2, 2, 3], dx, [2, 2, 2, 3],
+                                                 x_init_value=x_val, delta=1e-2)
+    assert err < 2e-2

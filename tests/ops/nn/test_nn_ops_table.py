@@ -19,7 +19,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow.framework import registry
 from trainflow.framework.op_builder import apply_op
-from trainflow.ops.nn import activation_kernels as nn_activation
+from trainflow.ops.nn import activation_kernels
 from trainflow.ops.data_flow import partition as partition
 
 Case = collections.namedtuple("Case", "id fn inputs ref dtypes grad out_dtype")
@@ -38,8 +38,8 @@ BN_X = (np.arange(24, dtype=np.float64).reshape(2, 2, 2, 3) ** 1.5) / 10
 COUNTS = np.array([[0.5, 2.0, 4.0], [1.5, 3.0, 0.2]])
 LABELS = np.array([2, 0], np.int32)
 LABELS_3D = np.array([[0, 3, 1], [2, 2, 0]], np.int64)
-SELU_A = nn_activation.SELU_SCALE * nn_activation.SELU_ALPHA
-SELU_S = nn_activation.SELU_SCALE
+SELU_A = activation_kernels.SELU_SCALE * activation_kernels.SELU_ALPHA
+SELU_S = activation_kernels.SELU_SCALE
 
 
 def case(id_, fn, inputs, ref, dtypes=FLOATS, grad=(), out_dtype=None):

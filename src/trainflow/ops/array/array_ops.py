@@ -1,12 +1,12 @@
 """Array ops: the public `tf.*` array functions.
 
 The ops live in modules by concern and are re-exported here:
-array_shape_ops (Shape, Reshape, Squeeze, ExpandDims, broadcasting), array_create_ops
-(Fill, zeros/ones, Range, LinSpace, OneHot), array_diag_ops (Diag, MatrixDiag...),
-array_join_ops (ConcatV2, Pack, Unpack, Split), array_layout_ops (Tile, Pad, Transpose,
-ReverseV2), array_slice_ops (Slice, StridedSlice, `Tensor.__getitem__`), array_gather_ops
-(GatherV2, GatherNd, ScatterNd, Where, Select, Unique), array_cast_ops (Cast,
-StopGradient, IdentityN) and array_sparse_ops (SparseToDense, sparse_placeholder).
+shape (Shape, Reshape, Squeeze, ExpandDims, broadcasting), create
+(Fill, zeros/ones, Range, LinSpace, OneHot), diag (Diag, MatrixDiag...),
+join (ConcatV2, Pack, Unpack, Split), layout (Tile, Pad, Transpose,
+ReverseV2), slicing (Slice, StridedSlice, `Tensor.__getitem__`), gather
+(GatherV2, GatherNd, ScatterNd, Where, Select, Unique), cast (Cast,
+StopGradient, IdentityN) and ops/sparse/sparse_ops (SparseToDense, sparse_placeholder).
 Identity and list autopacking are defined here.
 """
 from trainflow.framework import dtypes as _dtypes
@@ -18,15 +18,12 @@ from trainflow.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import (
     _contains_tensor, register_tensor_conversion_function)
-from trainflow.ops.array import cast as array_cast_ops
-from trainflow.ops.array import create as array_create_ops
-from trainflow.ops.array import diag as array_diag_ops
-from trainflow.ops.array import gather as array_gather_ops
-from trainflow.ops.array import join as array_join_ops
-from trainflow.ops.array import layout as array_layout_ops
-from trainflow.ops.array import shape as array_shape_ops
-from trainflow.ops.array import slicing as array_slice_ops
-from trainflow.ops.sparse import sparse_ops as array_sparse_ops
+# The concern modules under private names: their public functions (shape, gather ...)
+# are star-imported below under the same names.
+from trainflow.ops.array import (
+    cast as _cast, create as _create, diag as _diag, gather as _gather, join as _join,
+    layout as _layout, shape as _shape, slicing as _slicing)
+from trainflow.ops.sparse import sparse_ops as _sparse_ops
 from trainflow.ops.array.cast import *  # noqa: F401,F403
 from trainflow.ops.array.cast import prevent_gradient  # noqa: F401
 from trainflow.ops.array.create import *  # noqa: F401,F403
@@ -42,10 +39,9 @@ from trainflow.ops.sparse.sparse_ops import *  # noqa: F401,F403
 
 __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +
-           array_cast_ops.__all__ + array_create_ops.__all__ + array_diag_ops.__all__ +
-           array_gather_ops.__all__ + array_join_ops.__all__ + array_layout_ops.__all__ +
-           array_shape_ops.__all__ +
-           [n for n in array_slice_ops.__all__ if n != "newaxis"] + array_sparse_ops.__all__)
+           _cast.__all__ + _create.__all__ + _diag.__all__ + _gather.__all__ + _join.__all__ +
+           _layout.__all__ + _shape.__all__ +
+           [n for n in _slicing.__all__ if n != "newaxis"] + _sparse_ops.__all__)
 
 
 def _identity_kernel(x):

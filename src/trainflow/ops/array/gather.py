@@ -1,7 +1,7 @@
 """Indexing by index tensors and masks: GatherV2, Gather, GatherNd, ScatterNd, Where,
 Select, SelectV2, Unique, UniqueWithCounts, InvertPermutation, and gather, gather_nd,
 scatter_nd, where, boolean_mask, unique, invert_permutation. Their gradients are in
-`array_gather_grad`."""
+`gather_grad`."""
 import collections
 
 import numpy as np
@@ -562,4 +562,4 @@ def invert_permutation(x, name=None):
 
 
 # Gradients of the ops above (they call this module's functions).
-from trainflow.ops.array import gather_grad as array_gather_grad  # noqa: E402,F401
+from trainflow.ops.array import gather_grad  # noqa: E402,F401

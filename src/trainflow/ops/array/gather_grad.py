@@ -7,7 +7,7 @@ another axis, or with batch dims, the gathered slices are summed back into place
 with UnsortedSegmentSum. GatherNd and ScatterNd are each other's gradient.
 Where, Unique and UniqueWithCounts have no gradient, as in TensorFlow.
 
-Imported at the end of `array_gather_ops`.
+Imported at the end of `gather`.
 """
 from trainflow.framework import tensor_util
 from trainflow.framework.op_builder import apply_op

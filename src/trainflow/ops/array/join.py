@@ -1,5 +1,5 @@
 """Joining and splitting: ConcatV2 (and Concat), Pack, Unpack, Split, SplitV.
-Their gradients (and the ConcatOffset op) are in `array_join_grad`."""
+Their gradients (and the ConcatOffset op) are in `join_grad`."""
 import numpy as np
 
 from trainflow.framework import dtypes
@@ -182,7 +182,8 @@ def _pack_shape(op):
 
 def _pack_kernel(values, *, axis):
     try:
-        if axis == 0:
+        if axis == 0 and values[0].dtype != object:
+            # np.array would nest 0-d object arrays instead of stacking them.
             out = np.array(values)  # faster than np.stack; checked below
             first = values[0]
             if out.shape[1:] == np.shape(first) and out.dtype == first.dtype:
@@ -425,4 +426,4 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 # Gradients of the ops above (they call this module's functions).
-from trainflow.ops.array import join_grad as array_join_grad  # noqa: E402,F401
+from trainflow.ops.array import join_grad  # noqa: E402,F401

@@ -6,7 +6,7 @@ piece's start and Slice takes it (Split past 16 inputs). An IndexedSlices gradie
 stays sparse: along axis 0 each input keeps the rows that fall in its range, along
 another axis each input keeps every row and its columns of the values.
 
-Imported at the end of `array_join_ops`.
+Imported at the end of `join`.
 """
 import numpy as np
 

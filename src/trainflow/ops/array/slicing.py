@@ -1,5 +1,5 @@
 """Slicing: Slice, StridedSlice (all five masks) and `Tensor.__getitem__`. Their
-gradients (and the StridedSliceGrad op) are in `array_slice_grad`."""
+gradients (and the StridedSliceGrad op) are in `slicing_grad`."""
 import builtins
 import numbers
 
@@ -511,4 +511,4 @@ def _slice_helper(tensor, slice_spec, var=None):
 Tensor._override_operator("__getitem__", _slice_helper)
 
 # Gradients of the ops above, and the StridedSliceGrad op.
-from trainflow.ops.array import slicing_grad as array_slice_grad  # noqa: E402,F401
+from trainflow.ops.array import slicing_grad  # noqa: E402,F401

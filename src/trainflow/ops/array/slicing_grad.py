@@ -5,7 +5,7 @@ StridedSlice's gradient is a StridedSliceGrad op: zeros of the input's shape wit
 the gradient written into the slice's cells (a strided slice never picks a cell
 twice, so writing is enough). The gradient of StridedSliceGrad is the same slice.
 
-Imported at the end of `array_slice_ops`.
+Imported at the end of `slicing`.
 """
 import numpy as np
 

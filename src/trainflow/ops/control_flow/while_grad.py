@@ -32,8 +32,10 @@ outer loop in each outer iteration.
 
 `back_prop=False` puts StopGradient on the loop outputs (ops/control_flow/while_loop.py), so no
 gradient is built. Limits: WhileGrad is a trainflow op (TensorFlow cannot run a
-GraphDef holding one, and one imported from a GraphDef cannot run, as its record
-layout is not serialized); second derivatives through a loop are not supported
+GraphDef holding one). Its record layout is not serialized: `tf.train.import_meta_graph`
+rebuilds it from the imported loop, whose captures became loop values
+(train/meta_graph_io.py), while one imported by a bare `import_graph_def` cannot run;
+second derivatives through a loop are not supported
 (WhileGrad also takes the loop outputs as inputs, so that `tf.gradients` reaches
 it from the loop's inputs and its gradient function raises LookupError, rather
 than silently missing the terms that flow through the recorded values).
@@ -61,7 +63,8 @@ _grad_ids = itertools.count(1)
 
 def _trainable(t):
     base = t.dtype.base_dtype
-    return base.is_floating or base.is_complex
+    # variant: TensorLists (TensorArrays) carry gradients of their elements.
+    return base.is_floating or base.is_complex or base.name == "variant"
 
 
 def _possibly_dead_ops(graph):
@@ -215,8 +218,35 @@ class _BackwardRunner:
                 None, op, f"WhileGrad op {op.name} was not built in this process: the record "
                           "layout of its forward loop is unknown")
         self.spec = spec
+        # An imported WhileGrad runs the gradient graph rebuilt for its imported loop, whose
+        # captures became loop values (train/meta_graph_io.py links them up).
+        graph = spec.graph
         self.plan = ctx.make_callable(graph.outputs,
                                       list(graph.inputs) + [c.inner for c in graph.captures])
+        # The loop values given gradients: where the gradient was built, all of
+        # spec.loop_positions; for an imported loop, those of the original loop.
+        self._given = getattr(op._attrs["grad_body"], "imported_loop_positions", None) or \
+            spec.loop_positions
+
+    def _loop_grads(self, grads):
+        """The incoming gradient of every differentiated loop value: those given, zeros
+        for loop values that were captured tensors where the gradient was built."""
+        spec = self.spec
+        if self._given == spec.loop_positions:
+            return list(grads)
+        given = dict(zip(self._given, grads))
+        out = []
+        for j in spec.loop_positions:
+            g = given.get(j)
+            if g is None:
+                t = spec.forward_op.inputs[j]
+                if not t.shape.is_fully_defined():
+                    raise errors.UnimplementedError(
+                        None, spec.forward_op, f"while_loop gradient of imported loop "
+                        f"{spec.forward_op.name}: loop value {j} has no static shape")
+                g = np.zeros(t.shape.as_list(), dtype=t.dtype.base_dtype.as_numpy_dtype)
+            out.append(g)
+        return out
 
     def _feed(self, grads, values, record):
         feed = list(grads)
@@ -231,7 +261,7 @@ class _BackwardRunner:
         spec = self.spec
         record = while_records.find_record(first_output, spec.forward_op.name)
         n_loop = len(spec.loop_positions)
-        loop_grads = list(grads)
+        loop_grads = self._loop_grads(grads)
         capture_grads = [None] * len(spec.captures)
         state = self.ctx.run_state
         for values in reversed(record.iterations):
@@ -320,7 +350,10 @@ def _while_grad(op, *grads):
         if through is not None and not _is_zero(through):
             # The loop also returns the captured tensor unchanged (an output whose
             # gradient was only filled in with zeros adds nothing).
-            g = math_ops.add(g, _dense(through))
+            if g.dtype.base_dtype.name == "variant":  # TensorList gradients sum by AddN
+                g = math_ops.add_n([g, through])
+            else:
+                g = math_ops.add(g, _dense(through))
         result[j] = g
     return result
 

@@ -274,10 +274,21 @@ class _OuterGraphGuard:
             "outer tensor need the framework to route them to the function graph).")
 
 
+def _is_tensor_array(x):
+    return hasattr(x, "flow") and hasattr(x, "_with_flow")
+
+
+def _repack(loop_vars, flat):
+    """`flat` in the structure of `loop_vars`, TensorArrays rebuilt around their new flow."""
+    templates = nest.flatten(loop_vars)
+    flat = [t._with_flow(v) if _is_tensor_array(t) else v for t, v in zip(templates, flat)]
+    return nest.pack_sequence_as(loop_vars, flat)
+
+
 def _build_cond(fg, cond, loop_vars, counter, max_iter, flat_vars, invariants, has_max):
     with fg.as_default(), _OuterGraphGuard(fg.outer_graph, fg):
         counter_arg, max_arg, var_args = _add_args(fg, counter, max_iter, flat_vars, invariants)
-        packed = nest.pack_sequence_as(loop_vars, var_args)
+        packed = _repack(loop_vars, var_args)
         pred = _to_value(cond(*packed))
         if pred.dtype.base_dtype != dtypes.bool:
             raise TypeError(f"'cond' of while_loop must return a bool tensor, but returned "
@@ -294,7 +305,7 @@ def _build_cond(fg, cond, loop_vars, counter, max_iter, flat_vars, invariants, h
 def _build_body(fg, body, loop_vars, counter, max_iter, flat_vars, invariants):
     with fg.as_default(), _OuterGraphGuard(fg.outer_graph, fg):
         counter_arg, max_arg, var_args = _add_args(fg, counter, max_iter, flat_vars, invariants)
-        packed = nest.pack_sequence_as(loop_vars, var_args)
+        packed = _repack(loop_vars, var_args)
         result = body(*packed)
         if not nest.is_nested(result):
             result = [result]
@@ -303,7 +314,7 @@ def _build_body(fg, body, loop_vars, counter, max_iter, flat_vars, invariants):
         for x in nest.flatten(result):
             if x is None:
                 raise ValueError("None values not supported.")
-            t = _to_value(x)
+            t = _to_value(x.flow if _is_tensor_array(x) else x)
             if t.graph is not fg:
                 t = fg.capture(t)
             flat_out.append(t)
@@ -379,7 +390,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         raise TypeError("'parallel_iterations' must be a positive integer.")
     if not nest.is_nested(loop_vars):
         loop_vars = [loop_vars]
-    flat_in = nest.flatten(loop_vars)
+    # A TensorArray travels through the loop as its flow (TF2's while_v2 does the same).
+    flat_in = [x.flow if _is_tensor_array(x) else x for x in nest.flatten(loop_vars)]
     default = get_default_graph()
     graph = default if default.building_function else _get_graph_from_inputs(flat_in)
     with graph.as_default(), graph.name_scope(name or "while") as scope:
@@ -422,7 +434,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     results = outputs[2:2 + len(flat_vars)]
     if not back_prop and registry.is_registered("StopGradient"):
         results = [apply_op("StopGradient", input=t).outputs[0] for t in results]
-    packed = nest.pack_sequence_as(loop_vars, results)
+    packed = _repack(loop_vars, results)
     if return_same_structure or len(results) != 1:
         return packed
     return results[0]

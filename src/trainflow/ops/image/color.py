@@ -2,7 +2,7 @@
 (registered with their kernels from `color_kernels`) and the tf.image functions
 around them: rgb/hsv/grayscale conversions, adjust_* and random_* colour jitter."""
 from trainflow.framework import dtypes
-from trainflow.framework.registry import NotDifferentiable, register_op
+from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import dimension_value
@@ -40,6 +40,49 @@ register_op("RGBToHSV", inputs=["images: T"], outputs=["output: T"], attrs=[_FLO
 register_op("HSVToRGB", inputs=["images: T"], outputs=["output: T"], attrs=[_FLOAT_TYPES],
             shape_fn=_colorspace_shape, kernel=kernels.hsv_to_rgb)
 NotDifferentiable("HSVToRGB")  # as in TensorFlow
+
+
+@RegisterGradient("RGBToHSV")
+def _rgb_to_hsv_grad(op, grad):
+    """d(h, s, v)/d(r, g, b) of each pixel, piecewise as TensorFlow differentiates it.
+
+    With max channel M (ties to r, then g) and min channel m (ties to b, then g):
+    v = max, so dv = e_M; s = 1 - min/max, so ds = min/max^2 e_M - 1/max e_m (each
+    term kept only where its channel is positive, as TF does); h = (k + N/R) / 6 with
+    R = max - min and N the difference of the other two channels, so
+    dh = (R dN - N dR) / (6 R^2), kept where max > 0; divisions by zero give zero.
+    """
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.math import math_ops
+    x = op.inputs[0]
+    dtype = x.dtype.base_dtype
+    r, g, b = x[..., 0], x[..., 1], x[..., 2]
+
+    def mask(*conds):
+        out = conds[0]
+        for c in conds[1:]:
+            out = math_ops.logical_and(out, c)
+        return math_ops.cast(out, dtype)
+    ge, gt, le, lt = (math_ops.greater_equal, math_ops.greater, math_ops.less_equal,
+                      math_ops.less)
+    big = [mask(ge(r, b), ge(r, g)), mask(gt(g, r), ge(g, b)), mask(gt(b, r), gt(b, g))]
+    small = [mask(lt(r, b), lt(r, g)), mask(le(g, r), lt(g, b)), mask(le(b, r), le(b, g))]
+    v = big[0] * r + big[1] * g + big[2] * b
+    lo = small[0] * r + small[1] * g + small[2] * b
+    spread = v - lo
+    numer = big[0] * (g - b) + big[1] * (b - r) + big[2] * (r - g)
+    d_numer = [big[2] - big[1], big[0] - big[2], big[1] - big[0]]
+    hue_on = math_ops.cast(gt(v, 0), dtype) / 6
+    inv_v = math_ops.div_no_nan(1, v)
+    out = []
+    for c, chan in enumerate((r, g, b)):
+        d_spread = big[c] - small[c]
+        dh = hue_on * math_ops.div_no_nan(d_numer[c] * spread - numer * d_spread,
+                                           math_ops.square(spread))
+        ds = math_ops.cast(gt(chan, 0), dtype) * (big[c] * lo * math_ops.square(inv_v)
+                                                  - small[c] * inv_v)
+        out.append(grad[..., 0] * dh + grad[..., 1] * ds + grad[..., 2] * big[c])
+    return array_ops.stack(out, axis=-1)
 register_op("AdjustContrastv2", inputs=["images: T", "contrast_factor: float"],
             outputs=["output: T"], attrs=["T: {half, float} = DT_FLOAT"],
             shape_fn=_adjust_shape, kernel=kernels.adjust_contrast)

@@ -1,9 +1,9 @@
 """Image resizing: the ResizeBilinear / ResizeNearestNeighbor / ResizeBicubic /
-ResizeArea / CropAndResize ops (with the gradient ops of the first three) and TF1's
+ResizeArea / CropAndResize ops (with the gradient ops of all but ResizeArea) and TF1's
 `tf.image.resize_images`, `resize_bilinear`, ... functions.
 
 Defaults are TF1's: align_corners=False and half_pixel_centers=False (the legacy
-pixel mapping `src = dst * in_size / out_size`). Kernels live in `resize_kernels`.
+pixel mapping `src = dst * in_size / out_size`). Kernels live in `resize_kernels` and `crop_grad_kernels`.
 """
 import numpy as np
 
@@ -13,6 +13,7 @@ from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape, dimension_value
 from trainflow.ops.image import image_util as _ops
+from trainflow.ops.image import crop_grad_kernels
 from trainflow.ops.image import resize_kernels as kernels
 
 __all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_area", "resize_bicubic",
@@ -147,6 +148,48 @@ register_op("CropAndResize",
                    "method: {'bilinear', 'nearest'} = 'bilinear'",
                    "extrapolation_value: float = 0"],
             shape_fn=_crop_and_resize_shape, kernel=kernels.crop_and_resize)
+
+
+def _crop_grad_image_shape(op):
+    _with_rank(op.inputs[0].get_shape(), 4)
+    size = tensor_util.constant_value_as_shape(op.inputs[3])
+    return [size.with_rank(4) if size.ndims is not None else TensorShape([None] * 4)]
+
+
+def _crop_grad_boxes_shape(op):
+    grads = _with_rank(op.inputs[0].get_shape(), 4)
+    _with_rank(op.inputs[1].get_shape(), 4)
+    return [TensorShape([grads[0], 4])]
+
+
+register_op("CropAndResizeGradImage",
+            inputs=["grads: float", "boxes: float", "box_ind: int32", "image_size: int32"],
+            outputs=["output: T"],
+            attrs=["T: {float, half, double}", "method: {'bilinear', 'nearest'} = 'bilinear'"],
+            shape_fn=_crop_grad_image_shape, kernel=crop_grad_kernels.crop_and_resize_grad_image)
+register_op("CropAndResizeGradBoxes",
+            inputs=["grads: float", "image: T", "boxes: float", "box_ind: int32"],
+            outputs=["output: float"],
+            attrs=["T: {uint8, uint16, int8, int16, int32, int64, half, float, double}",
+                   "method: {'bilinear'} = 'bilinear'"],
+            shape_fn=_crop_grad_boxes_shape, kernel=crop_grad_kernels.crop_and_resize_grad_boxes)
+
+
+@RegisterGradient("CropAndResize")
+def _crop_and_resize_grad(op, grad):
+    """Gradients of the image (float types only) and the boxes, as TensorFlow's."""
+    image, boxes, box_ind = op.inputs[:3]
+    shape = image.get_shape()
+    image_size = shape.as_list() if shape.is_fully_defined() else _ops.op("Shape", input=image)
+    grad_image = None
+    if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
+        grad_image = _ops.op("CropAndResizeGradImage", grads=grad, boxes=boxes, box_ind=box_ind,
+                             image_size=image_size, T=image.dtype.base_dtype,
+                             method=op.get_attr("method"))
+    grad_boxes = _ops.op("CropAndResizeGradBoxes", grads=grad, image=image, boxes=boxes,
+                         box_ind=box_ind)
+    return [grad_image, grad_boxes, None, None]
+
 
 
 # -- public functions ----------------------------------------------------------------------

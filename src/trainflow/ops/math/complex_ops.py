@@ -1,7 +1,7 @@
 """Complex numbers: the `Complex` op and `tf.complex`, and the gradients of
 Complex, Real, Imag, Conj and ComplexAbs.
 
-Real, Imag, Conj and ComplexAbs are registered in `math_cwise`; their
+Real, Imag, Conj and ComplexAbs are registered in `cwise`; their
 gradients live here beside `Complex`, which they need (d real(z) / dz feeds
 back complex(grad, 0)). Imported at the end of `math_ops`.
 """

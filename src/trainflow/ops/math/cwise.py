@@ -1,20 +1,20 @@
 """Element-wise math op types: registrations and NumPy kernels.
 
-Unary ops keep their input's shape; binary ops broadcast (`math_shapes`). The
+Unary ops keep their input's shape; binary ops broadcast (`shapes`). The
 common kernels are NumPy ufuncs registered directly, so the executor calls the
 ufunc with no Python in between; ops whose integer or edge-case semantics
 differ from NumPy's (integer division by zero, truncating division, `Round`
 of integers) get small wrappers. Type lists and their order are TensorFlow's,
 so "not in list of allowed values" errors read the same. Integer arithmetic on
 static values is folded at graph construction (`constant_value`), as TF's shape
-inference does. Gradients: `math_unary_grad`, `math_binary_grad`, `math_complex`.
+inference does. Gradients: `unary_grad`, `binary_grad`, `complex_ops`.
 """
 import numpy as np
 
 from trainflow.framework import dtypes, errors, tensor_util
 from trainflow.framework.registry import register_op
 from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.ops.math import special as math_special
+from trainflow.ops.math import special
 from trainflow.ops.math.shapes import broadcast_shape_fn
 
 # TensorFlow's type lists for these ops, in its order.
@@ -85,13 +85,15 @@ def _is_int(x):
     return x.dtype.kind in "iu"
 
 
-def _check_divisor(y):
-    if not np.all(y):
+def _check_divisor(x, y):
+    # An empty result divides nothing (TF checks element by element), e.g. the
+    # (axes + rank) % rank of a scalar's reduction-gradient shape.
+    if np.size(x) and not np.all(y):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
 def _trunc_div_int(x, y):
-    _check_divisor(y)
+    _check_divisor(x, y)
     q = np.floor_divide(x, y)
     # Floor and truncation differ where the signs differ and the division is inexact.
     fix = (np.remainder(x, y) != 0) & ((x < 0) != (y < 0))
@@ -112,7 +114,7 @@ def _real_div(x, y):
 
 def _floor_div(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
         return np.floor_divide(x, y)
     _no_complex(x, "FloorDiv")
     return np.floor(np.true_divide(x, y))
@@ -127,19 +129,19 @@ def _truncate_div(x, y):
 
 def _floor_mod(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
     return np.remainder(x, y)
 
 
 def _trunc_mod(x, y):
     if _is_int(x):
-        _check_divisor(y)
+        _check_divisor(x, y)
     return np.fmod(x, y)
 
 
 def _reciprocal(x):
     if _is_int(x):
-        _check_divisor(x)
+        _check_divisor(x, x)
         return _trunc_div_int(np.ones_like(x), x)
     return np.reciprocal(x)
 
@@ -237,10 +239,10 @@ unary("Asinh", _FLOAT_COMPLEX, np.arcsinh)
 unary("Acosh", _FLOAT_COMPLEX, np.arccosh)
 unary("Atanh", _FLOAT_COMPLEX, np.arctanh)
 unary("Sigmoid", _FLOAT_COMPLEX, _sigmoid)
-unary("Erf", _FLOAT, math_special.erf)
-unary("Erfc", _FLOAT, math_special.erfc)
-unary("Lgamma", _FLOAT, math_special.lgamma)
-unary("Digamma", _FLOAT, math_special.digamma)
+unary("Erf", _FLOAT, special.erf)
+unary("Erfc", _FLOAT, special.erfc)
+unary("Lgamma", _FLOAT, special.lgamma)
+unary("Digamma", _FLOAT, special.digamma)
 unary("Floor", _FLOAT, np.floor)
 unary("Ceil", _FLOAT, np.ceil)
 unary("Rint", _FLOAT, np.rint)
@@ -277,7 +279,7 @@ binary("Maximum", _MIN_MAX, np.maximum)
 binary("Minimum", _MIN_MAX, np.minimum)
 binary("SquaredDifference", _SQUARED_DIFF, _squared_difference)
 binary("Atan2", _FLOAT, np.arctan2, names=("y", "x"))
-binary("Polygamma", "{float32, float64}", math_special.polygamma, names=("a", "x"))
+binary("Polygamma", "{float32, float64}", special.polygamma, names=("a", "x"))
 binary("Xlogy", _X_OPS, _xlogy)
 binary("Xlog1py", _X_OPS, _xlog1py)
 binary("Xdivy", _X_OPS, _xdivy)

@@ -1,12 +1,12 @@
 """Math functions of the TF1 namespace: arithmetic, element-wise functions,
 comparisons, logic, matrix products and sums of tensors.
 
-Each function builds the op types registered in `math_cwise`, `math_matmul`
-and `math_reductions` with TensorFlow's op names, conversions and dtype rules
+Each function builds the op types registered in `cwise`, `matmul`
+and `reductions` with TensorFlow's op names, conversions and dtype rules
 (a Python number takes the other operand's dtype; float32 and float64 never
-mix silently). Reductions, arg-max and scans live in `reduce_api` and are
+mix silently). Reductions (`reductions`), arg-max and scans (`argmax_scan`) are
 re-exported here; importing this module also installs the Tensor operators
-(`math_overloads`).
+(`overloads`).
 """
 import builtins
 import collections
@@ -16,13 +16,14 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import convert_to_tensor
-from trainflow.ops.math import cwise as math_cwise  # noqa: F401 - registrations
-from trainflow.ops.math import matmul as math_matmul  # noqa: F401 - registrations
-from trainflow.ops.math import reductions as math_reductions  # noqa: F401 - registrations
-from trainflow.ops.math.reduce_api import (  # noqa: F401 - re-exported
-    arg_max, arg_min, argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any,
-    reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
-    reduce_std, reduce_sum, reduce_variance, reduced_shape)
+from trainflow.ops.math import cwise  # noqa: F401 - registrations
+from trainflow.ops.math import matmul as _matmul_op  # noqa: F401 - registers MatMul (`matmul` is the function below)
+from trainflow.ops.math.argmax_scan import (  # noqa: F401 - re-exported
+    arg_max, arg_min, argmax, argmin, cumprod, cumsum)
+from trainflow.ops.math.reductions import (  # noqa: F401 - re-exported
+    count_nonzero, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max,
+    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
+    reduced_shape)
 from trainflow.ops.math.segment import (  # noqa: F401 - re-exported
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
@@ -584,7 +585,7 @@ def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's name
 
 
 from trainflow.ops.math.tensordot import tensordot  # noqa: E402
-from trainflow.ops.math import overloads as math_overloads  # noqa: E402,F401 - installs Tensor operators
+from trainflow.ops.math import overloads  # noqa: E402,F401 - installs Tensor operators
 from trainflow.ops.math.complex_ops import complex  # noqa: E402,A001 - registers Complex
 # Gradients of the op types above; they call the functions of this module, so they are
 # registered once it is complete.

@@ -3,7 +3,7 @@ Qr, AddN (registrations and kernels).
 
 Half-precision products are computed in float32 and rounded back (NumPy
 promotes bfloat16 products to float32 otherwise); integer products stay in
-their type. Gradients: `math_matmul_grad`.
+their type. Gradients: `matmul_grad`.
 """
 import ml_dtypes
 import numpy as np

@@ -5,7 +5,7 @@ uses (TF's `setdiff1d`).
 The graphs are TensorFlow's: a reduction to a scalar of a known-rank input is a
 Reshape and a Tile; with fully known shapes the kept-dims shape and the tile
 multiples are computed once per graph and baked in as constants; otherwise
-they are computed at run time (`reduce_api.reduced_shape`). So the
+they are computed at run time (`reductions.reduced_shape`). So the
 gradient nodes of a training graph get TensorFlow's names
 (`gradients/loss_grad/Tile`, `.../Prod`, `.../truediv`).
 
@@ -22,7 +22,7 @@ from trainflow.ops.array import array_ops
 from trainflow.framework import constant_op
 from trainflow.ops.math import math_ops
 from trainflow.ops.math.grad_util import safe_shape_div, shape_tuple
-from trainflow.ops.math.reduce_api import reduced_shape
+from trainflow.ops.math.reductions import reduced_shape
 
 
 # -- ListDiff: the values of x not in y, and their positions ----------------------------------

@@ -3,9 +3,10 @@
 `unsorted_segment_sum(data, ids, n)[i]` sums the rows of `data` whose id is i
 (negative ids are dropped); the sorted `segment_*` forms take increasing ids
 and produce max(id) + 1 segments. Empty segments give the reduction's
-identity for the unsorted forms (0, 1, the type's lowest/highest) and 0 for
-the sorted forms, as in TensorFlow. Gradients: `math_segment_grad`.
+identity for the unsorted forms (0, 1, the type's lowest/highest finite value) and 0 for
+the sorted forms, as in TensorFlow. Gradients: `segment_grad`.
 """
+import ml_dtypes
 import numpy as np
 
 from trainflow.framework import errors
@@ -35,7 +36,9 @@ def _identity(kind, dt):
     if kind == "prod":
         return 1
     if is_float_dtype(dt):
-        return -np.inf if kind == "max" else np.inf
+        # The type's lowest/highest finite value, as TensorFlow fills empty segments.
+        info = ml_dtypes.finfo(dt)
+        return info.min if kind == "max" else info.max
     info = np.iinfo(dt)
     return info.min if kind == "max" else info.max
 

@@ -70,14 +70,14 @@ def _reshape_for_matmul(x, axes, flipped):
         if x.shape.as_list() != new_shape:
             x = _out("Reshape", None, tensor=x, shape=new_shape)
         return x, free_static, free_static
-    from trainflow.ops.math import reduce_api as math_reduce_ops
+    from trainflow.ops.math import reductions
     axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
     free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
     shape = _out("Shape", None, input=x)
     free_dims = _out("GatherV2", None, params=shape, indices=free_t, axis=0)
     axes_dims = _out("GatherV2", None, params=shape, indices=axes_t, axis=0)
-    prod_free = math_reduce_ops.reduce_prod(free_dims)
-    prod_axes = math_reduce_ops.reduce_prod(axes_dims)
+    prod_free = reductions.reduce_prod(free_dims)
+    prod_axes = reductions.reduce_prod(axes_dims)
     order = [axes_t, free_t] if flipped else [free_t, axes_t]
     perm_t = _out("ConcatV2", "concat", values=order, axis=0)
     sizes = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]

@@ -1,5 +1,6 @@
-"""FusedBatchNorm, FusedBatchNormV2/V3 and their Grad ops, their gradients, and
-`tf.nn.fused_batch_norm` (which builds FusedBatchNormV3, as TensorFlow 2.x does).
+"""FusedBatchNorm, FusedBatchNormV2/V3 and their Grad ops, their gradients (and those of
+the Grad ops), and `tf.nn.fused_batch_norm` (which builds FusedBatchNormV3, as TensorFlow
+2.x does).
 """
 __all__ = ["fused_batch_norm"]
 
@@ -125,6 +126,61 @@ def _fused_batch_norm_v2_grad(op, *grads):
 @RegisterGradient("FusedBatchNormV3")
 def _fused_batch_norm_v3_grad(op, *grads):
     return _fused_batch_norm_grad(op, grads[0], "FusedBatchNormGradV3")
+
+
+def _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, epsilon, data_format,
+                         is_training):
+    """The FusedBatchNormGrad outputs (dx, dscale, doffset) as a graph of primitive ops,
+    so that they can be differentiated once more (TensorFlow's second derivative)."""
+    from trainflow.ops.array import array_ops
+    from trainflow.ops.math import math_ops
+    x_dtype = x.dtype.base_dtype
+    if x_dtype in (dtypes.float16, dtypes.bfloat16):  # the arithmetic runs in float32
+        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+    channels_first = data_format in ("NCHW", "NCDHW")
+    rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    axes = [0] + list(range(2, rank)) if channels_first else list(range(rank - 1))
+    if channels_first:  # per-channel vectors broadcast as [1, C, 1, 1(, 1)]
+        bshape = [1, -1] + [1] * (rank - 2)
+        scale = array_ops.reshape(scale, bshape)
+        pop_mean = array_ops.reshape(pop_mean, bshape)
+        pop_var = array_ops.reshape(pop_var, bshape)
+    grad_offset = math_ops.reduce_sum(grad_y, axis=axes)
+    if is_training:
+        mean = math_ops.reduce_mean(x, axes, keepdims=True)
+        centered = x - mean
+        var = math_ops.reduce_mean(
+            math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes, keepdims=True)
+        inv_std = math_ops.rsqrt(var + epsilon)
+        dy_centered = grad_y - math_ops.reduce_mean(grad_y, axes, keepdims=True)
+        proj = math_ops.reduce_mean(grad_y * centered, axes, keepdims=True)
+        grad_x = scale * inv_std * (dy_centered - proj * centered * math_ops.reciprocal(
+            var + epsilon))
+        grad_scale = math_ops.reduce_sum(grad_y * centered * inv_std, axis=axes)
+    else:
+        inv_std = math_ops.rsqrt(pop_var + epsilon)
+        grad_x = grad_y * scale * inv_std
+        grad_scale = math_ops.reduce_sum(grad_y * (x - pop_mean) * inv_std, axis=axes)
+    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+def _fused_batch_norm_grad_grad(op, *grads):
+    """Gradients of a FusedBatchNormGrad op's inputs (y_backprop, x, scale; none for the
+    statistics): differentiates `_batch_norm_backprop` with the incoming gradients."""
+    from trainflow.gradients.gradients_impl import gradients
+    grad_y, x, scale, pop_mean, pop_var = op.inputs[:5]
+    outs = _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, op._attrs["epsilon"],
+                                decoded(op._attrs["data_format"]), op._attrs["is_training"])
+    pairs = [(y, g) for y, g in zip(outs, grads[:3]) if g is not None]
+    if not pairs:
+        return [None] * len(op.inputs)
+    ys, grad_ys = zip(*pairs)
+    dgrad_y, dx, dscale = gradients(list(ys), [grad_y, x, scale], grad_ys=list(grad_ys))
+    return [dgrad_y, dx, dscale] + [None] * (len(op.inputs) - 3)
+
+
+for _op_type in ("FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"):
+    RegisterGradient(_op_type)(_fused_batch_norm_grad_grad)
 
 
 _MIN_EPSILON = 1.001e-5  # TensorFlow raises smaller epsilons to this (a cuDNN limit).

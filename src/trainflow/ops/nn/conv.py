@@ -3,7 +3,7 @@ DepthwiseConv2dNative family, each registered with its shape function, NumPy
 kernel and gradient, plus the TF1 `tf.nn` functions that build them.
 
 The higher-level builders (conv1d, conv2d_transpose, separable/atrous
-convolution, `tf.nn.convolution`) live in `nn_conv_composite`.
+convolution, `tf.nn.convolution`) live in `conv_composite`.
 """
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",

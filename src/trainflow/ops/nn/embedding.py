@@ -11,7 +11,7 @@ from trainflow.framework import dtypes
 from trainflow.framework.scopes import colocate_with, name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import dimension_value
-from trainflow.ops.data_flow import partition as nn_partition_ops
+from trainflow.ops.data_flow import partition
 
 
 def _as_param_list(params):
@@ -128,13 +128,13 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         positions = math_ops.range(array_ops.size(flat_ids))
         shard, local = _partition_assignments(flat_ids, params, partition_strategy)
         shard = math_ops.cast(shard, dtypes.int32)
-        shard_ids = nn_partition_ops.dynamic_partition(local, shard, n)
-        shard_positions = nn_partition_ops.dynamic_partition(positions, shard, n)
+        shard_ids = partition.dynamic_partition(local, shard, n)
+        shard_positions = partition.dynamic_partition(positions, shard, n)
         pieces = []
         for p in range(n):
             with colocate_with(params[p].op):
                 pieces.append(array_ops.gather(params[p], shard_ids[p]))
-        ret = nn_partition_ops.parallel_dynamic_stitch(shard_positions, pieces, name=name)
+        ret = partition.parallel_dynamic_stitch(shard_positions, pieces, name=name)
         element_shape = params[0].shape[1:]
         for p in params[1:]:
             element_shape = element_shape.merge_with(p.shape[1:])

@@ -15,13 +15,10 @@ from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import TensorShape, as_shape
 from trainflow.framework.tensor_util import constant_value
 from trainflow.ops.nn import topk_kernels as K
-from trainflow.ops.nn import activation as nn_activation_ops
-from trainflow.ops.nn import embedding as nn_embedding_ops
-from trainflow.ops.nn import batch_norm as nn_fused_batch_norm_ops
-from trainflow.ops.nn import norm as nn_norm_ops
-from trainflow.ops.nn import sampling as nn_sampling_ops
-from trainflow.ops.nn import softmax as nn_softmax_ops
-from trainflow.ops.nn import xent as nn_xent_ops
+# The concern modules under private names (softmax is also a function star-imported below).
+from trainflow.ops.nn import (
+    activation as _activation, batch_norm as _batch_norm, embedding as _embedding, norm as _norm,
+    sampling as _sampling, softmax as _softmax, xent as _xent)
 from trainflow.ops.nn.activation import *  # noqa: F401,F403
 from trainflow.ops.nn.embedding import *  # noqa: F401,F403
 from trainflow.ops.nn.batch_norm import *  # noqa: F401,F403
@@ -32,9 +29,8 @@ from trainflow.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow.ops.nn.xent import *  # noqa: F401,F403
 
 __all__ = sorted(["dropout", "in_top_k", "top_k", "zero_fraction"] +
-                 nn_activation_ops.__all__ + nn_embedding_ops.__all__ +
-                 nn_fused_batch_norm_ops.__all__ + nn_norm_ops.__all__ +
-                 nn_sampling_ops.__all__ + nn_softmax_ops.__all__ + nn_xent_ops.__all__)
+                 _activation.__all__ + _embedding.__all__ + _batch_norm.__all__ +
+                 _norm.__all__ + _sampling.__all__ + _softmax.__all__ + _xent.__all__)
 
 _TOPK_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64}")

@@ -11,11 +11,11 @@ from trainflow.framework.registry import RegisterGradient, register_op
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.shape_inference import scalar_shapes
 from trainflow.framework.tensor_conversion import convert_to_tensor
-from trainflow.ops.nn import xent_kernels as nn_xent
+from trainflow.ops.nn import xent_kernels
 
 register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
             attrs=["T: {half, bfloat16, float, double}"], shape_fn=scalar_shapes,
-            kernel=nn_xent.l2_loss)
+            kernel=xent_kernels.l2_loss)
 
 
 @RegisterGradient("L2Loss")

@@ -1,7 +1,7 @@
 """Candidate samplers of `tf.nn` (LogUniform, Uniform, LearnedUnigram, FixedUnigram and
 All CandidateSampler ops) and ComputeAccidentalHits, with their graph-building functions;
 the sampled losses built on them (nce_loss, sampled_softmax_loss) are re-exported
-from `nn_sampled_loss_ops`.
+from `sampled_loss`.
 
 The samplers are stateful: each keeps its random stream (seeded by the `seed`/`seed2`
 attrs, see `random_kernels.generator`) and, for the learned unigram sampler, its

@@ -3,7 +3,7 @@ functions word their errors ("Shape must be rank 2 but is rank 1",
 "Dimensions must be equal, but are 3 and 4"). Dims are tuples of ints/None;
 None for a whole shape means unknown rank.
 
-The rank checks and `merge_dim` are the array ops' (`array_shape_util`); `merge_dims`
+The rank checks and `merge_dim` are the array ops' (`ops.array.shape_util`); `merge_dims`
 here merges dim by dim with `merge_dim`'s wording, as the nn shape functions do.
 """
 from trainflow.framework.tensor_shape import TensorShape

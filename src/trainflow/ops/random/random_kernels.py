@@ -13,7 +13,7 @@ these ops are host-only for a compiled backend.
 import numpy as np
 
 from trainflow.framework import errors
-from trainflow.framework.registry import register_op
+from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.framework.tensor_util import constant_value, constant_value_as_shape
 
@@ -212,3 +212,10 @@ register_op("RandomPoissonV2", inputs=["shape: S", "rate: R"], outputs=["output:
                                  "R: {half, float, double, int32, int64} = DT_DOUBLE",
                                  "dtype: {half, float, double, int32, int64} = DT_INT64"],
             shape_fn=_shape_plus_param, kernel=_poisson_kernel, stateful=True, host_only=True)
+
+
+# TensorFlow marks these not differentiable (its random_ops.py); RandomUniformInt and
+# RandomPoissonV2 have no gradient entry in TF at all (integer outputs), nor here.
+for _op_type in ("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomShuffle",
+                 "Multinomial"):
+    NotDifferentiable(_op_type)

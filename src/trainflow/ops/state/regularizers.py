@@ -145,8 +145,8 @@ def l2_regularizer(scale, scope=None):
     Raises:
       ValueError: for an integer or negative scale. A scale of 0 gives a fn returning None.
     """
-    from trainflow.ops.nn import norm as nn_norm_ops
-    return _scaled(scale, "l2_regularizer", nn_norm_ops.l2_loss, scope)
+    from trainflow.ops.nn import norm
+    return _scaled(scale, "l2_regularizer", norm.l2_loss, scope)
 
 
 def sum_regularizer(regularizer_list, scope=None):

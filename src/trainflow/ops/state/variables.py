@@ -574,3 +574,6 @@ from trainflow.ops.state.variable_helpers import *  # noqa: E402,F401,F403
 from trainflow.ops.state.variable_helpers import __all__ as _helpers_all  # noqa: E402
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization"] + _helpers_all
+
+# `var[...]` slices that can be assigned to (StridedSliceAssign).
+from trainflow.ops.state import slice_assign as _slice_assign  # noqa: E402,F401

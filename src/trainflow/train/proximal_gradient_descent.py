@@ -1,0 +1,51 @@
+"""`tf.train.ProximalGradientDescentOptimizer`."""
+from trainflow.train.optimizer import Optimizer
+
+
+class ProximalGradientDescentOptimizer(Optimizer):
+    """Gradient descent followed by the l1/l2 proximal map (FOBOS). No slots.
+
+    The hyperparameters are not cast: as in TF, a float64 variable needs float64
+    hyperparameter tensors (Python floats become float32 and raise TypeError).
+
+    Args:
+      learning_rate: a float or Tensor.
+      l1_regularization_strength, l2_regularization_strength: floats or Tensors.
+      use_locking: lock the variables during updates.
+      name: the optimizer name (default "ProximalGradientDescent").
+    """
+
+    def __init__(self, learning_rate, l1_regularization_strength=0.0,
+                 l2_regularization_strength=0.0, use_locking=False,
+                 name="ProximalGradientDescent"):
+        super().__init__(use_locking, name)
+        self._learning_rate = learning_rate
+        self._l1_regularization_strength = l1_regularization_strength
+        self._l2_regularization_strength = l2_regularization_strength
+        self._learning_rate_tensor = None
+        self._l1_regularization_strength_tensor = None
+        self._l2_regularization_strength_tensor = None
+
+    def _prepare(self):
+        from trainflow.framework.tensor_conversion import convert_to_tensor
+        self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
+                                                       name="learning_rate")
+        self._l1_regularization_strength_tensor = convert_to_tensor(
+            self._l1_regularization_strength, name="l1_regularization_strength")
+        self._l2_regularization_strength_tensor = convert_to_tensor(
+            self._l2_regularization_strength, name="l2_regularization_strength")
+
+    def _hypers(self):
+        return (self._learning_rate_tensor, self._l1_regularization_strength_tensor,
+                self._l2_regularization_strength_tensor)
+
+    def _apply_dense(self, grad, var):
+        from trainflow.ops.state import training_ops
+        return training_ops.apply_proximal_gradient_descent(
+            var._ref(), *self._hypers(), grad, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, var):
+        from trainflow.ops.state import training_ops
+        return training_ops.sparse_apply_proximal_gradient_descent(
+            var._ref(), *self._hypers(), grad.values, grad.indices,
+            use_locking=self._use_locking).op

@@ -1,0 +1,36 @@
+"""`trainflow inspect` on meta graphs: ops by type, collections, the saver's signature."""
+import json
+import os
+
+import pytest
+
+from trainflow import cli
+
+from fixture_paths import FIXTURES
+
+META = os.path.join(FIXTURES, "checkpoints", "d_adam_slots", "model.ckpt.meta")
+needs_fixtures = pytest.mark.skipif(not os.path.exists(META), reason="fixtures not available")
+
+
+@needs_fixtures
+def test_text_listing_of_a_meta_file(capsys):
+    assert cli.main(["inspect", META]) == 0
+    out = capsys.readouterr().out
+    assert "105 nodes" in out and "ApplyAdam" in out
+    assert "train_op                     node_list x1" in out
+    assert "restore op:      save/restore_all" in out
+
+
+@needs_fixtures
+def test_json_from_checkpoint_prefix_with_meta_flag(capsys):
+    assert cli.main(["inspect", META[:-len(".meta")], "--meta", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ops_by_type"]["ApplyAdam"] == 2 and doc["nodes"] == 105
+    assert doc["collections"]["variables"] == {"kind": "bytes_list", "size": 9}
+    assert doc["saver"]["filename_tensor_name"] == "save/Const:0"
+    assert doc["saver"]["version"] == "V2"
+
+
+def test_missing_meta_file_fails(tmp_path, capsys):
+    assert cli.main(["inspect", str(tmp_path / "x.meta")]) == 1
+    assert "File does not exist" in capsys.readouterr().err

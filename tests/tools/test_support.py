@@ -1,0 +1,64 @@
+"""`trainflow ops`: the TF 1.15 symbol and op-type support matrix, and docs/support.md."""
+import json
+import os
+import subprocess
+import sys
+
+import trainflow
+from trainflow.tools import support
+
+SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
+DOC = os.path.join(SRC, "..", "docs", "support.md")
+
+
+def _ops(*argv):
+    proc = subprocess.run([sys.executable, "-m", "trainflow", "ops", *argv],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=SRC))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    return proc.stdout
+
+
+def test_the_symbol_list_is_tf1s_api():
+    names = support.tf1_symbols()
+    assert len(names) > 2000 and names == sorted(set(names))
+    for name in ("tf.placeholder", "tf.train.AdamOptimizer", "tf.nn.conv2d", "tf.layers.dense",
+                 "tf.app.flags.DEFINE_integer", "tf.compat.as_bytes", "tf.data.Dataset"):
+        assert name in names
+    assert not any(n.startswith(("tf.raw_ops.", "tf.keras.", "tf.compat.v1.")) for n in names)
+
+
+def test_symbol_support():
+    symbols = support.symbol_support()
+    assert symbols["tf.train.AdamOptimizer"] and symbols["tf.disable_v2_behavior"]
+    assert symbols["tf.nn.sparse_softmax_cross_entropy_with_logits"]
+    assert not symbols["tf.data.Dataset"] and not symbols["tf.GradientTape"]
+
+
+def test_op_type_support():
+    ops = support.op_type_support()
+    assert ops["MatMul"] == {"numpy": True, "gradient": "yes", "xla": False}
+    assert ops["RandomUniform"]["gradient"] == "not differentiable"
+    assert ops["All"]["gradient"] == "none in TF"
+    assert ops["Qr"]["gradient"] == "yes"
+    assert ops["RandomGamma"]["gradient"] == "missing"
+
+
+def test_summary_and_lists_from_the_command():
+    out = _ops()
+    assert out.startswith("TF 1.15 API symbols: ") and "\nop types: " in out
+    missing = _ops("--missing").splitlines()
+    assert "tf.data.Dataset" in missing and "tf.train.AdamOptimizer" not in missing
+    symbols = dict(line.split("  ") for line in _ops("--symbols").splitlines())
+    assert symbols["tf.train.AdamOptimizer"] == "yes" and symbols["tf.data.Dataset"] == "no"
+    assert sorted(n for n, v in symbols.items() if v == "no") == sorted(missing)
+
+
+def test_json_and_the_committed_docs_are_current():
+    doc = json.loads(_ops("--json"))
+    assert doc["op_types"]["Conv2D"]["gradient"] == "yes"
+    assert doc["symbols"]["tf.Session"] is True
+    with open(DOC, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == _ops("--markdown"), (
+        "docs/support.md is out of date: run `trainflow ops --markdown > docs/support.md`")
