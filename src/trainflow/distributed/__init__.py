@@ -4,6 +4,7 @@ Importing this package registers the `grpc://` session target with the runtime;
 grpcio itself is imported only when a server or a remote session is created.
 """
 from trainflow.runtime import targets as _targets
+from trainflow.distributed import send_recv as _send_recv  # noqa: F401  (_Send/_Recv ops)
 
 
 def _remote_session(target, graph, config):
