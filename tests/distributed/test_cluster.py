@@ -238,3 +238,27 @@ def test_silent_task_times_out_instead_of_hanging():
             worker.stop(0)
     finally:
         silent.close()
+
+
+def test_queue_on_the_ps_is_shared_by_workers():
+    with local_cluster(ps=1, workers=2) as (cluster, servers):
+        def graph():
+            g = tf.Graph()
+            with g.as_default():
+                with tf.device("/job:ps/task:0"):
+                    q = tf.FIFOQueue(10, tf.float32, shapes=[[]], shared_name="shared_q",
+                                     name="q")
+                enq = q.enqueue(tf.constant(7.0))
+                deq = q.dequeue()
+                size = q.size()
+            return g, enq, deq, size
+        g0, enq, _, _ = graph()
+        g1, _, deq, size = graph()
+        with tf.Session(servers["worker"][0].target, graph=g0, config=CONFIG) as s0, \
+                tf.Session(servers["worker"][1].target, graph=g1, config=CONFIG) as s1:
+            s0.run(enq)
+            s0.run(enq)
+            assert s1.run(size) == 2
+            assert s1.run(deq) == 7.0
+            assert s1.run(size) == 1
+        assert servers["ps"][0].resources.resources()

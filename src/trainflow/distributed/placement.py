@@ -91,6 +91,8 @@ class Placer:
                 except (KeyError, ValueError):
                     continue
         for t in op._inputs:
-            if t._dtype._is_ref_dtype:
+            # Ref and resource inputs (variables, queues, accumulators) pin the consumer to
+            # the task that holds the state, as TensorFlow's placer does.
+            if t._dtype._is_ref_dtype or t._dtype.base_dtype.name == "resource":
                 return t._op
         return None
