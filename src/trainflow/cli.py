@@ -14,6 +14,7 @@ _COMMANDS = {
     "inspect": ("trainflow.tools.inspect_checkpoint", "list or print the tensors of a checkpoint"),
     "events": ("trainflow.tools.events", "list, export, extract or plot what event files hold"),
     "ops": ("trainflow.tools.support", "what is supported: TF 1.15 symbols and op types"),
+    "cluster": ("trainflow.tools.cluster", "run a command as every task of a localhost cluster"),
 }
 
 

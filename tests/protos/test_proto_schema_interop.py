@@ -42,6 +42,8 @@ TF_MODULES = {
     "example": "tensorflow.core.example.example_pb2",
     "checkpoint_state": "tensorflow.python.training.checkpoint_state_pb2",
     # TF moved these three under xla/tsl; summary.proto holds HistogramProto for us.
+    "device_attributes": "tensorflow.core.framework.device_attributes_pb2",
+    "named_tensor": "tensorflow.core.protobuf.named_tensor_pb2",
     "error_codes": "tensorflow.compiler.xla.tsl.protobuf.error_codes_pb2",
     "rpc_options": "tensorflow.compiler.xla.tsl.protobuf.rpc_options_pb2",
     "histogram": "tensorflow.compiler.xla.tsl.protobuf.histogram_pb2",

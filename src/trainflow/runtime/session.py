@@ -94,7 +94,10 @@ class BaseSession:
         self._graph = graph
         self._target = target.decode() if isinstance(target, bytes) else (target or "")
         self._config = config
-        self._resources = self._make_resources(self._target)
+        # A "grpc://" target runs every step on a master (runtime/targets.py hook).
+        from trainflow.runtime import targets
+        self._remote = targets.remote_session(self._target, graph, config)
+        self._resources = None if self._remote else self._make_resources(self._target)
         self._bound_kernels = {}
         self._plans = {}
         self._lock = threading.Lock()
@@ -129,6 +132,9 @@ class BaseSession:
 
     def list_devices(self):
         """The devices this session can place ops on."""
+        if self._remote is not None:
+            return [_DeviceAttributes(d.name, d.device_type, d.memory_limit, d.incarnation)
+                    for d in self._remote.list_devices()]
         return [_DeviceAttributes(_LOCAL_DEVICE, "CPU", 268435456, 1)]
 
     def as_default(self):
@@ -155,6 +161,8 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._remote is not None:
+            return self._run_remote(fetches, feed_dict, options, run_metadata)
         if type(fetches) is Tensor and fetches._op._graph is self._graph:
             structure = None
             elements = (fetches,)
@@ -165,6 +173,13 @@ class BaseSession:
         values = self._run_elements(elements, feed_tensors, feed_values, options, run_metadata)
         if structure is None:
             return values[0]
+        return structure.build(values)
+
+    def _run_remote(self, fetches, feed_dict, options, run_metadata):
+        structure = FetchStructure(self._graph, fetches)
+        feed_tensors, feed_values = self._process_feeds(feed_dict)
+        values = self._remote.run(tuple(structure.elements), feed_tensors, feed_values,
+                                  options, run_metadata)
         return structure.build(values)
 
     def _run_elements(self, elements, feed_tensors, feed_values, options, run_metadata,
@@ -369,6 +384,8 @@ class BaseSession:
           fn(*feed_values[, options=..., run_metadata=...]) -> fetched values. Calling
           it after `close()` raises CancelledError.
         """
+        if self._remote is not None:
+            return self._remote_callable(fetches, feed_list, accept_options)
         structure = FetchStructure(self._graph, fetches)
         elements = tuple(structure.elements)
         graph = self._graph
@@ -400,6 +417,17 @@ class BaseSession:
                 return _run(args, None, None)
         return _callable
 
+    def _remote_callable(self, fetches, feed_list, accept_options):
+        feeds = list(feed_list or [])
+
+        def _callable(*args, options=None, run_metadata=None):
+            if len(args) != len(feeds):
+                raise TypeError(f"Expected {len(feeds)} feed values, got {len(args)}")
+            return self.run(fetches, dict(zip(feeds, args)), options, run_metadata)
+        if accept_options:
+            return _callable
+        return lambda *args: _callable(*args)
+
     def partial_run_setup(self, fetches, feeds=None):
         """Declares the fetches and feeds of a sequence of `partial_run` calls.
 
@@ -411,6 +439,9 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._remote is not None:
+            raise errors.UnimplementedError(None, None, "Partial runs on a grpc:// target are "
+                                                        "not supported by trainflow yet")
         return partial_run.setup(self, fetches, feeds)
 
     def partial_run(self, handle, fetches, feed_dict=None):
@@ -437,7 +468,9 @@ class BaseSession:
             active = list(self._active)
         for state in active:
             state.cancel("Session has been closed.")
-        if not self._target:
+        if self._remote is not None:
+            self._remote.close()
+        elif not self._target:
             self._resources.clear()
         self._plans.clear()
 

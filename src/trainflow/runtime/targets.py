@@ -38,4 +38,33 @@ def reset(target, containers=None):
     apart here)."""
     if not target:
         return
+    entry = _protocol(target)
+    if entry is not None:
+        entry[1](target, containers)
+        return
     resources_for(target).clear()
+
+
+# -- remote targets ----------------------------------------------------------------------
+# A package above the runtime (distributed/) registers how to open a session on a target
+# that starts with a protocol prefix such as "grpc://", without the runtime importing it.
+_protocols = {}
+
+
+def register_protocol(prefix, session_factory, reset_fn):
+    """Sessions on targets starting with `prefix` delegate to
+    `session_factory(target, graph, config)`; `reset_fn(target, containers)` resets."""
+    _protocols[prefix] = (session_factory, reset_fn)
+
+
+def _protocol(target):
+    for prefix, entry in _protocols.items():
+        if target.startswith(prefix):
+            return entry
+    return None
+
+
+def remote_session(target, graph, config):
+    """The remote session object for `target`, or None for an in-process target."""
+    entry = _protocol(target) if target else None
+    return entry[0](target, graph, config) if entry is not None else None

@@ -94,3 +94,5 @@ from trainflow.train.supervisor import Supervisor  # noqa: E402,F401
 # --- distributed: cluster description and device placement (issue 17) ---
 from trainflow.train.cluster_spec import ClusterSpec  # noqa: E402,F401
 from trainflow.train.device_setter import replica_device_setter  # noqa: E402,F401
+# --- distributed: server (issue 17) ---
+from trainflow.distributed.server_lib import Server  # noqa: E402,F401

@@ -1,0 +1,171 @@
+"""TensorFlow's gRPC services as method tables, tensors on the wire, and the mapping
+between gRPC status codes and `tf.errors` (TensorFlow uses the same numbers).
+
+TensorFlow's C++ servers register their methods under `/tensorflow.MasterService/...`
+and `/tensorflow.WorkerService/...` (not under the `tensorflow.grpc` package of the
+service .proto files), so those are the paths used here.
+"""
+import numpy as np
+
+from trainflow.framework import dtypes, errors
+from trainflow.formats import tensor_proto as _tensor_proto
+from trainflow.protos import master_pb2 as m
+from trainflow.protos import tensor_pb2, tensor_shape_pb2
+from trainflow.protos import worker_pb2 as w
+
+MASTER_SERVICE = "tensorflow.MasterService"
+WORKER_SERVICE = "tensorflow.WorkerService"
+
+# method name -> (request class, response class)
+MASTER_METHODS = {
+    "CreateSession": (m.CreateSessionRequest, m.CreateSessionResponse),
+    "ExtendSession": (m.ExtendSessionRequest, m.ExtendSessionResponse),
+    "PartialRunSetup": (m.PartialRunSetupRequest, m.PartialRunSetupResponse),
+    "RunStep": (m.RunStepRequest, m.RunStepResponse),
+    "CloseSession": (m.CloseSessionRequest, m.CloseSessionResponse),
+    "ListDevices": (m.ListDevicesRequest, m.ListDevicesResponse),
+    "Reset": (m.ResetRequest, m.ResetResponse),
+    "MakeCallable": (m.MakeCallableRequest, m.MakeCallableResponse),
+    "RunCallable": (m.RunCallableRequest, m.RunCallableResponse),
+    "ReleaseCallable": (m.ReleaseCallableRequest, m.ReleaseCallableResponse),
+}
+
+WORKER_METHODS = {
+    "GetStatus": (w.GetStatusRequest, w.GetStatusResponse),
+    "CreateWorkerSession": (w.CreateWorkerSessionRequest, w.CreateWorkerSessionResponse),
+    "DeleteWorkerSession": (w.DeleteWorkerSessionRequest, w.DeleteWorkerSessionResponse),
+    "RegisterGraph": (w.RegisterGraphRequest, w.RegisterGraphResponse),
+    "DeregisterGraph": (w.DeregisterGraphRequest, w.DeregisterGraphResponse),
+    "RunGraph": (w.RunGraphRequest, w.RunGraphResponse),
+    "CleanupGraph": (w.CleanupGraphRequest, w.CleanupGraphResponse),
+    "CleanupAll": (w.CleanupAllRequest, w.CleanupAllResponse),
+    "RecvTensor": (w.RecvTensorRequest, w.RecvTensorResponse),
+    "MarkRecvFinished": (w.MarkRecvFinishedRequest, w.MarkRecvFinishedResponse),
+}
+
+# gRPC lets a message be at most 4 MiB by default; tensors are bigger.
+CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1),
+                   ("grpc.max_receive_message_length", -1)]
+
+
+def method_path(service, method):
+    """The full gRPC method name, e.g. /tensorflow.MasterService/RunStep."""
+    return f"/{service}/{method}"
+
+
+def generic_handler(service, methods, impl):
+    """A grpc generic handler serving `methods` of `service` by `impl.<Method>`
+    (request, context) -> response."""
+    import grpc
+
+    handlers = {}
+    for name, (req, resp) in methods.items():
+        fn = getattr(impl, name, None)
+        if fn is None:
+            continue
+        handlers[name] = grpc.unary_unary_rpc_method_handler(
+            _guarded(fn), request_deserializer=req.FromString,
+            response_serializer=resp.SerializeToString)
+    return grpc.method_handlers_generic_handler(service, handlers)
+
+
+def _guarded(fn):
+    """Maps a tf.errors exception raised by a service method to its gRPC status."""
+    import grpc
+
+    def call(request, context):
+        try:
+            return fn(request, context)
+        except errors.OpError as e:
+            context.abort(_grpc_code(e.error_code), e.message)
+        except (ValueError, TypeError, KeyError) as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{type(e).__name__}: {e}")
+    return call
+
+
+def _grpc_code(code):
+    import grpc
+    for sc in grpc.StatusCode:
+        if sc.value[0] == code:
+            return sc
+    return grpc.StatusCode.UNKNOWN
+
+
+class Stub:
+    """Calls one service at one address: `stub.call("RunStep", request, timeout)`."""
+
+    def __init__(self, channel, service, methods):
+        self._calls = {}
+        for name, (req, resp) in methods.items():
+            self._calls[name] = channel.unary_unary(
+                method_path(service, name), request_serializer=req.SerializeToString,
+                response_deserializer=resp.FromString)
+
+    def call(self, method, request, timeout=None, what=""):
+        """The response of `method`.
+
+        Raises:
+          OpError: the tf.errors class of the gRPC status (UnavailableError when the
+            peer is gone, DeadlineExceededError past `timeout` seconds).
+        """
+        import grpc
+        try:
+            return self._calls[method](request, timeout=timeout)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, what or method) from None
+
+
+def error_from_rpc(e, what):
+    """The tf.errors exception for a failed gRPC call `e`."""
+    code = e.code() if callable(getattr(e, "code", None)) else None
+    num = code.value[0] if code is not None else errors.UNKNOWN
+    if num == errors.OK:
+        num = errors.UNKNOWN
+    details = e.details() if callable(getattr(e, "details", None)) else str(e)
+    cls = errors.exception_type_from_error_code(num)
+    if num in (errors.UNAVAILABLE, errors.DEADLINE_EXCEEDED) and what:
+        details = f"{details} (in {what})"
+    return cls(None, None, details or f"{what} failed")
+
+
+def open_channel(address):
+    """An insecure gRPC channel to "host:port" (TF's protocol has no authentication)."""
+    import grpc
+    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+# -- tensors ---------------------------------------------------------------------------
+def to_tensor_proto(value, proto=None):
+    """`value` (an ndarray or NumPy scalar) as a TensorProto; numbers travel as raw
+    `tensor_content` bytes, strings as `string_val`."""
+    arr = np.asarray(value)
+    if proto is None:
+        proto = tensor_pb2.TensorProto()
+    if arr.dtype.kind in "OSU":
+        proto.CopyFrom(_tensor_proto.make_tensor_proto(arr))
+        return proto
+    dt = dtypes.as_dtype(arr.dtype)
+    proto.dtype = dt.as_datatype_enum
+    shape = proto.tensor_shape
+    for d in arr.shape:
+        shape.dim.add(size=d)
+    if arr.size:
+        proto.tensor_content = np.ascontiguousarray(arr).tobytes()
+    return proto
+
+
+_DT_STRING = 7
+
+
+def from_tensor_proto(proto):
+    """The ndarray a TensorProto holds (a writable array the caller owns)."""
+    if proto.tensor_content and proto.dtype != _DT_STRING:
+        dt = dtypes.as_dtype(proto.dtype)
+        dims = [d.size for d in proto.tensor_shape.dim]
+        return np.frombuffer(proto.tensor_content, dtype=dt.as_numpy_dtype).reshape(dims).copy()
+    return np.array(_tensor_proto.make_ndarray(proto))
+
+
+def shape_proto(dims):
+    return tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in dims])

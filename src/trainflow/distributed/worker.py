@@ -1,0 +1,179 @@
+"""The worker half of a task: TensorFlow's WorkerService. It holds the partitions the
+masters registered, runs one per RunGraph with the step's `_Send`/`_Recv` tensors
+going through this task's rendezvous table (RecvTensor serves them to other tasks),
+and keeps the task's resources (variables, queues) for every session."""
+import itertools
+import threading
+import time
+
+from trainflow.framework import errors
+from trainflow.framework.graph import Graph
+from trainflow.framework import graph_def as graph_def_lib
+from trainflow.protos import config_pb2, device_attributes_pb2, worker_pb2
+from trainflow.runtime.session import BaseSession
+from trainflow.distributed import placement, rendezvous, wire
+from trainflow.distributed import send_recv  # noqa: F401  (registers _Send/_Recv)
+
+_DEFAULT_RECV_TIMEOUT_S = 3600.0
+
+
+class _Partition:
+    """One registered graph: its Graph and the session that runs it on this task."""
+
+    def __init__(self, graph_def, resources_target):
+        self.graph = Graph()
+        with self.graph.as_default():
+            graph_def_lib.import_graph_def(graph_def, name="")
+        self.ops = list(self.graph.get_operations())
+        self.session = BaseSession(resources_target, graph=self.graph)
+        self.lock = threading.Lock()
+
+
+class WorkerService:
+    """Serves WorkerService for one task.
+
+    Args:
+      task: this task's name (/job:worker/replica:0/task:0).
+      resources_target: the in-process target of the task's resource manager.
+      peer_address: fn(task name) -> "host:port" of another task.
+      incarnation: this task's incarnation (changes every start).
+    """
+
+    def __init__(self, task, resources_target, peer_address, incarnation):
+        self.task = task
+        self.device = placement.cpu_device(task)
+        self.incarnation = incarnation
+        self._resources_target = resources_target
+        self._peer_address = peer_address
+        self._graphs = {}
+        self._handles = itertools.count(1)
+        self._lock = threading.Lock()
+        self.rendezvous = rendezvous.RendezvousTable()
+        self._channels = {}
+
+    # -- service methods ---------------------------------------------------------------
+    def GetStatus(self, request, context):  # noqa: N802 - gRPC method names
+        return worker_pb2.GetStatusResponse(device_attributes=[self.device_attributes()])
+
+    def device_attributes(self):
+        return device_attributes_pb2.DeviceAttributes(
+            name=self.device, device_type="CPU", memory_limit=268435456,
+            incarnation=self.incarnation)
+
+    def CreateWorkerSession(self, request, context):  # noqa: N802
+        return worker_pb2.CreateWorkerSessionResponse()
+
+    def DeleteWorkerSession(self, request, context):  # noqa: N802
+        with self._lock:
+            for h in [h for h, (s, _) in self._graphs.items() if s == request.session_handle]:
+                self._graphs.pop(h)
+        return worker_pb2.DeleteWorkerSessionResponse()
+
+    def RegisterGraph(self, request, context):  # noqa: N802
+        for node in request.graph_def.node:
+            if node.op == "_Send":
+                inc = node.attr["send_device_incarnation"].i & 0xFFFFFFFFFFFFFFFF
+                if inc != self.incarnation:
+                    raise errors.AbortedError(
+                        None, None, f"Task {self.task} restarted: the graph was built for "
+                        f"incarnation {inc:016x}, this is {self.incarnation:016x}")
+        part = _Partition(request.graph_def, self._resources_target)
+        handle = f"{self.task}/graph_{next(self._handles)}"
+        with self._lock:
+            self._graphs[handle] = (request.session_handle, part)
+        return worker_pb2.RegisterGraphResponse(graph_handle=handle)
+
+    def DeregisterGraph(self, request, context):  # noqa: N802
+        with self._lock:
+            self._graphs.pop(request.graph_handle, None)
+        return worker_pb2.DeregisterGraphResponse()
+
+    def RunGraph(self, request, context):  # noqa: N802
+        with self._lock:
+            entry = self._graphs.get(request.graph_handle)
+        if entry is None:
+            raise errors.AbortedError(None, None, f"Graph handle is not found: "
+                                                  f"{request.graph_handle}. Possibly, this "
+                                                  "worker just restarted.")
+        part = entry[1]
+        deadline = _deadline(context)
+        rv = self.rendezvous.find_or_create(request.step_id)
+        for named in request.send:
+            rv.send(named.name, wire.from_tensor_proto(named.tensor))
+        step = rendezvous.StepContext(
+            request.step_id, rv, (self.device,),
+            lambda key: self._remote_recv(request.step_id, key, deadline), deadline)
+        options = None
+        remaining = context.time_remaining() if context is not None else None
+        if remaining is not None and remaining < _DEFAULT_RECV_TIMEOUT_S:
+            # Blocking ops (queues) give up when the master stops waiting for this step.
+            options = config_pb2.RunOptions(timeout_in_ms=max(1, int(remaining * 1000)))
+        prev = rendezvous.set_current(step)
+        try:
+            part.session.run(part.ops, options=options)
+        except errors.OpError as e:
+            self.rendezvous.cleanup(request.step_id, e)
+            raise
+        finally:
+            rendezvous.set_current(prev)
+        resp = worker_pb2.RunGraphResponse()
+        for key in request.recv_key:
+            value, _ = rv.recv(key, deadline)
+            wire.to_tensor_proto(value, resp.recv.add(name=key).tensor)
+        return resp
+
+    def CleanupGraph(self, request, context):  # noqa: N802
+        self.rendezvous.cleanup(request.step_id)
+        return worker_pb2.CleanupGraphResponse()
+
+    def CleanupAll(self, request, context):  # noqa: N802
+        from trainflow.runtime import targets
+        targets.reset(self._resources_target, list(request.container) or None)
+        return worker_pb2.CleanupAllResponse()
+
+    def RecvTensor(self, request, context):  # noqa: N802
+        rv = self.rendezvous.find_or_create(request.step_id)
+        value, is_dead = rv.recv(request.rendezvous_key, _deadline(context))
+        resp = worker_pb2.RecvTensorResponse(is_dead=is_dead,
+                                             send_start_micros=time.time_ns() // 1000)
+        if not is_dead:
+            wire.to_tensor_proto(value, resp.tensor)
+        return resp
+
+    def MarkRecvFinished(self, request, context):  # noqa: N802
+        return worker_pb2.MarkRecvFinishedResponse()
+
+    # -- helpers -----------------------------------------------------------------------
+    def _remote_recv(self, step_id, key, deadline):
+        src_device = rendezvous.parse_key(key)[0]
+        src_task = src_device.rsplit("/device:", 1)[0]
+        stub = self._stub(src_task)
+        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+        resp = stub.call("RecvTensor", worker_pb2.RecvTensorRequest(
+            step_id=step_id, rendezvous_key=key), timeout, what=f"RecvTensor from {src_task}")
+        if resp.is_dead:
+            return None, True
+        return wire.from_tensor_proto(resp.tensor), False
+
+    def _stub(self, task):
+        with self._lock:
+            stub = self._channels.get(task)
+            if stub is None:
+                channel = wire.open_channel(self._peer_address(task))
+                stub = self._channels[task] = wire.Stub(channel, wire.WORKER_SERVICE,
+                                                        wire.WORKER_METHODS)
+            return stub
+
+    def close(self):
+        self.rendezvous.abort_all(errors.CancelledError(None, None, "Server stopped"))
+        with self._lock:
+            self._graphs.clear()
+            self._channels.clear()
+
+
+def _deadline(context):
+    """The monotonic deadline of the RPC being served (a long default when none)."""
+    remaining = context.time_remaining() if context is not None else None
+    if remaining is None or remaining > _DEFAULT_RECV_TIMEOUT_S:
+        remaining = _DEFAULT_RECV_TIMEOUT_S
+    return time.monotonic() + remaining
