@@ -28,7 +28,7 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.apply_gradient_descent(
-            var._ref(), self._lr_for(var), grad, use_locking=self._use_locking).op
+            var._ref(), self._lr_for(var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         from trainflow.framework.indexed_slices import IndexedSlices

@@ -207,6 +207,11 @@ class Optimizer:
             return apply_updates
 
     def _update_op(self, grad, var):
+        update = self._update(grad, var)
+        # Ref Apply ops give their ref tensor, resource ones an Operation.
+        return update.op if isinstance(update, Tensor) else update
+
+    def _update(self, grad, var):
         if isinstance(grad, Tensor):
             update = self._apply_dense(grad, var)
             if getattr(var, "constraint", None) is not None:
@@ -310,7 +315,9 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.colocate_with(colocate_with.op):
-                v = variables.Variable(initial_value, name=name, trainable=False)
+                v = variables.Variable(
+                    initial_value, name=name, trainable=False,
+                    use_resource=getattr(colocate_with, "_is_resource_variable", False))
             self._non_slot_dict[key] = v
         return v
 
