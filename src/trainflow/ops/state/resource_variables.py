@@ -183,6 +183,10 @@ class ResourceVariable(Variable):
             value = self._read_variable_op()
         return array_ops.identity(value)
 
+    def _as_graph_element(self):
+        """What fetching the variable runs: its `Read/ReadVariableOp`."""
+        return self._snapshot
+
     def eval(self, session=None):
         """The variable's current value in `session` (default: the default session)."""
         return self._snapshot.eval(session=session)
