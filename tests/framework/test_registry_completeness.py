@@ -39,6 +39,7 @@ NO_GRADIENT_IN_TF = {
     "NoOp": "no outputs",
     "Placeholder": "no inputs",
     "VariableV2": "no inputs",
+    "VarHandleOp": "no inputs (gradients stop at the handle)",
     "CountUpTo": "integer output of a state update",
     "ScatterUpdate": "state update",
     "ScatterMax": "state update",

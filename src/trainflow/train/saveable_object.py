@@ -86,14 +86,12 @@ class ReferenceVariableSaveable(SaveableObject):
 
 
 class ResourceVariableSaveable(SaveableObject):
-    """A resource variable (or one slice of one) as a SaveableObject: saved from a read,
-    restored by an AssignVariableOp, under the same keys as a ref variable."""
+    """A resource variable (or one slice of one) as a SaveableObject, under the same keys
+    as a ref variable: saved from its `Read/ReadVariableOp` snapshot, restored through an
+    Identity into an AssignVariableOp (TF's graph-mode form)."""
 
     def __init__(self, var, slice_spec, name):
-        def read():
-            from trainflow.ops.array import array_ops
-            return array_ops.identity(var.read_value())
-        spec = SaveSpec(read, slice_spec, name, dtype=var.dtype, device=var.device)
+        spec = SaveSpec(var._snapshot, slice_spec, name, dtype=var.dtype, device=var.device)
         super().__init__(var, [spec], name)
 
     def restore(self, restored_tensors, restored_shapes):
@@ -102,6 +100,7 @@ class ResourceVariableSaveable(SaveableObject):
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
+        restored = array_ops.identity(restored)
         self.op.shape.assert_is_compatible_with(restored.shape)
         return resource_variable_ops.assign_variable_op(self.op.handle, restored)
 

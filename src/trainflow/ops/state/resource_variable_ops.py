@@ -289,7 +289,12 @@ def var_is_initialized_op(resource, name=None):
 
 
 def variable_shape(input, out_type=dtypes.int32, name=None):  # noqa: A002 - TF's name
-    """A `VariableShape`: the shape of the variable behind `input`."""
+    """The shape of the variable behind `input`: a constant when its VarHandleOp's shape
+    is fully defined (as TF does), else a `VariableShape` op."""
+    src = input.op
+    if src.type == "VarHandleOp" and src._attrs["shape"].is_fully_defined():
+        from trainflow.framework.constant_op import constant
+        return constant(src._attrs["shape"].as_list(), dtype=out_type, name=name or "Const")
     return apply_op("VariableShape", input=input, out_type=out_type, name=name).outputs[0]
 
 

@@ -124,7 +124,7 @@ class ResourceVariable(Variable):
                 self._dtype = self._initial_value.dtype.base_dtype
                 self._variable = rv_ops.var_handle_op(self._dtype, self._shape,
                                                       shared_name=handle_name, name=scope,
-                                                      allowed_devices=[])
+                                                      debug_name=scope, allowed_devices=[])
             if validate_shape and not self._initial_value.get_shape().is_fully_defined():
                 raise ValueError(f"initial_value must have a shape specified: "
                                  f"{self._initial_value}")
