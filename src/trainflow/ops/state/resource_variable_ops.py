@@ -225,11 +225,8 @@ for _op_type, _combine, _types in _SCATTERS:
                 shape_fn=lambda op: [], kernel=_scatter_kernel(_combine), stateful=True)
 del _op_type, _ufunc, _combine, _types
 
-# TF registers no gradient for these (nothing flows into their missing outputs); marked
-# here as the Apply ops are, so tf.gradients gives None across them.
-for _op_type in ("AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-                 "ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"):
-    NotDifferentiable(_op_type)
+# TF registers no gradient for the assignments and scatters (they have no outputs), nor
+# for VarHandleOp (gradients stop at the handle); none here either.
 
 
 # -- gradients -----------------------------------------------------------------------------
