@@ -224,3 +224,37 @@ def test_switches_and_defaults():
             tf.disable_v2_behavior()  # switches resource variables off, as TF's does
         assert not tf.resource_variables_enabled()
         assert type(tf.get_variable("u", [])) is tf.Variable
+
+
+def test_partitioned_resource_variables_checkpoint_into_ref_partitions(tmp_path):
+    prefix = str(tmp_path / "parts")
+    values = np.arange(8, dtype=np.float32).reshape(4, 2)
+    with tf.Graph().as_default():
+        p = tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2),
+                            use_resource=True)
+        assert all(isinstance(part, rv.ResourceVariable) for part in p)
+        fill = [part.assign(values[2 * i:2 * i + 2]) for i, part in enumerate(p)]
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(fill)
+            saver.save(sess, prefix)
+    with tf.Graph().as_default():
+        p = tf.get_variable("p", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, prefix)
+            np.testing.assert_array_equal(sess.run(p.as_tensor()), values)
+
+
+def test_moving_average_of_a_resource_variable():
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=[1.0, 2.0], use_resource=True)
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        update = ema.apply([v])
+        avg = ema.average(v)
+        assert isinstance(avg, rv.ResourceVariable) and avg.op.name == "v/ExponentialMovingAverage"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(v.assign([3.0, 4.0]))
+            sess.run(update)
+            np.testing.assert_allclose(sess.run(avg), [2.0, 3.0])

@@ -106,12 +106,12 @@ class VariableStore:
                     return self._get_partitioned_variable(
                         name, shape, dtype, initializer, regularizer, reuse, trainable,
                         collections, caching_device, partitioner, validate_shape,
-                        constraint, synchronization, aggregation)
+                        constraint, synchronization, aggregation, use_resource=use_resource)
             if reuse is True and partitioner is None and name in self._partitioned_vars:
                 return self._get_partitioned_variable(
                     name, shape, dtype, initializer, regularizer, reuse, trainable,
                     collections, caching_device, None, validate_shape, constraint,
-                    synchronization, aggregation)
+                    synchronization, aggregation, use_resource=use_resource)
             if f"{name}/part_0" in self._vars:
                 raise ValueError("No partitioner was provided, but a partitioned version of "
                                  f"the variable was found: {name}/part_0. Perhaps a variable "
@@ -139,7 +139,7 @@ class VariableStore:
     def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                                   trainable, collections, caching_device, partitioner,
                                   validate_shape, constraint, synchronization, aggregation,
-                             use_resource=None):
+                                  use_resource=None):
         initializing_from_value = isinstance(initializer, Tensor)
         if name in self._vars:
             raise ValueError("A partitioner was provided, but an unpartitioned version of the "
@@ -183,7 +183,7 @@ class VariableStore:
                 var = self._get_single_variable(
                     part_name, init_shape, dtype, init, regularizer, info, reuse, trainable,
                     collections, caching_device, validate_shape, constraint, synchronization,
-                    aggregation)
+                    aggregation, use_resource=use_resource)
             var._set_save_slice_info(
                 variables.Variable.SaveSliceInfo(name, full_shape, offset, part_shape))
             parts.append(var)
