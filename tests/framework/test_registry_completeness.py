@@ -46,6 +46,7 @@ NO_GRADIENT_IN_TF = {
     "ResourceScatterAdd": "no outputs",
     "ResourceScatterSub": "no outputs",
     "ResourceScatterUpdate": "no outputs",
+    "ResourceCountUpTo": "integer output of a state update",
     "CountUpTo": "integer output of a state update",
     "ScatterUpdate": "state update",
     "ScatterMax": "state update",

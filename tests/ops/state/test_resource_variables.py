@@ -258,3 +258,15 @@ def test_moving_average_of_a_resource_variable():
             sess.run(v.assign([3.0, 4.0]))
             sess.run(update)
             np.testing.assert_allclose(sess.run(avg), [2.0, 3.0])
+
+
+def test_count_up_to_on_a_resource_variable():
+    with tf.Graph().as_default():
+        v = tf.Variable(0, use_resource=True, name="counter")
+        count = tf.count_up_to(v, 2)
+        assert count.op.type == "ResourceCountUpTo"
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert [sess.run(count), sess.run(v.count_up_to(2))] == [0, 1]
+            with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 2"):
+                sess.run(count)

@@ -225,8 +225,30 @@ for _op_type, _combine, _types in _SCATTERS:
                 shape_fn=lambda op: [], kernel=_scatter_kernel(_combine), stateful=True)
 del _op_type, _ufunc, _combine, _types
 
+def _count_up_to_kernel(resource, *, limit, ctx):
+    slot = slot_of(resource)
+    with slot.lock:
+        buf = buffer_of(resource, ctx)
+        before = buf.copy()
+        if before >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        buf += 1
+    return before
+
+
+def _count_up_to_shape(op):
+    dims = _handle_shape(op)._dims
+    if dims is not None and len(dims) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {len(dims)}")
+    return [TensorShape([])]
+
+
+register_op("ResourceCountUpTo", inputs=["resource: resource"], outputs=["output: T"],
+            attrs=["limit: int", "T: {int32, int64}"], shape_fn=_count_up_to_shape,
+            kernel=_count_up_to_kernel, stateful=True)
+
 # TF registers no gradient for the assignments and scatters (they have no outputs), nor
-# for VarHandleOp (gradients stop at the handle); none here either.
+# for VarHandleOp (gradients stop at the handle) or ResourceCountUpTo; none here either.
 
 
 # -- gradients -----------------------------------------------------------------------------
@@ -318,3 +340,11 @@ def resource_scatter_update(resource, indices, updates, name=None):
     """A `ResourceScatterUpdate` (returns the Operation)."""
     return apply_op("ResourceScatterUpdate", resource=resource, indices=indices,
                     updates=updates, name=name)
+
+
+def resource_count_up_to(resource, limit, T, name=None):  # noqa: N803 - TF's attr name
+    """A `ResourceCountUpTo`: the value before incrementing the scalar int variable.
+
+    Raises OutOfRangeError at run time once the value has reached `limit`."""
+    return apply_op("ResourceCountUpTo", resource=resource, limit=limit,
+                    T=dtypes.as_dtype(T), name=name).outputs[0]

@@ -256,8 +256,8 @@ class ResourceVariable(Variable):
         return self._scatter_op(op_type, sparse_delta.indices, sparse_delta.values, name)
 
     def count_up_to(self, limit):
-        raise TypeError("count_up_to is defined for reference variables only "
-                        "(TF builds it with tf.Variable(use_resource=False))")
+        """A ResourceCountUpTo op on this (scalar integer) variable."""
+        return rv_ops.resource_count_up_to(self._variable, limit=limit, T=self._dtype)
 
     # -- serialization ------------------------------------------------------------------------
     def to_proto(self, export_scope=None):

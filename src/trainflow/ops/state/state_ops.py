@@ -416,6 +416,10 @@ def count_up_to(ref, limit, name=None):
     Raises:
       OutOfRangeError (at run time): "Reached limit of N" once the value is `limit`.
     """
+    if getattr(ref, "_is_resource_variable", False):
+        from trainflow.ops.state import resource_variable_ops
+        return resource_variable_ops.resource_count_up_to(ref.handle, limit, ref.dtype,
+                                                          name=name)
     return apply_op("CountUpTo", ref=ref, limit=limit, name=name).outputs[0]
 
 
