@@ -30,6 +30,7 @@ with graph.as_default():
     init = tf.global_variables_initializer()
     saver = tf.train.Saver()
 out["nodes"] = [[op.name, op.type] for op in graph.get_operations()]
+out["graph_def"] = graph.as_graph_def().SerializeToString().hex()
 out["handle_attrs"] = {op.name: op.node_def.SerializeToString().hex()
                        for op in graph.get_operations() if op.type == "VarHandleOp"}
 with tf.Session(graph=graph) as sess:
@@ -85,3 +86,16 @@ def test_same_graph_numbers_and_checkpoints_as_tensorflow(tmp_path):
     back = _ours(str(tmp_path / "c"), restore_from=str(tmp_path / "b_mine"))
     for tf_value, restored in zip(theirs["values"], back["restored"]):
         np.testing.assert_array_equal(tf_value, restored)
+
+    # We run TF's GraphDef (its resource ops, attrs and _class colocations) to TF's numbers.
+    gd = tf.GraphDef.FromString(bytes.fromhex(theirs["graph_def"]))
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            sess.run("init")
+            for train in ("Adam", "Mom", "Sgd", "Adam"):
+                sess.run(train)
+            got = sess.run(["w/Read/ReadVariableOp:0", "emb/Read/ReadVariableOp:0",
+                            "b/Read/ReadVariableOp:0"])
+    for tf_value, mine in zip(theirs["values"], got):
+        np.testing.assert_allclose(mine, tf_value, rtol=2e-6, atol=1e-7)
