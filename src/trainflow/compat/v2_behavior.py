@@ -9,9 +9,13 @@ own class for "eager execution cannot be enabled now").
 import threading as _threading
 
 from trainflow.framework.tensor import Tensor as _Tensor
+from trainflow.ops.state.resource_variables import (disable_resource_variables,
+                                                    enable_resource_variables,
+                                                    resource_variables_enabled)
 
 __all__ = ["disable_v2_behavior", "enable_v2_behavior", "disable_eager_execution",
-           "enable_eager_execution", "executing_eagerly",
+           "enable_eager_execution", "executing_eagerly", "enable_resource_variables",
+           "disable_resource_variables", "resource_variables_enabled",
            "executing_eagerly_outside_functions", "disable_tensor_equality",
            "enable_tensor_equality", "disable_control_flow_v2", "enable_control_flow_v2",
            "control_flow_v2_enabled", "disable_v2_tensorshape", "enable_v2_tensorshape"]
@@ -29,8 +33,9 @@ _Tensor._USE_EQUALITY = False
 
 def disable_v2_behavior():
     """Switches off TF 2.x behavior: graph mode, tensors compared by identity, TF1
-    control flow. trainflow always behaves so; the call is kept for migrated programs."""
+    control flow, reference variables by default (as TF's own switch does)."""
     disable_eager_execution()
+    disable_resource_variables()
     disable_tensor_equality()
     disable_control_flow_v2()
     disable_v2_tensorshape()

@@ -38,11 +38,11 @@ class AdadeltaOptimizer(Optimizer):
         return training_ops.apply_adadelta(
             var._ref(), self.get_slot(var, "accum")._ref(),
             self.get_slot(var, "accum_update")._ref(), *self._hypers(var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.sparse_apply_adadelta(
             var._ref(), self.get_slot(var, "accum")._ref(),
             self.get_slot(var, "accum_update")._ref(), *self._hypers(var), grad.values,
-            grad.indices, use_locking=self._use_locking).op
+            grad.indices, use_locking=self._use_locking)

@@ -36,11 +36,11 @@ class AdagradOptimizer(Optimizer):
         return training_ops.apply_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.sparse_apply_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)

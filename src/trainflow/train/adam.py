@@ -56,7 +56,7 @@ class AdamOptimizer(Optimizer):
         b1p, b2p, lr, b1, b2, eps = self._casts(var)
         return training_ops.apply_adam(
             var._ref(), self.get_slot(var, "m")._ref(), self.get_slot(var, "v")._ref(),
-            b1p, b2p, lr, b1, b2, eps, grad, use_locking=self._use_locking).op
+            b1p, b2p, lr, b1, b2, eps, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.control_flow import control_flow_ops

@@ -102,11 +102,11 @@ class FtrlOptimizer(Optimizer):
         fn = training_ops.apply_ftrl if self._l2_shrinkage_regularization_strength <= 0.0 \
             else training_ops.apply_ftrl_v2
         return fn(*self._slots_of(var), grad, *self._hypers(var),
-                  use_locking=self._use_locking).op
+                  use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         fn = training_ops.sparse_apply_ftrl if self._l2_shrinkage_regularization_strength <= 0.0 \
             else training_ops.sparse_apply_ftrl_v2
         return fn(*self._slots_of(var), grad.values, grad.indices, *self._hypers(var),
-                  use_locking=self._use_locking).op
+                  use_locking=self._use_locking)

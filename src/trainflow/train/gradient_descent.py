@@ -28,9 +28,13 @@ class GradientDescentOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.apply_gradient_descent(
-            var._ref(), self._lr_for(var), grad, use_locking=self._use_locking).op
+            var._ref(), self._lr_for(var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         from trainflow.framework.indexed_slices import IndexedSlices
+        if getattr(var, "_is_resource_variable", False):
+            from trainflow.ops.state import resource_variable_ops
+            return resource_variable_ops.resource_scatter_add(
+                var.handle, grad.indices, -grad.values * self._lr_for(var))
         delta = IndexedSlices(grad.values * self._lr_for(var), grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)

@@ -35,7 +35,7 @@ class MomentumOptimizer(Optimizer):
             var._ref(), self.get_slot(var, "momentum")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad,
             self._cast_to(self._momentum_tensor, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
@@ -43,4 +43,4 @@ class MomentumOptimizer(Optimizer):
             var._ref(), self.get_slot(var, "momentum")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad.values, grad.indices,
             self._cast_to(self._momentum_tensor, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov)

@@ -138,7 +138,7 @@ class ExponentialMovingAverage:
         from trainflow.train import slot_creator
         if isinstance(var, variables.Variable):
             with graph.device(var.device):
-                initialized = cond(state_ops.is_variable_initialized(var._ref()),
+                initialized = cond(state_ops.is_variable_initialized(var),
                                    var.read_value, lambda: var.initial_value)
             avg = slot_creator.create_slot(var, initialized, self.name,
                                            colocate_with_primary=True)

@@ -204,7 +204,7 @@ class Optimizer:
             else:
                 with graph.control_dependencies([self._finish(update_ops, "update")]):
                     with graph.colocate_with(global_step.op):
-                        apply_updates = state_ops.assign_add(global_step, 1, name=scope)
+                        apply_updates = _increment(global_step, scope)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
             train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
@@ -213,6 +213,11 @@ class Optimizer:
             return apply_updates
 
     def _update_op(self, grad, var):
+        update = self._update(grad, var)
+        # Ref Apply ops give their ref tensor, resource ones an Operation.
+        return update.op if isinstance(update, Tensor) else update
+
+    def _update(self, grad, var):
         if isinstance(grad, Tensor):
             update = self._apply_dense(grad, var)
             if getattr(var, "constraint", None) is not None:
@@ -316,7 +321,9 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.colocate_with(colocate_with.op):
-                v = variables.Variable(initial_value, name=name, trainable=False)
+                v = variables.Variable(
+                    initial_value, name=name, trainable=False,
+                    use_resource=getattr(colocate_with, "_is_resource_variable", False))
             self._non_slot_dict[key] = v
         return v
 
@@ -382,6 +389,15 @@ def _variables_read_by(loss, var_list):
         stack.extend(t._op for t in op._inputs)
         stack.extend(op._control_inputs)
     return [v for v in var_list if v.op in found]
+
+
+def _increment(global_step, name):
+    from trainflow.framework.tensor_conversion import convert_to_tensor
+    from trainflow.ops.state import resource_variable_ops, state_ops
+    if getattr(global_step, "_is_resource_variable", False):
+        return resource_variable_ops.assign_add_variable_op(
+            global_step.handle, convert_to_tensor(1, dtype=global_step.dtype), name=name)
+    return state_ops.assign_add(global_step, 1, name=name)
 
 
 def _why_no_gradients(loss, var_list):

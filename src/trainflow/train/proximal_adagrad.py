@@ -37,10 +37,10 @@ class ProximalAdagradOptimizer(ProximalOptimizerBase):
         from trainflow.ops.state import training_ops
         return training_ops.apply_proximal_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(), *self._hypers(), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.sparse_apply_proximal_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(), *self._hypers(),
-            grad.values, grad.indices, use_locking=self._use_locking).op
+            grad.values, grad.indices, use_locking=self._use_locking)

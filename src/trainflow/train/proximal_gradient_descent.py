@@ -24,10 +24,10 @@ class ProximalGradientDescentOptimizer(ProximalOptimizerBase):
     def _apply_dense(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.apply_proximal_gradient_descent(
-            var._ref(), *self._hypers(), grad, use_locking=self._use_locking).op
+            var._ref(), *self._hypers(), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         return training_ops.sparse_apply_proximal_gradient_descent(
             var._ref(), *self._hypers(), grad.values, grad.indices,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking)

@@ -51,10 +51,10 @@ class RMSPropOptimizer(Optimizer):
         from trainflow.ops.state import training_ops
         fn = training_ops.apply_centered_rms_prop if self._centered else \
             training_ops.apply_rms_prop
-        return fn(*self._args(var), grad, use_locking=self._use_locking).op
+        return fn(*self._args(var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
         from trainflow.ops.state import training_ops
         fn = training_ops.sparse_apply_centered_rms_prop if self._centered else \
             training_ops.sparse_apply_rms_prop
-        return fn(*self._args(var), grad.values, grad.indices, use_locking=self._use_locking).op
+        return fn(*self._args(var), grad.values, grad.indices, use_locking=self._use_locking)

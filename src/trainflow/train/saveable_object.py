@@ -85,6 +85,32 @@ class ReferenceVariableSaveable(SaveableObject):
                                 self.op.get_shape().is_fully_defined())
 
 
+class ResourceVariableSaveable(SaveableObject):
+    """A resource variable (or one slice of one) as a SaveableObject, under the same keys
+    as a ref variable: saved from its `Read/ReadVariableOp` snapshot, restored through an
+    Identity into an AssignVariableOp (TF's graph-mode form)."""
+
+    def __init__(self, var, slice_spec, name):
+        spec = SaveSpec(var._snapshot, slice_spec, name, dtype=var.dtype, device=var.device)
+        super().__init__(var, [spec], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        from trainflow.ops.array import array_ops
+        from trainflow.ops.state import resource_variable_ops
+        restored = restored_tensors[0]
+        if restored_shapes is not None:
+            restored = array_ops.reshape(restored, restored_shapes[0])
+        restored = array_ops.identity(restored)
+        self.op.shape.assert_is_compatible_with(restored.shape)
+        return resource_variable_ops.assign_variable_op(self.op.handle, restored)
+
+
+def _variable_saveable(var, slice_spec, name):
+    if getattr(var, "_is_resource_variable", False):
+        return ResourceVariableSaveable(var, slice_spec, name)
+    return ReferenceVariableSaveable(var, slice_spec, name)
+
+
 def _is_variable_tensor(t):
     return isinstance(t, Tensor) and t.op.type in _VARIABLE_OPS
 
@@ -139,6 +165,8 @@ def op_list_to_dict(op_list):
             if info:
                 names_to_saveables.setdefault(info.full_name, [])
                 _add_named(names_to_saveables, info.full_name, var)
+            elif getattr(var, "_is_resource_variable", False):
+                _add_named(names_to_saveables, var.op.name, var)
             else:
                 _add_named(names_to_saveables, var.op.name, var._ref())
         elif _is_variable_tensor(var):
@@ -168,8 +196,9 @@ def saveable_objects_for_op(op, name):
                 yield variable
                 continue
             slice_name = _slice_name(variable, slice_name)
-            yield ReferenceVariableSaveable(variable, variable._get_save_slice_info().spec,
-                                            name)
+            yield _variable_saveable(variable, variable._get_save_slice_info().spec, name)
+    elif getattr(op, "_is_resource_variable", False):
+        yield ResourceVariableSaveable(op, "", name)
     else:
         variable = convert_to_tensor(op, as_ref=True) if isinstance(op, Variable) else op
         if not _is_variable_tensor(variable):

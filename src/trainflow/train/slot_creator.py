@@ -12,7 +12,8 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
     try:
         slot = variable_scope.get_variable(
             scope, initializer=val, trainable=False, shape=shape if callable(val) else None,
-            dtype=dtype, validate_shape=validate_shape)
+            dtype=dtype, validate_shape=validate_shape,
+            use_resource=getattr(primary, "_is_resource_variable", False))
     finally:
         current_scope.set_partitioner(saved_partitioner)
     slice_info = getattr(primary, "_save_slice_info", None)

@@ -84,13 +84,15 @@ def _cast_value(op, index, partial):
 def cast(x, dtype, name=None):
     """Casts `x` (a tensor, SparseTensor or IndexedSlices) to `dtype` (`tf.cast`).
 
-    Returns `x` itself when it is already a tensor of that dtype, as TF does.
+    Returns `x` itself when it is already a tensor (or resource variable) of that dtype,
+    as TF does.
     """
     from trainflow.framework.indexed_slices import IndexedSlices
     from trainflow.framework.sparse_tensor import SparseTensor
     from trainflow.framework.tensor_conversion import convert_to_tensor
     base = dtypes.as_dtype(dtype).base_dtype
-    if isinstance(x, Tensor) and x.dtype == base:
+    if (isinstance(x, Tensor) or getattr(x, "_is_resource_variable", False)) and \
+            x.dtype == base:
         return x
     with name_scope(name, "Cast", [x]) as scope:
         if isinstance(x, SparseTensor):

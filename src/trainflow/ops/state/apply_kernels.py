@@ -156,3 +156,15 @@ def shape_fn(ref_names, value_names, sparse):
                 raise ValueError(f"Dimensions must be equal, but are {grad[0]} and {idx[0]}")
         return [shape_of(var)]
     return fn
+
+
+def resource_shape_fn(value_names):
+    """The static shape function of a ResourceApply op: hyperparameters are scalars; no
+    outputs (the variable's shape sits behind its handle)."""
+    def fn(op):
+        n_refs = len(op._inputs) - len(value_names)
+        for n, t in zip(value_names, op._inputs[n_refs:]):
+            if n not in ("indices", "global_step") and n not in GRAD_NAMES:
+                with_rank(t._shape._dims, 0)
+        return []
+    return fn

@@ -363,6 +363,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
 def _scatter_fn(fn_name, op_type, default_locking, doc):
     """The graph-building function of a Scatter*/ScatterNd* op; returns the ref."""
     def fn(ref, indices, updates, use_locking=default_locking, name=None):
+        if getattr(ref, "_is_resource_variable", False):
+            return ref._scatter_op(op_type, indices, updates, name=name)
         return apply_op(op_type, ref=ref, indices=indices, updates=updates, name=name,
                         **_locking_kwargs(use_locking)).outputs[0]
     fn.__name__ = fn.__qualname__ = fn_name
@@ -414,6 +416,10 @@ def count_up_to(ref, limit, name=None):
     Raises:
       OutOfRangeError (at run time): "Reached limit of N" once the value is `limit`.
     """
+    if getattr(ref, "_is_resource_variable", False):
+        from trainflow.ops.state import resource_variable_ops
+        return resource_variable_ops.resource_count_up_to(ref.handle, limit, ref.dtype,
+                                                          name=name)
     return apply_op("CountUpTo", ref=ref, limit=limit, name=name).outputs[0]
 
 

@@ -4,11 +4,18 @@ registrations and graph functions (TF's `gen_training_ops` names and signatures)
 Each op's math is one pure rule in ops/state/optimizer_rules.py; `register_apply` and
 `register_sparse_apply` turn a rule into an op whose kernel writes the rule's results
 into the variable and slot buffers in place (ops/state/apply_kernels.py).
+
+`register_resource_apply` / `register_resource_sparse_apply` make the ResourceApply* /
+ResourceSparseApply* twins from the same rules: `var: resource` inputs and no output.
+The ref graph functions (`apply_adam`, ...) build the twin when handed resource
+variables, which is how every optimizer works on them with TF's op types.
 """
+from trainflow.framework import dtypes
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.ops.state import apply_kernels
 from trainflow.ops.state import optimizer_rules as rules
+from trainflow.ops.state import resource_variable_ops
 
 _FLOAT_NUMBER = "{half, bfloat16, float, double, complex64, complex128, int32, int64, " \
                 "uint8, int16, int8, uint16, uint32, uint64}"
@@ -26,10 +33,19 @@ def _input_specs(value_inputs):
     return specs
 
 
-def _graph_function(op_type, ref_inputs, value_inputs, attr_defaults):
+def _is_resource(value):
+    return getattr(value, "_is_resource_variable", False) or (
+        getattr(value, "dtype", None) is not None and
+        getattr(value.dtype, "base_dtype", None) is dtypes.resource)
+
+
+def _graph_function(op_type, ref_inputs, value_inputs, attr_defaults, twin=None):
     inputs = list(ref_inputs) + list(value_inputs)
 
     def fn(*args, use_locking=False, name=None, **kwargs):
+        first = args[0] if args else kwargs.get(ref_inputs[0])
+        if twin is not None and _is_resource(first):
+            return twin(*args, use_locking=use_locking, name=name, **kwargs)
         if len(args) > len(inputs):
             raise TypeError(f"{fn.__name__}() takes {len(inputs)} inputs, got {len(args)}")
         feed = dict(zip(inputs, args))
@@ -43,15 +59,20 @@ def _graph_function(op_type, ref_inputs, value_inputs, attr_defaults):
         if unknown:
             raise TypeError(f"{fn.__name__}() got unexpected keyword arguments {sorted(unknown)}")
         attrs = {**attr_defaults, **kwargs}
+        if op_type.startswith("Resource"):
+            for n in ref_inputs:
+                feed[n] = getattr(feed[n], "handle", feed[n])
+            return apply_op(op_type, use_locking=use_locking, name=name, **feed, **attrs)
         return apply_op(op_type, use_locking=use_locking, name=name, **feed,
                         **attrs).outputs[0]
-    fn.__doc__ = (f"Adds a `{op_type}` op updating `{ref_inputs[0]}` in place; returns its ref.\n\n"
+    what = "returns the Operation" if op_type.startswith("Resource") else "returns its ref"
+    fn.__doc__ = (f"Adds a `{op_type}` op updating `{ref_inputs[0]}` in place; {what}.\n\n"
                   f"Inputs: {', '.join(inputs)}; attrs: use_locking"
                   + "".join(f", {a}" for a in attr_defaults) + ".")
     return fn
 
 
-def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None):
     """Registers a dense Apply* op whose kernel runs `rule` and writes its results in place.
 
     Args:
@@ -60,38 +81,63 @@ def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
       value_inputs: the other inputs in TF's order (hyperparameters and `grad`/`delta`).
       rule: the pure update function from optimizer_rules.
       extra_attrs: attr specs beyond T and use_locking; their values go to the rule.
+      twin: the graph function of the op's ResourceApply twin, built instead when the
+        variable passed is a resource variable.
 
     Returns:
       the op's graph function.
     """
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse=False)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, twin)
 
 
-def register_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+def register_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None):
     """Registers a SparseApply* op: like `register_apply`, with `grad` rows applied at
     `indices` (an int32/int64 input among `value_inputs`) one occurrence at a time."""
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse=True)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, twin)
 
 
-def _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse):
+def register_resource_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+    """Registers a ResourceApply* op (`var: resource` inputs, no output) from `rule`."""
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, None)
+
+
+def register_resource_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+    """Registers a ResourceSparseApply* op from `rule` (see `register_sparse_apply`)."""
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, None)
+
+
+def _resource_kernel(kernel):
+    def run(*args, ctx):
+        kernel(*(resource_variable_ops.slot_of(a) for a in args), ctx=ctx)
+    return run
+
+
+def _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse, twin):
     attr_names = [a.split(":")[0].strip() for a in extra_attrs]
     make = apply_kernels.sparse_kernel if sparse else apply_kernels.dense_kernel
     attrs = [f"T: {_FLOAT_NUMBER}"]
     if sparse:
         attrs.append("Tindices: {int32, int64}")
     attrs += ["use_locking: bool = false", *extra_attrs]
-    register_op(op_type,
-                inputs=[f"{n}: Ref(T)" for n in ref_inputs] + _input_specs(value_inputs),
-                outputs=["out: Ref(T)"], attrs=attrs,
-                shape_fn=apply_kernels.shape_fn(ref_inputs, value_inputs, sparse),
-                kernel=make(ref_inputs, value_inputs, rule, attr_names), stateful=True)
+    kernel = make(ref_inputs, value_inputs, rule, attr_names)
+    if op_type.startswith("Resource"):
+        register_op(op_type,
+                    inputs=[f"{n}: resource" for n in ref_inputs] + _input_specs(value_inputs),
+                    attrs=attrs, shape_fn=apply_kernels.resource_shape_fn(value_inputs),
+                    kernel=_resource_kernel(kernel), stateful=True)
+    else:
+        register_op(op_type,
+                    inputs=[f"{n}: Ref(T)" for n in ref_inputs] + _input_specs(value_inputs),
+                    outputs=["out: Ref(T)"], attrs=attrs,
+                    shape_fn=apply_kernels.shape_fn(ref_inputs, value_inputs, sparse),
+                    kernel=kernel, stateful=True)
     NotDifferentiable(op_type)
     defaults = {}
     for spec in extra_attrs:
         name, rest = spec.split(":", 1)
         default = rest.split("=", 1)[1].strip()
         defaults[name.strip()] = {"false": False, "true": True}[default]
-    return _graph_function(op_type, ref_inputs, value_inputs, defaults)
+    return _graph_function(op_type, ref_inputs, value_inputs, defaults, twin)
 
 
 _NESTEROV = ["use_nesterov: bool = false"]
@@ -150,8 +196,15 @@ def _export(py_name, fn):
 
 
 for _name, _type, _refs, _values, _rule, _attrs in _OPS:
-    _export("apply_" + _name, register_apply("Apply" + _type, _refs, _values, _rule, _attrs))
+    _twin = register_resource_apply("ResourceApply" + _type, _refs, _values, _rule, _attrs)
+    _export("resource_apply_" + _name, _twin)
+    _export("apply_" + _name,
+            register_apply("Apply" + _type, _refs, _values, _rule, _attrs, _twin))
     if _type not in _DENSE_ONLY:
+        _sparse = _sparse_inputs(_values)
+        _twin = register_resource_sparse_apply("ResourceSparseApply" + _type, _refs, _sparse,
+                                               _rule, _attrs)
+        _export("resource_sparse_apply_" + _name, _twin)
         _export("sparse_apply_" + _name, register_sparse_apply(
-            "SparseApply" + _type, _refs, _sparse_inputs(_values), _rule, _attrs))
-del _name, _type, _refs, _values, _rule, _attrs
+            "SparseApply" + _type, _refs, _sparse, _rule, _attrs, _twin))
+del _name, _type, _refs, _values, _rule, _attrs, _twin

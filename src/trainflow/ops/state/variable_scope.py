@@ -87,7 +87,7 @@ class VariableScope:
         self._dtype = dtype
 
     def set_use_resource(self, use_resource):
-        """Sets the scope's default use_resource flag (ignored: reference variables only)."""
+        """Sets the scope's default use_resource flag for `get_variable`."""
         self._use_resource = use_resource
 
     def set_regularizer(self, regularizer):
@@ -266,7 +266,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
       trainable, collections, caching_device, validate_shape, constraint,
       synchronization, aggregation: as for `tf.Variable`.
       partitioner: fn(shape=, dtype=) -> partitions; gives a PartitionedVariable.
-      use_resource: ignored (reference variables only).
+      use_resource: True makes a ResourceVariable (default: the scope's flag, else
+        whether `enable_resource_variables()` was called).
       custom_getter: fn(getter, name, *args, **kwargs) wrapping the creation.
 
     Returns:

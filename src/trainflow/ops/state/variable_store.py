@@ -106,12 +106,12 @@ class VariableStore:
                     return self._get_partitioned_variable(
                         name, shape, dtype, initializer, regularizer, reuse, trainable,
                         collections, caching_device, partitioner, validate_shape,
-                        constraint, synchronization, aggregation)
+                        constraint, synchronization, aggregation, use_resource=use_resource)
             if reuse is True and partitioner is None and name in self._partitioned_vars:
                 return self._get_partitioned_variable(
                     name, shape, dtype, initializer, regularizer, reuse, trainable,
                     collections, caching_device, None, validate_shape, constraint,
-                    synchronization, aggregation)
+                    synchronization, aggregation, use_resource=use_resource)
             if f"{name}/part_0" in self._vars:
                 raise ValueError("No partitioner was provided, but a partitioned version of "
                                  f"the variable was found: {name}/part_0. Perhaps a variable "
@@ -119,7 +119,7 @@ class VariableStore:
             return self._get_single_variable(
                 name, shape, dtype, initializer, regularizer, None, reuse, trainable,
                 collections, caching_device, validate_shape, constraint, synchronization,
-                aggregation)
+                aggregation, use_resource=use_resource)
 
         synchronization, aggregation, trainable = \
             variables.validate_synchronization_aggregation_trainable(
@@ -138,7 +138,8 @@ class VariableStore:
 
     def _get_partitioned_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                                   trainable, collections, caching_device, partitioner,
-                                  validate_shape, constraint, synchronization, aggregation):
+                                  validate_shape, constraint, synchronization, aggregation,
+                                  use_resource=None):
         initializing_from_value = isinstance(initializer, Tensor)
         if name in self._vars:
             raise ValueError("A partitioner was provided, but an unpartitioned version of the "
@@ -182,7 +183,7 @@ class VariableStore:
                 var = self._get_single_variable(
                     part_name, init_shape, dtype, init, regularizer, info, reuse, trainable,
                     collections, caching_device, validate_shape, constraint, synchronization,
-                    aggregation)
+                    aggregation, use_resource=use_resource)
             var._set_save_slice_info(
                 variables.Variable.SaveSliceInfo(name, full_shape, offset, part_shape))
             parts.append(var)
@@ -224,7 +225,8 @@ class VariableStore:
 
     def _get_single_variable(self, name, shape, dtype, initializer, regularizer,
                              partition_info, reuse, trainable, collections, caching_device,
-                             validate_shape, constraint, synchronization, aggregation):
+                             validate_shape, constraint, synchronization, aggregation,
+                             use_resource=None):
         initializing_from_value = initializer is not None and not callable(initializer)
         if shape is not None and initializing_from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -263,7 +265,7 @@ class VariableStore:
                                collections=collections, caching_device=caching_device,
                                dtype=variable_dtype, validate_shape=validate_shape,
                                constraint=constraint, synchronization=synchronization,
-                               aggregation=aggregation)
+                               aggregation=aggregation, use_resource=use_resource)
         self._vars[name] = v
         if regularizer:
             graph = get_default_graph()

@@ -123,7 +123,7 @@ class _VariableMeta(type):
 
     def __call__(cls, *args, **kwargs):
         stack = get_default_graph()._variable_creator_stack
-        if cls is not Variable or not stack:
+        if cls is not Variable:
             return super().__call__(*args, **kwargs)
         bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
         bound.apply_defaults()
@@ -133,7 +133,21 @@ class _VariableMeta(type):
         def make_getter(creator, previous):
             return lambda **kw: creator(previous, **kw)
 
-        getter = lambda **kw: super(_VariableMeta, cls).__call__(**kw)  # noqa: E731
+        def getter(**kw):
+            # use_resource (or enable_resource_variables, or an imported resource
+            # VariableDef) picks ResourceVariable, as TF's VariableV1 does.
+            from trainflow.ops.state import resource_variables as rv
+            use = kw.get("use_resource")
+            if use is None:
+                use = rv.resource_variables_enabled()
+            vdef = kw.get("variable_def")
+            if vdef is not None:
+                if isinstance(vdef, bytes):
+                    from trainflow.protos import variable_pb2
+                    vdef = variable_pb2.VariableDef.FromString(vdef)
+                use = vdef.is_resource
+            target = rv.ResourceVariable if use else cls
+            return super(_VariableMeta, target).__call__(**kw)
         for creator in list(stack):
             getter = make_getter(creator, getter)
         return getter(**arguments)
@@ -156,7 +170,8 @@ class Variable(metaclass=_VariableMeta):
       expected_shape: ignored (TF1 compatibility).
       import_scope: name scope prefix for `variable_def`.
       constraint: a projection applied by optimizers after updates.
-      use_resource: ignored; trainflow's variables are reference variables.
+      use_resource: True builds a ResourceVariable (default: whether
+        `enable_resource_variables()` was called).
       synchronization, aggregation: distribution hints, recorded only.
       shape: static shape of the variable (default: the initial value's).
 
