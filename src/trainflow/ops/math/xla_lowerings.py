@@ -174,6 +174,13 @@ def _cumulative(fn):
     return lower
 
 
+def _unsorted_segment_sum(data, segment_ids, num_segments):
+    n = int(np.asarray(jax.core.concrete_or_error(None, num_segments)))
+    ids = jnp.reshape(segment_ids, (-1,))
+    flat = jnp.reshape(data, (ids.shape[0],) + jnp.shape(data)[jnp.ndim(segment_ids):])
+    return jax.ops.segment_sum(flat, ids, num_segments=n)
+
+
 def register_all():
     """Registers the lowerings of this module (idempotent)."""
     for name, fn in _UNARY.items():
@@ -197,6 +204,7 @@ def register_all():
     register_kernel("Select", _select, backend=XLA)
     register_kernel("SelectV2", lambda condition, t, e: jnp.where(condition, t, e), backend=XLA)
     register_kernel("CheckNumerics", _check_numerics, backend=XLA)
+    register_kernel("UnsortedSegmentSum", _unsorted_segment_sum, backend=XLA)
     register_kernel("Cumsum", _cumulative(jnp.cumsum), backend=XLA)
     register_kernel("Cumprod", _cumulative(jnp.cumprod), backend=XLA)
 

@@ -111,9 +111,10 @@ def _window(ksize, strides, padding, data_format, explicit_paddings=()):
 def _max_pool(input, *, ksize, strides, padding, data_format="NHWC",  # noqa: A002
               explicit_paddings=()):
     dims, strd, pad = _window(ksize, strides, padding, data_format, explicit_paddings)
-    init = jnp.array(-jnp.inf, jnp.result_type(input)) \
-        if jnp.issubdtype(jnp.result_type(input), jnp.floating) else \
-        jnp.array(jnp.iinfo(jnp.result_type(input)).min, jnp.result_type(input))
+    # NumPy (concrete) initial values, so that jax recognizes the max/sum monoids and
+    # can differentiate the windows.
+    dt = np.dtype(jnp.result_type(input))
+    init = np.array(-np.inf if dt.kind == "f" else np.iinfo(dt).min, dt)
     return jax.lax.reduce_window(input, init, jax.lax.max, dims, strd, pad)
 
 
@@ -124,7 +125,7 @@ def _max_pool_grad(orig_input, orig_output, grad, **attrs):
 
 def _avg_pool(value, *, ksize, strides, padding, data_format="NHWC"):
     dims, strd, pad = _window(ksize, strides, padding, data_format)
-    zero = jnp.array(0, jnp.result_type(value))
+    zero = np.array(0, jnp.result_type(value))
     total = jax.lax.reduce_window(value, zero, jax.lax.add, dims, strd, pad)
     if padding == "VALID":
         return total / np.prod(ksize)
@@ -137,6 +138,20 @@ def _avg_pool_grad(orig_input_shape, grad, **attrs):
     x = jnp.zeros(_sizes(orig_input_shape), jnp.result_type(grad))
     _, vjp = jax.vjp(lambda v: _avg_pool(v, **attrs), x)
     return vjp(grad)[0]
+
+
+def _lrn(input, *, depth_radius, bias, alpha, beta):  # noqa: A002 - TF's arg name
+    sq = jnp.square(input)
+    r = depth_radius
+    window = jax.lax.reduce_window(sq, np.array(0, sq.dtype), jax.lax.add,
+                                   (1,) * (sq.ndim - 1) + (2 * r + 1,), (1,) * sq.ndim,
+                                   [(0, 0)] * (sq.ndim - 1) + [(r, r)])
+    return input / jnp.power(bias + alpha * window, beta)
+
+
+def _lrn_grad(input_grads, input_image, output_image, **attrs):
+    _, vjp = jax.vjp(lambda x: _lrn(x, **attrs), input_image)
+    return vjp(input_grads)[0]
 
 
 def register_all():
@@ -166,6 +181,7 @@ def register_all():
         "Conv2DBackpropFilter": _conv_backprop_filter,
         "MaxPool": _max_pool, "MaxPoolGrad": _max_pool_grad,
         "AvgPool": _avg_pool, "AvgPoolGrad": _avg_pool_grad,
+        "LRN": _lrn, "LRNGrad": _lrn_grad,
     }
     for name, fn in table.items():
         register_kernel(name, fn, backend=XLA)

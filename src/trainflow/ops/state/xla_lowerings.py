@@ -31,6 +31,16 @@ def _update(fn):
     return lower
 
 
+def _scatter(kind):
+    def lower(ref, indices, updates, *, use_locking, check):
+        n = jnp.shape(ref.value)[0]
+        check(jnp.any((indices < 0) | (indices >= n)), "indices out of range")
+        at = ref.value.at[indices]
+        ref.set(getattr(at, kind)(updates, mode="drop"))
+        return ref
+    return lower
+
+
 def register_apply_lowering(op_type, n_refs, rule, attr_names=()):
     """Registers the lowering of an Apply op from a pure update rule.
 
@@ -81,6 +91,10 @@ def register_all():
     register_kernel("Assign", _assign, backend=XLA)
     register_kernel("AssignAdd", _update(lambda a, b: a + b), backend=XLA)
     register_kernel("AssignSub", _update(lambda a, b: a - b), backend=XLA)
+    for op_type, kind in (("ScatterAdd", "add"), ("ScatterSub", "subtract"),
+                          ("ScatterUpdate", "set"), ("ScatterMul", "multiply"),
+                          ("ScatterMax", "max"), ("ScatterMin", "min")):
+        register_kernel(op_type, _scatter(kind), backend=XLA)
     register_apply_lowering("ApplyGradientDescent", 1, gradient_descent)
     register_apply_lowering("ApplyAdam", 3, adam, ["use_nesterov"])
 

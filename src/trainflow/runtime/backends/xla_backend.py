@@ -37,6 +37,9 @@ from trainflow.runtime.resources import VariableSlot
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
 jax.config.update("jax_enable_x64", True)
+# Host buffers are copied to the device on each call; donating them pays only where the
+# device is not the host's memory.
+_DONATE = jax.default_backend() != "cpu"
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
                      "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings"]
@@ -85,10 +88,13 @@ def _lowering(op_type):
     info = _lowering_info.get(op_type)
     if info is None:
         fn = registry.kernel(op_type, NAME)
-        kw = [p.name for p in inspect.signature(fn).parameters.values()
-              if p.kind is inspect.Parameter.KEYWORD_ONLY]
-        info = _lowering_info[op_type] = (fn, tuple(k for k in kw if k not in _SPECIAL),
-                                          "check" in kw, "op" in kw)
+        params = inspect.signature(fn).parameters.values()
+        kw = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        attrs = [k for k in kw if k not in _SPECIAL]
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            # `**attrs`: the attrs the op's NumPy kernel takes.
+            attrs += [a for a in registry.get(op_type).kernel_attrs if a not in attrs]
+        info = _lowering_info[op_type] = (fn, tuple(attrs), "check" in kw, "op" in kw)
     return info
 
 
@@ -178,6 +184,7 @@ class _Trace:
         self.written = ()
         self.checks = ()
         self.fallback = False
+        self.reason = None
 
 
 class SegmentKernel:
@@ -261,7 +268,8 @@ class SegmentKernel:
                 out = info.kernel(*args, **kwargs)
         else:
             fn, attrs, wants_check, wants_op = _lowering(op._type)
-            kwargs = {a: op._attrs[a] for a in attrs if a in op._attrs}
+            # String attrs (padding, data_format) arrive as str.
+            kwargs = {a: _attr(op._attrs[a]) for a in attrs if a in op._attrs}
             if wants_check:
                 kwargs["check"] = lambda failed, message, cls=errors.InvalidArgumentError: \
                     checks.append((op, failed, message, cls))
@@ -271,7 +279,9 @@ class SegmentKernel:
         n = len(op._outputs)
         if n == 0:
             return ()
-        return (out,) if n == 1 else tuple(out)
+        if n == 1:
+            return (out[0],) if isinstance(out, (tuple, list)) else (out,)
+        return tuple(out)
 
     # -- running ---------------------------------------------------------------------------
     def __call__(self, *args):
@@ -313,10 +323,16 @@ class SegmentKernel:
             dtypes = [s.dtype.base_dtype.as_numpy_dtype if s.dtype is not None and
                       hasattr(s.dtype, "base_dtype") else
                       (None if v is None else v.dtype) for s, v in zip(slots, ref_values)]
-            entry.fn = jax.jit(self._trace_fn(entry, dtypes), donate_argnums=(0,))
             try:
                 # Trace (and compile) now, so what tracing learns is known before use.
-                entry.fn = entry.fn.lower(ref_values, values).compile()
+                fn = self._trace_fn(entry, dtypes)
+                donate = ()
+                if _DONATE and any(v is not None for v in ref_values):
+                    # The variables' old values are dead after the step: on an accelerator
+                    # their device buffers are donated to the new values.
+                    donate = (0,)
+                entry.fn = jax.jit(fn, donate_argnums=donate).lower(ref_values,
+                                                                    values).compile()
             except _UninitializedRead as e:
                 raise self._uninitialized(e) from None  # not cached: it may be set later
             except errors.OpError:
@@ -324,6 +340,7 @@ class SegmentKernel:
             except Exception as e:  # noqa: BLE001 - anything untraceable runs on NumPy
                 tf_logging.vlog(1, "XLA segment %s runs on NumPy: %s", self.seg.name, e)
                 entry.fallback = True
+                entry.reason = f"{type(e).__name__}: {e}"
             self._traces[key] = entry
             return entry
 
@@ -349,6 +366,10 @@ class SegmentKernel:
             None, consumer, f"Attempting to use uninitialized value {name}\n\t [[node "
                             f"{consumer.name} ({consumer.type}) defined at "
                             f"{consumer.creation_site} ]]")
+
+
+def _attr(value):
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class _UninitializedRead(Exception):
