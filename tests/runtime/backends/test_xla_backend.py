@@ -207,3 +207,221 @@ def test_lowered_op_report():
     lowered = [n for n in names if "xla" in registry.kernel_backends(n)]
     assert len(lowered) >= 150
     assert all(registry.kernel(n, "xla") is not None for n in lowered)
+
+
+# -- training programs: 100 steps on NumPy and on XLA -----------------------------------
+def _mlp(sizes, optimizer):
+    def build():
+        x = tf.placeholder(tf.float32, [None, sizes[0]])
+        y = tf.placeholder(tf.int64, [None])
+        h = x
+        rng = np.random.RandomState(0)
+        for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:])):
+            limit = np.sqrt(6.0 / (n_in + n_out))
+            w = tf.Variable(rng.uniform(-limit, limit, (n_in, n_out)).astype(np.float32))
+            b = tf.Variable(np.zeros(n_out, np.float32))
+            h = tf.matmul(h, w) + b
+            if i < len(sizes) - 2:
+                h = tf.nn.relu(h)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                            logits=h))
+        train = optimizer().minimize(loss)
+        return [loss, train], tf.global_variables_initializer(), [x, y]
+    rng = np.random.RandomState(1)
+    data = rng.rand(32, sizes[0]).astype(np.float32), rng.randint(0, sizes[-1], 32)
+    return build, lambda i: data
+
+
+def _fixture_mlp():
+    """The fixture MLP of tests/integration/test_mlp_fixture.py (dense layers, softmax
+    cross-entropy v2, Adam with a global step)."""
+    def build():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        y = tf.placeholder(tf.float32, [None, 3], name="y")
+        hidden = tf.layers.dense(x, 8, activation=tf.nn.relu,
+                                 kernel_initializer=tf.glorot_uniform_initializer(seed=11))
+        logits = tf.layers.dense(hidden, 3,
+                                 kernel_initializer=tf.glorot_uniform_initializer(seed=12))
+        loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y,
+                                                                         logits=logits))
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.AdamOptimizer(0.01).minimize(loss, step)
+        return [loss, train, step], tf.global_variables_initializer(), [x, y]
+    rng = np.random.RandomState(2)
+    xs = rng.randn(16, 4).astype(np.float32)
+    ys = np.eye(3, dtype=np.float32)[rng.randint(0, 3, 16)]
+    return build, lambda i: (xs, ys)
+
+
+def _convnet():
+    """A CIFAR-style convnet (conv, bias, relu, max pool, LRN, dense, weight decay)."""
+    def build():
+        images = tf.placeholder(tf.float32, [None, 12, 12, 3])
+        labels = tf.placeholder(tf.int64, [None])
+        init = tf.truncated_normal_initializer(stddev=0.05, seed=1)
+        k1 = tf.get_variable("k1", [5, 5, 3, 8], initializer=init)
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(images, k1, [1, 1, 1, 1], "SAME"),
+                                      tf.get_variable("b1", [8], initializer=tf.zeros_initializer())))
+        h = tf.nn.lrn(tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"), 2, 1.0, 1e-3, 0.75)
+        k2 = tf.get_variable("k2", [3, 3, 8, 8], initializer=init)
+        h = tf.nn.relu(tf.nn.conv2d(h, k2, [1, 2, 2, 1], "VALID"))
+        h = tf.nn.avg_pool(h, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+        flat = tf.reshape(h, [-1, 2 * 2 * 8])
+        w = tf.get_variable("w", [32, 4], initializer=init)
+        logits = tf.matmul(flat, w)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits)) + 0.004 * tf.nn.l2_loss(w)
+        train = tf.train.AdamOptimizer(0.01).minimize(loss)
+        return [loss, train], tf.global_variables_initializer(), [images, labels]
+    rng = np.random.RandomState(3)
+    data = rng.rand(8, 12, 12, 3).astype(np.float32), rng.randint(0, 4, 8)
+    return build, lambda i: data
+
+
+def _embedding():
+    """A word2vec-style embedding model: sparse gradients (IndexedSlices) into Adam."""
+    def build():
+        ids = tf.placeholder(tf.int32, [None])
+        targets = tf.placeholder(tf.int64, [None])
+        emb = tf.Variable(np.random.RandomState(4).uniform(-1, 1, (30, 8)).astype(np.float32))
+        out_w = tf.Variable(np.random.RandomState(5).randn(8, 30).astype(np.float32) * 0.1)
+        logits = tf.matmul(tf.nn.embedding_lookup(emb, ids), out_w)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=targets, logits=logits))
+        train = tf.train.AdamOptimizer(0.05).minimize(loss)
+        return [loss, train], tf.global_variables_initializer(), [ids, targets]
+    rng = np.random.RandomState(6)
+    centres = rng.randint(0, 30, (100, 16)).astype(np.int32)
+    return build, lambda i: (centres[i], (centres[i].astype(np.int64) * 7 + 3) % 30)
+
+
+PROGRAMS = {
+    "mlp_sgd": lambda: _mlp([64, 32, 32, 10], lambda: tf.train.GradientDescentOptimizer(0.1)),
+    "mlp_adam": lambda: _mlp([64, 32, 10], lambda: tf.train.AdamOptimizer(0.01)),
+    "fixture_mlp": _fixture_mlp,
+    "convnet": _convnet,
+    "embedding": _embedding,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_training_program_losses_agree_over_100_steps(name):
+    build, feeds = PROGRAMS[name]()
+    np_run, xla_run = _run_both(build, feeds, steps=100)
+    np_loss = np.array([r[0] for r in np_run])
+    xla_loss = np.array([r[0] for r in xla_run])
+    assert np_loss[-1] < np_loss[0]
+    # Round-off (XLA's convolution sums in another order than im2col + BLAS) compounds
+    # over the steps: tight at first, a little looser after 100 steps of a convnet.
+    np.testing.assert_allclose(xla_loss[:10], np_loss[:10], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(xla_loss, np_loss, rtol=5e-4 if name == "convnet" else 1e-4,
+                               atol=1e-6)
+
+
+# -- errors, variables, plans --------------------------------------------------------------
+def _xla_session(graph=None):
+    return tf.Session(graph=graph, config=_config(True))
+
+
+def test_errors_keep_the_numpy_class_op_and_line():
+    cases = [
+        (lambda x: tf.check_numerics(tf.log(x), "log of x"), np.array([1.0, -1.0], np.float32),
+         "CheckNumerics", "log of x"),
+        (lambda x: tf.gather(x, tf.cast(x, tf.int32)), np.array([0.0, 5.0], np.float32),
+         "GatherV2", "indices"),
+        (lambda x: tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=tf.cast(x, tf.int64), logits=tf.stack([x, x], 1)),
+         np.array([0.0, 7.0], np.float32), "SparseSoftmaxCrossEntropyWithLogits", "label"),
+    ]
+    for build, value, op_type, words in cases:
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [None])
+            y = build(x)
+            with _xla_session() as sess:
+                assert sess.run(y, {x: np.zeros(2, np.float32) + 1}).shape[0] == 2
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(y, {x: value})
+        assert info.value.op is not None and info.value.op.type == op_type
+        assert words in info.value.message and "test_xla_backend.py" in info.value.message
+
+
+def test_failed_assert_raises_invalid_argument():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        with tf.control_dependencies([tf.assert_positive(x)]):
+            y = tf.identity(x * 2)
+        with _xla_session() as sess:
+            assert sess.run(y, {x: [1.0]}).tolist() == [2.0]
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(y, {x: [-1.0]})
+
+
+def test_uninitialized_variable_is_failed_precondition():
+    with tf.Graph().as_default():
+        v = tf.Variable(np.ones(3, np.float32), name="v")
+        y = v * 2.0
+        with _xla_session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError) as info:
+                sess.run(y)
+            assert "v" in info.value.message
+            sess.run(v.initializer)
+            assert sess.run(y).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_variable_updates_are_written_in_place_and_never_aliased():
+    with tf.Graph().as_default():
+        v = tf.Variable(np.ones(3, np.float32))
+        step = tf.assign_add(v, v * 2.0)
+        with tf.control_dependencies([step]):
+            after = tf.identity(v.read_value())
+        with _xla_session() as sess:
+            sess.run(v.initializer)
+            slot = sess._resources.variables()["Variable"]
+            buf = slot.value
+            assert sess.run(after).tolist() == [3.0, 3.0, 3.0]
+            # The session's buffer is updated in place (readers holding it see new values)
+            assert slot.value is buf and buf.tolist() == [3.0, 3.0, 3.0]
+            got = sess.run(v)
+            got[0] = 99.0
+            assert sess.run(v).tolist() == [3.0, 3.0, 3.0]
+
+
+def test_training_step_is_one_compiled_segment():
+    build, feeds = _mlp([8, 4, 2], lambda: tf.train.AdamOptimizer(0.01))
+    g = tf.Graph()
+    with g.as_default():
+        (loss, train), init, phs = build()
+    with _xla_session(g) as sess:
+        sess.run(init)
+        sess.run([loss, train], dict(zip(phs, feeds(0))))
+        plan = [p for k, p in sess._plans.items() if train in k[0]][0]
+        segments = [op for op in plan.ops if type(op).__name__ == "SegmentOp"]
+        assert len(segments) == 1
+        # Before it: the variables, and constants folded when the plan was built.
+        assert plan.ops[-1] is segments[0]
+        # Traced once: a second step reuses the compiled function.
+        sess.run([loss, train], dict(zip(phs, feeds(0))))
+        kernel = next(_segment_kernels(sess))
+        assert len(kernel._traces) == 1
+
+
+def test_new_batch_size_traces_again():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2])
+        y = tf.reduce_sum(tf.nn.relu(x), 1)
+        with _xla_session() as sess:
+            assert sess.run(y, {x: [[1, -1]]}).tolist() == [1.0]
+            assert sess.run(y, {x: [[1, 2], [3, -4]]}).tolist() == [3.0, 3.0]
+            assert len(next(_segment_kernels(sess))._traces) == 2
+
+
+def test_host_ops_split_segments():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        h = tf.py_func(lambda a: a + 1, [x * 2.0], tf.float32)
+        y = tf.reshape(h, [-1]) * 3.0
+        with _xla_session() as sess:
+            assert sess.run(y, {x: [1.0]}).tolist() == [9.0]
+            plan = list(sess._plans.values())[-1]
+            assert [op.type for op in plan.ops if op.type != "Const"] == [
+                "XlaCluster", "PyFunc", "XlaCluster"]
