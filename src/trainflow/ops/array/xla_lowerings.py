@@ -45,6 +45,8 @@ def _pack(values, *, axis):
 
 
 def _unpack(value, *, num, axis):
+    if jnp.shape(value)[axis] != num:
+        raise ValueError("Unpack: num does not match the dimension (NumPy raises TF's error)")
     return tuple(jnp.moveaxis(value, axis, 0)[i] for i in range(num))
 
 
@@ -75,6 +77,8 @@ def _strided_slice_grad(shape, begin, end, strides, dy, *, begin_mask, end_mask,
 
 def _gather(params, indices, axis=0, batch_dims=0, check=None):
     ax = int(_static(axis)) % jnp.ndim(params)
+    if batch_dims < 0:
+        batch_dims += jnp.ndim(indices)
     n = jnp.shape(params)[ax]
     if check is not None:
         check(jnp.any((indices < 0) | (indices >= n)), "indices out of range")

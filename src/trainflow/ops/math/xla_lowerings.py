@@ -26,6 +26,14 @@ def _trunc_div(x, y):
     return x / y
 
 
+def _truncate_div(x, y):
+    return _trunc_div(x, y) if _is_int(x) else jnp.trunc(x / y)
+
+
+def _reciprocal(x):
+    return _trunc_div(jnp.ones_like(x), x) if _is_int(x) else jnp.reciprocal(x)
+
+
 def _trunc_mod(x, y):
     return jnp.fmod(x, y) if not _is_int(x) else x - _trunc_div(x, y) * y
 
@@ -44,13 +52,13 @@ _UNARY = {
     "Round": jnp.round, "Rint": jnp.rint, "Sign": jnp.sign, "Erf": jax.scipy.special.erf,
     "Erfc": jax.scipy.special.erfc, "Lgamma": jax.scipy.special.gammaln,
     "Digamma": jax.scipy.special.digamma, "LogicalNot": jnp.logical_not,
-    "Reciprocal": jnp.reciprocal, "Inv": jnp.reciprocal, "IsNan": jnp.isnan,
+    "Reciprocal": _reciprocal, "Inv": _reciprocal, "IsNan": jnp.isnan,
     "IsInf": jnp.isinf, "IsFinite": jnp.isfinite, "Invert": jnp.invert,
 }
 
 _BINARY = {
     "Add": jnp.add, "AddV2": jnp.add, "Sub": jnp.subtract, "Mul": jnp.multiply,
-    "RealDiv": jnp.true_divide, "Div": _trunc_div, "TruncateDiv": _trunc_div,
+    "RealDiv": jnp.true_divide, "Div": _trunc_div, "TruncateDiv": _truncate_div,
     "FloorDiv": jnp.floor_divide, "FloorMod": jnp.mod, "Mod": _trunc_mod,
     "TruncateMod": _trunc_mod, "Maximum": jnp.maximum, "Minimum": jnp.minimum,
     "Pow": jnp.power, "Atan2": jnp.arctan2,
@@ -93,12 +101,17 @@ def _compare(fn):
 
 
 def _matmul(a, b, *, transpose_a, transpose_b):
+    if jnp.ndim(a) != 2 or jnp.ndim(b) != 2:
+        raise ValueError("MatMul of a non-matrix (NumPy raises TF's error)")
     a = a.T if transpose_a else a
     b = b.T if transpose_b else b
     return jnp.matmul(a, b, preferred_element_type=jnp.result_type(a))
 
 
-def _batch_matmul(x, y, *, adj_x, adj_y):
+def _batch_matmul(x, y, *, adj_x, adj_y, op):
+    if jnp.ndim(x) < 2 or jnp.ndim(y) < 2 or (
+            op._type == "BatchMatMul" and jnp.shape(x)[:-2] != jnp.shape(y)[:-2]):
+        raise ValueError("BatchMatMul shapes (NumPy raises TF's error)")
     if adj_x:
         x = jnp.conj(jnp.swapaxes(x, -1, -2))
     if adj_y:

@@ -183,6 +183,7 @@ class _Trace:
         self.fn = None
         self.written = ()
         self.checks = ()
+        self.reads = {}
         self.fallback = False
         self.reason = None
 
@@ -203,12 +204,14 @@ class SegmentKernel:
                          if not t._dtype._is_ref_dtype and t._op not in folded]
         self._traces = {}
         self._lock = threading.Lock()
+        self._locking = any(op._attrs.get("use_locking") for op in seg.ops
+                            if op._info.stateful)
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(seg.ops, seg._outputs, seg._inputs, folded,
                                             kernels, raw_refs=True)
 
     # -- tracing -------------------------------------------------------------------------
-    def _trace_fn(self, entry, ref_dtypes):
+    def _trace_fn(self, entry, ref_dtypes, aliases):
         seg = self.seg
         folded = self._folded
         ref_pos, val_pos = self._ref_pos, self._val_pos
@@ -218,17 +221,27 @@ class SegmentKernel:
             refs = [Ref(v, d) for v, d in zip(ref_values, ref_dtypes)]
             for i, r in zip(ref_pos, refs):
                 env[seg._inputs[i]] = r
-            for i, v in zip(val_pos, values):
-                env[seg._inputs[i]] = v
+            for i, v, k in zip(val_pos, values, aliases):
+                # A value that is a variable's buffer (a read fed in) reads that variable
+                # where it is used, as the buffer would (contract 5).
+                env[seg._inputs[i]] = v if k < 0 else refs[k]
             checks = []
             for op in self.ops:
                 outs = self._lower(op, env, folded, checks)
                 for t, v in zip(op._outputs, outs):
                     env[t] = v
             results = []
-            for t in seg._outputs:
+            reads = {}
+            for j, t in enumerate(seg._outputs):
                 v = env[t]
+                if isinstance(v, Ref) and not t._dtype._is_ref_dtype:
+                    # A read of a variable returned from the step is the variable's buffer
+                    # (after the write-back), as the NumPy backend returns it.
+                    if v.value is None:
+                        raise _UninitializedRead(t)
+                    reads[j] = refs.index(v)
                 results.append(None if isinstance(v, Ref) else v)
+            entry.reads = reads
             entry.written = tuple(k for k, r in enumerate(refs) if r.written)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
             return (results, [refs[k].value for k in entry.written],
@@ -258,6 +271,10 @@ class SegmentKernel:
 
     def _lower(self, op, env, folded, checks):
         info = op._info
+        if op._type == "Identity" and isinstance(env.get(op._inputs[0]), Ref):
+            # A variable read (`v/read`) is the variable's buffer: its consumers see the
+            # value at the time they run, updates made before them included.
+            return (env[op._inputs[0]],)
         args = self._arg_values(op, env, folded)
         flat = [a for x in args for a in (x if isinstance(x, list) else [x])]
         if (info.kernel is not None and not info.stateful and not info.kernel_wants_ctx
@@ -288,14 +305,31 @@ class SegmentKernel:
         slots = [args[i] for i in self._ref_pos]
         ref_values = [s.value for s in slots]
         values = [args[i] for i in self._val_pos]
+        aliases = ()
+        if ref_values:
+            aliases = _aliases(ref_values, values)
         key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
-               tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values))
+               tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
         entry = self._traces.get(key)
         if entry is None:
-            entry = self._compile(key, slots, ref_values, values)
+            entry = self._compile(key, slots, ref_values, values, aliases or
+                                  (-1,) * len(values))
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
+        if self._locking:
+            # use_locking updates: read, compute and write back under the variables' locks.
+            locks = sorted({id(s.lock): s.lock for s in slots}.items())
+            for _, lock in locks:
+                lock.acquire()
+            try:
+                return self._finish(entry, args, slots, [s.value for s in slots], values)
+            finally:
+                for _, lock in reversed(locks):
+                    lock.release()
+        return self._finish(entry, args, slots, ref_values, values)
+
+    def _finish(self, entry, args, slots, ref_values, values):
         results, new_refs, flags = entry.fn(ref_values, values)
         if flags and any(bool(f) for f in flags):
             # A check failed: nothing was written back, so the same step on NumPy raises
@@ -307,14 +341,17 @@ class SegmentKernel:
         for k, value in zip(entry.written, new_refs):
             _write_back(slots[k], value)
         out = []
-        for t, v in zip(self.seg._outputs, results):
-            if v is None:
+        reads = entry.reads
+        for j, (t, v) in enumerate(zip(self.seg._outputs, results)):
+            if j in reads:
+                out.append(slots[reads[j]].value)
+            elif v is None:
                 out.append(self._ref_slot(t, args))
             else:
                 out.append(np.asarray(v))
         return out[0] if len(out) == 1 else out
 
-    def _compile(self, key, slots, ref_values, values):
+    def _compile(self, key, slots, ref_values, values, aliases):
         with self._lock:
             entry = self._traces.get(key)
             if entry is not None:
@@ -325,7 +362,7 @@ class SegmentKernel:
                       (None if v is None else v.dtype) for s, v in zip(slots, ref_values)]
             try:
                 # Trace (and compile) now, so what tracing learns is known before use.
-                fn = self._trace_fn(entry, dtypes)
+                fn = self._trace_fn(entry, dtypes, aliases)
                 donate = ()
                 if _DONATE and any(v is not None for v in ref_values):
                     # The variables' old values are dead after the step: on an accelerator
@@ -366,6 +403,24 @@ class SegmentKernel:
             None, consumer, f"Attempting to use uninitialized value {name}\n\t [[node "
                             f"{consumer.name} ({consumer.type}) defined at "
                             f"{consumer.creation_site} ]]")
+
+
+def _buffer(v):
+    """(address, shape, dtype) of an array's data; None for other values."""
+    if type(v) is np.ndarray and v.size:
+        return v.__array_interface__["data"][0], v.shape, v.dtype
+    return None
+
+
+def _aliases(ref_values, values):
+    """Per value, the index of the variable whose buffer it is (a read fed in, or a view
+    of the whole buffer), else -1."""
+    bufs = {}
+    for k, v in enumerate(ref_values):
+        b = _buffer(v)
+        if b is not None:
+            bufs.setdefault(b, k)
+    return tuple(bufs.get(_buffer(v), -1) for v in values)
 
 
 def _attr(value):
