@@ -48,12 +48,19 @@ def load_tf1(module):
     return tf
 
 
-def session_kwargs(tf, threads):
-    """Session keywords giving TensorFlow `threads` intra/inter-op threads (none for 0)."""
-    if threads and hasattr(tf, "ConfigProto"):
-        return {"config": tf.ConfigProto(intra_op_parallelism_threads=threads,
-                                         inter_op_parallelism_threads=threads)}
-    return {}
+def session_kwargs(tf, threads, jit=False):
+    """Session keywords giving TensorFlow `threads` intra/inter-op threads (none for 0), and
+    with `jit` TF's auto-jit switch (`global_jit_level=ON_1`), which turns on trainflow's
+    XLA backend."""
+    if not (threads or jit) or not hasattr(tf, "ConfigProto"):
+        return {}
+    config = tf.ConfigProto()
+    if threads:
+        config.intra_op_parallelism_threads = threads
+        config.inter_op_parallelism_threads = threads
+    if jit:
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_1
+    return {"config": config}
 
 
 def best_seconds(fn, calls, repeat, warmup):

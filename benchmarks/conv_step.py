@@ -33,7 +33,7 @@ def build(tf, x_shape, w_shape):
     return x, dy, [pooled] + grads
 
 
-def bench(tf, layer, steps, threads):
+def bench(tf, layer, steps, threads, jit=False):
     x_shape, w_shape = LAYERS[layer]
     graph = tf.Graph()
     with graph.as_default():
@@ -42,7 +42,7 @@ def bench(tf, layer, steps, threads):
     feed = {x: rng.rand(*x_shape).astype(np.float32),
             dy: rng.rand(*dy.shape.as_list()).astype(np.float32)}
     times = []
-    with tf.Session(graph=graph, **session_kwargs(tf, threads)) as sess:
+    with tf.Session(graph=graph, **session_kwargs(tf, threads, jit)) as sess:
         for _ in range(3):
             sess.run(fetches, feed)
         for _ in range(steps):
@@ -59,13 +59,14 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="intra/inter-op threads for TensorFlow (0: its default)")
     parser.add_argument("--layer", choices=sorted(LAYERS) + ["all"], default="all")
+    parser.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
     args = parser.parse_args()
     tf = load_tf1(args.module)
     layers = sorted(LAYERS) if args.layer == "all" else [args.layer]
     for layer in layers:
-        ms = bench(tf, layer, args.steps, args.threads)
+        ms = bench(tf, layer, args.steps, args.threads, args.jit)
         x_shape, w_shape = LAYERS[layer]
-        print(f"{args.module:24s} {layer} x{x_shape} w{w_shape}: {ms:8.1f} ms/step")
+        print(f"{args.module + (' +jit' if args.jit else ''):30s} {layer} x{x_shape} w{w_shape}: {ms:8.1f} ms/step")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from _harness import (best_seconds, load_tf1, measure_modules, parser, print_ratio,
-                      print_table, print_target)
+                      print_table, print_target, session_kwargs)
 
 TARGET_US = 2.0
 
@@ -31,14 +31,14 @@ def _chain(tf, x, n_ops):
     return x, "identity"
 
 
-def measure(module, n_ops, runs, repeat):
+def measure(module, n_ops, runs, repeat, jit=False):
     """{"us_per_op", "ops", "kind", "result"} for the TF1 API in `module`."""
     tf = load_tf1(module)
     g = tf.Graph()
     with g.as_default():
         p = tf.placeholder(tf.float32, [4])
         out, kind = _chain(tf, p, n_ops)
-    sess = tf.Session(graph=g)
+    sess = tf.Session(graph=g, **session_kwargs(tf, 0, jit))
     feed = {p: np.ones(4, np.float32)}
     result = sess.run(out, feed)
     best = best_seconds(lambda: sess.run(out, feed), runs, repeat, warmup=4)
@@ -51,9 +51,12 @@ def main(argv=None):
     ap = parser(__doc__, "TF1-style module (default: trainflow.compat.v1, then "
                          "tensorflow.compat.v1 under --tf-python)",
                 ("--ops", 1000), ("--runs", 50), ("--repeat", 5))
+    ap.add_argument("--jit", action="store_true",
+                    help="TF's auto-jit switch for trainflow (XLA); TensorFlow runs without")
     args = ap.parse_args(argv)
     results = measure_modules(
-        args, __file__, lambda module: measure(module, args.ops, args.runs, args.repeat),
+        args, __file__, lambda module: measure(module, args.ops, args.runs, args.repeat,
+                                               args.jit and module.startswith("trainflow")),
         "--ops", str(args.ops), "--runs", str(args.runs), "--repeat", str(args.repeat))
     if args.json:
         print(json.dumps(results))

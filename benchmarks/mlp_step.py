@@ -3,8 +3,11 @@
     python benchmarks/mlp_step.py                                  # trainflow
     python benchmarks/mlp_step.py --module tensorflow.compat.v1    # TensorFlow (if installed)
 
+    python benchmarks/mlp_step.py --jit --optimizer adam --batch 128   # XLA backend
+
 Models: 784-512-512-10 ("big") and 784-64-10 ("small"), ReLU, softmax cross-entropy,
-plain gradient descent, batch 64, fed from NumPy each step. Prints steps/s.
+plain gradient descent (or Adam), batch 64, fed from NumPy each step. Prints steps/s.
+--jit turns on TF's auto-jit switch (trainflow's XLA backend).
 """
 import argparse
 import time
@@ -14,7 +17,7 @@ import numpy as np
 from _harness import load_tf1, session_kwargs
 
 
-def build(tf, sizes, seed=0):
+def build(tf, sizes, seed=0, optimizer="sgd"):
     x = tf.placeholder(tf.float32, [None, sizes[0]], name="x")
     y = tf.placeholder(tf.int64, [None], name="y")
     h = x
@@ -28,19 +31,21 @@ def build(tf, sizes, seed=0):
         if i < len(sizes) - 2:
             h = tf.nn.relu(h)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
-    train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+    opt = tf.train.AdamOptimizer(0.001) if optimizer == "adam" else \
+        tf.train.GradientDescentOptimizer(0.01)
+    train = opt.minimize(loss)
     return x, y, loss, train
 
 
-def bench(tf, sizes, batch, seconds, threads):
+def bench(tf, sizes, batch, seconds, threads, jit=False, optimizer="sgd"):
     graph = tf.Graph()
     with graph.as_default():
-        x, y, loss, train = build(tf, sizes)
+        x, y, loss, train = build(tf, sizes, optimizer=optimizer)
         init = tf.global_variables_initializer()
     rng = np.random.RandomState(1)
     xb = rng.rand(batch, sizes[0]).astype(np.float32)
     yb = rng.randint(0, sizes[-1], batch).astype(np.int64)
-    with tf.Session(graph=graph, **session_kwargs(tf, threads)) as sess:
+    with tf.Session(graph=graph, **session_kwargs(tf, threads, jit)) as sess:
         sess.run(init)
         for _ in range(20):
             sess.run(train, {x: xb, y: yb})
@@ -60,12 +65,20 @@ def main():
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--threads", type=int, default=0,
                         help="intra/inter-op threads for TensorFlow (0: its default)")
+    parser.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
+    parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
+    parser.add_argument("--model", choices=["small", "big", "all"], default="all")
     args = parser.parse_args()
     tf = load_tf1(args.module)
+    label = args.module + (" +jit" if args.jit else "")
     for name, sizes in (("small 784-64-10", [784, 64, 10]), ("big 784-512-512-10",
                                                             [784, 512, 512, 10])):
-        rate = bench(tf, sizes, args.batch, args.seconds, args.threads)
-        print(f"{args.module:24s} {name:20s} {rate:9.1f} steps/s")
+        if args.model not in ("all", name.split()[0]):
+            continue
+        rate = bench(tf, sizes, args.batch, args.seconds, args.threads, args.jit,
+                     args.optimizer)
+        print(f"{label:30s} {name:20s} {args.optimizer:4s} b{args.batch:<5d} "
+              f"{rate:9.1f} steps/s")
 
 
 if __name__ == "__main__":

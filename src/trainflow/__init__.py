@@ -72,6 +72,7 @@ _LAZY = {
     "regularizers": "trainflow.regularizers",
     "debugging": "trainflow.debugging",
     "test": "trainflow.test",
+    "xla": "trainflow.xla",
     "dtypes": "trainflow.framework.dtypes",
     "ConfigProto": ("trainflow.protos.config_pb2", "ConfigProto"),
     "GPUOptions": ("trainflow.protos.config_pb2", "GPUOptions"),

@@ -2,8 +2,10 @@
 once (runtime/planner.py: prune, order, fold constants, partition by backend) and
 compiled by a backend (runtime/backends/) into a function that runs one step.
 
-Today every op runs on the NumPy backend, so a plan is one segment: one generated
-Python function of straight-line kernel calls (see numpy_backend.Program).
+The host program is one generated Python function of straight-line kernel calls (see
+numpy_backend.Program). When the session runs with XLA (runtime/backends/xla_switch.py),
+each maximal segment of ops with lowerings becomes one fused call in that program
+(runtime/backends/xla_backend.py).
 """
 from trainflow.runtime import planner
 from trainflow.runtime.backends import numpy_backend
@@ -28,13 +30,19 @@ class Plan:
         fed = set(self.feeds)
         roots = [t._op for t in self.fetches if t not in fed] + list(targets)
         self.ops = planner.needed_ops(roots, fed, done)
-        # Each op goes to the first backend with a kernel for it. Only the NumPy backend
-        # is registered today, so a plan is one segment; another backend's segments will
-        # become one fused call each inside the NumPy (host) program.
-        self.segments = planner.partition(self.ops, planner.backend_for)
-        kernels = [_bound_kernel(session, op) for op in self.ops]
         folded = planner.fold_constants(self.ops, fed)
-        self._program = numpy_backend.Program(self.ops, self.fetches, self.feeds, folded,
+        xla = getattr(session, "_xla_backend", None)
+        if xla is not None and not done:
+            # The XLA segments become one fused call each inside the host program.
+            ops, kernels = xla.build_segments(self.ops, self.fetches, self.feeds, folded,
+                                              lambda op: _bound_kernel(session, op))
+            self.ops = ops
+        else:
+            ops = self.ops
+            kernels = [_bound_kernel(session, op) for op in ops]
+        self.segments = planner.partition(
+            ops, lambda op: "xla" if type(op).__name__ == "SegmentOp" else planner.NUMPY)
+        self._program = numpy_backend.Program(ops, self.fetches, self.feeds, folded,
                                               kernels, raw_refs)
         self.source = self._program.source
         self.may_dead = self._program.may_dead

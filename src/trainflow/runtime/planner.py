@@ -15,6 +15,7 @@ import numpy as np
 
 from trainflow.framework import errors, graph_walk, registry
 
+NUMPY = registry.NUMPY
 Segment = collections.namedtuple("Segment", ["key", "ops"])
 Segment.__doc__ = "A maximal run of consecutive plan ops that share one partition key."
 
@@ -167,3 +168,40 @@ def backend_for(op, preference=(registry.NUMPY,)):
         if registry.kernel(op._type, backend) is not None:
             return backend
     return registry.NUMPY
+
+
+def group_order(ops, fed, compiled):
+    """Reorders `ops` (a valid run order) into as few alternating runs of compiled ops
+    (`compiled(op)` true) and host ops as a greedy pass finds: host ops first, then each
+    run takes every op of its kind that becomes ready. Ties keep the given order.
+
+    Returns:
+      a new list: a valid run order of the same ops.
+    """
+    import heapq
+    index = {op: k for k, op in enumerate(ops)}
+    users = collections.defaultdict(list)
+    waiting = {}
+    for op in ops:
+        deps = {t._op for t in op._inputs if t not in fed and t._op in index}
+        deps.update(c for c in op._control_inputs if c in index)
+        waiting[op] = len(deps)
+        for d in deps:
+            users[d].append(op)
+    host, comp = [], []
+    for op in ops:
+        if not waiting[op]:
+            heapq.heappush(comp if compiled(op) else host, index[op])
+    out = []
+    current = host if host else comp
+    while host or comp:
+        if not current:
+            current = comp if current is host else host
+        k = heapq.heappop(current)
+        op = ops[k]
+        out.append(op)
+        for u in users[op]:
+            waiting[u] -= 1
+            if not waiting[u]:
+                heapq.heappush(comp if compiled(u) else host, index[u])
+    return out

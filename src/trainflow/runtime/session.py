@@ -12,6 +12,7 @@ from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.framework import session_stack
 from trainflow.runtime import partial_run, run_state
+from trainflow.runtime.backends import xla_switch
 from trainflow.framework.kernel_context import DEAD
 from trainflow.runtime.executor import Plan
 from trainflow.runtime.fetches import FetchStructure
@@ -106,6 +107,8 @@ class BaseSession:
         self._partial_runs = {}
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         self._context_managers = []
+        # The XLA backend when TF's JIT knobs ask for it and jax is installed, else None.
+        self._xla_backend = xla_switch.backend_for_session(config)
 
     @staticmethod
     def _make_resources(target):

@@ -1,0 +1,474 @@
+"""The XLA backend: a segment of a plan (consecutive ops that all have a lowering and need
+no host context) becomes one function of (feed values, variable values) -> (fetched
+values, new variable values), traced once per signature of shapes and dtypes with
+`jax.jit` and cached. The host (NumPy) program calls a segment as one fused kernel.
+
+Lowerings are registered per op type with
+``registry.register_kernel(op_type, fn, backend="xla")`` in the families'
+``xla_lowerings.py`` modules. A lowering is called like the NumPy kernel: the op's
+inputs (jax or NumPy arrays; list arguments as lists) and its attrs as the keyword-only
+parameters it names. Two more keywords are offered:
+
+  - ``check``: ``check(failed, message, cls=InvalidArgumentError)`` records a run-time
+    check (a traced boolean); the segment raises ``cls`` naming the op after the call,
+    since a compiled function cannot raise;
+  - ``op``: the Operation being lowered.
+
+Ref inputs (of Assign / Apply* ops) arrive as `Ref` objects: read ``ref.value``, write
+with ``ref.set(new)``; the segment writes the new values back into the session's
+variable buffers after the call, in place where the shape allows (contract 5).
+
+An op whose inputs are all values known while tracing (constants, static shapes) runs
+its NumPy kernel at trace time, so shape arithmetic stays static. A segment that cannot
+be traced (a data-dependent shape, a lowering that does not apply) runs on NumPy.
+"""
+import importlib
+import inspect
+import threading
+
+import jax
+import numpy as np
+
+from trainflow import tf_logging
+from trainflow.framework import errors, registry
+from trainflow.runtime.backends import numpy_backend
+from trainflow.runtime.resources import VariableSlot
+
+NAME = "xla"
+# TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
+jax.config.update("jax_enable_x64", True)
+# Host buffers are copied to the device on each call; donating them pays only where the
+# device is not the host's memory.
+_DONATE = jax.default_backend() != "cpu"
+
+_LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
+                     "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings"]
+_load_lock = threading.Lock()
+
+
+def register_lowering_module(module_name):
+    """Names one more module of lowerings, imported with the others (families outside
+    this list add themselves)."""
+    if module_name not in _LOWERING_MODULES:
+        _LOWERING_MODULES.append(module_name)
+
+
+def load_lowerings():
+    """Imports the lowering modules (each registers its lowerings once)."""
+    with _load_lock:
+        for name in list(_LOWERING_MODULES):
+            importlib.import_module(name)
+
+
+class Ref:
+    """A variable inside a traced segment: its current value, and whether it was set."""
+
+    __slots__ = ("value", "dtype", "written")
+
+    def __init__(self, value, dtype):
+        self.value = value
+        self.dtype = dtype
+        self.written = False
+
+    def get(self):
+        return self.value
+
+    def set(self, value):
+        """Replaces the variable's value (cast to its dtype)."""
+        self.value = jax.numpy.asarray(value, dtype=self.dtype)
+        self.written = True
+
+
+_SPECIAL = ("check", "op")
+_lowering_info = {}
+
+
+def _lowering(op_type):
+    """(fn, attr names, wants check, wants op) of op_type's lowering."""
+    info = _lowering_info.get(op_type)
+    if info is None:
+        fn = registry.kernel(op_type, NAME)
+        params = inspect.signature(fn).parameters.values()
+        kw = [p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        attrs = [k for k in kw if k not in _SPECIAL]
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            # `**attrs`: the attrs the op's NumPy kernel takes.
+            attrs += [a for a in registry.get(op_type).kernel_attrs if a not in attrs]
+        info = _lowering_info[op_type] = (fn, tuple(attrs), "check" in kw, "op" in kw)
+    return info
+
+
+def lowerable_ops(ops, fed, folded):
+    """The ops of a plan that may run inside an XLA segment: those with a lowering, not
+    host-only or blocking, with no fed output, not folded (folded values are bound as
+    constants), and not downstream of a Switch (a dead branch is a host matter)."""
+    dead = set()
+    out = set()
+    for op in ops:
+        if op._type in ("Switch", "RefSwitch") or any(t._op in dead for t in op._inputs) or \
+                any(c in dead for c in op._control_inputs):
+            dead.add(op)
+            continue
+        info = op._info
+        if info is None or info.host_only or info.blocking or op in folded:
+            continue
+        if registry.kernel(op._type, NAME) is None:
+            continue
+        if any(t in fed for t in op._outputs):
+            continue
+        out.add(op)
+    return out
+
+
+class _Arg:
+    """The signature of one input of a segment op, as the host program reads it."""
+
+    __slots__ = ("is_ref",)
+
+    def __init__(self, is_ref):
+        self.is_ref = is_ref
+
+    @staticmethod
+    def count(attrs):
+        return None
+
+
+class _SegmentInfo:
+    __slots__ = ("op_def", "output_aliases_input")
+
+    def __init__(self, args):
+        self.op_def = type("SegmentOpDef", (), {"inputs": args})()
+        self.output_aliases_input = False
+
+
+class SegmentOp:
+    """Stands for one XLA segment in the host program (the shape of an Operation that
+    the NumPy backend reads: inputs, outputs, a name and a creation site)."""
+
+    def __init__(self, index, ops, inputs, outputs):
+        self.ops = ops
+        self._inputs = inputs
+        self._outputs = outputs
+        self._control_inputs = []
+        self._type = self.type = "XlaCluster"
+        self.name = self._name = f"cluster_{index}/xla_run"
+        self.creation_site = ops[0].creation_site
+        self._attrs = {}
+        self._info = _SegmentInfo([_Arg(t._dtype._is_ref_dtype) for t in inputs])
+
+
+def segment_op(index, ops, plan_ops, fetches, folded):
+    """The SegmentOp of `ops` (a segment of the plan `plan_ops`)."""
+    inside = set(ops)
+    produced = {t for op in ops for t in op._outputs}
+    inputs, seen = [], set()
+    for op in ops:
+        for t in op._inputs:
+            if t not in produced and t not in seen:
+                seen.add(t)
+                inputs.append(t)
+    needed = set(fetches)
+    for op in plan_ops:
+        if op not in inside:
+            needed.update(op._inputs)
+    outputs = [t for op in ops for t in op._outputs if t in needed]
+    return SegmentOp(index, ops, inputs, outputs)
+
+
+class _Trace:
+    """One compiled signature of a segment: the jitted function and what tracing it
+    learnt (which variables it writes, which checks it makes)."""
+
+    def __init__(self):
+        self.fn = None
+        self.written = ()
+        self.checks = ()
+        self.reads = {}
+        self.fallback = False
+        self.reason = None
+
+
+class SegmentKernel:
+    """The fused kernel of one segment: ``kernel(*input values)`` -> output values.
+
+    Ref inputs arrive as VariableSlots; ref outputs are returned as VariableSlots.
+    """
+
+    def __init__(self, seg, folded, kernels):
+        self.seg = seg
+        self.ops = seg.ops
+        self._folded = folded
+        self._ref_pos = [i for i, t in enumerate(seg._inputs) if t._dtype._is_ref_dtype]
+        # Folded inputs are bound as constants while tracing (static shapes stay static).
+        self._val_pos = [i for i, t in enumerate(seg._inputs)
+                         if not t._dtype._is_ref_dtype and t._op not in folded]
+        self._traces = {}
+        self._lock = threading.Lock()
+        self._locking = any(op._attrs.get("use_locking") for op in seg.ops
+                            if op._info.stateful)
+        # The same ops on NumPy: what runs when a signature cannot be traced.
+        self._numpy = numpy_backend.Program(seg.ops, seg._outputs, seg._inputs, folded,
+                                            kernels, raw_refs=True)
+
+    # -- tracing -------------------------------------------------------------------------
+    def _trace_fn(self, entry, ref_dtypes, aliases):
+        seg = self.seg
+        folded = self._folded
+        ref_pos, val_pos = self._ref_pos, self._val_pos
+
+        def fn(ref_values, values):
+            env = {}
+            refs = [Ref(v, d) for v, d in zip(ref_values, ref_dtypes)]
+            for i, r in zip(ref_pos, refs):
+                env[seg._inputs[i]] = r
+            for i, v, k in zip(val_pos, values, aliases):
+                # A value that is a variable's buffer (a read fed in) reads that variable
+                # where it is used, as the buffer would (contract 5).
+                env[seg._inputs[i]] = v if k < 0 else refs[k]
+            checks = []
+            for op in self.ops:
+                outs = self._lower(op, env, folded, checks)
+                for t, v in zip(op._outputs, outs):
+                    env[t] = v
+            results = []
+            reads = {}
+            for j, t in enumerate(seg._outputs):
+                v = env[t]
+                if isinstance(v, Ref) and not t._dtype._is_ref_dtype:
+                    # A read of a variable returned from the step is the variable's buffer
+                    # (after the write-back), as the NumPy backend returns it.
+                    if v.value is None:
+                        raise _UninitializedRead(t)
+                    reads[j] = refs.index(v)
+                results.append(None if isinstance(v, Ref) else v)
+            entry.reads = reads
+            entry.written = tuple(k for k, r in enumerate(refs) if r.written)
+            entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
+            return (results, [refs[k].value for k in entry.written],
+                    [failed for _, failed, _, _ in checks])
+        return fn
+
+    @staticmethod
+    def _arg_values(op, env, folded):
+        args, i = [], 0
+        for arg in op._info.op_def.inputs:
+            n = arg.count(op._attrs)
+            items = []
+            for t in op._inputs[i:i + (1 if n is None else n)]:
+                if t._op in folded:
+                    v = folded[t._op]
+                    v = v[t._value_index] if isinstance(v, tuple) else v
+                else:
+                    v = env[t]
+                if isinstance(v, Ref) and not arg.is_ref:
+                    if v.value is None:
+                        raise _UninitializedRead(t)
+                    v = v.value
+                items.append(v)
+            i += len(items)
+            args.append(items[0] if n is None else items)
+        return args
+
+    def _lower(self, op, env, folded, checks):
+        info = op._info
+        if op._type == "Identity" and isinstance(env.get(op._inputs[0]), Ref):
+            # A variable read (`v/read`) is the variable's buffer: its consumers see the
+            # value at the time they run, updates made before them included.
+            return (env[op._inputs[0]],)
+        args = self._arg_values(op, env, folded)
+        flat = [a for x in args for a in (x if isinstance(x, list) else [x])]
+        if (info.kernel is not None and not info.stateful and not info.kernel_wants_ctx
+                and flat and all(isinstance(a, (np.ndarray, np.generic)) for a in flat)):
+            # Every input is known while tracing: compute it now, keeping it static.
+            kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
+            with np.errstate(all="ignore"):
+                out = info.kernel(*args, **kwargs)
+        else:
+            fn, attrs, wants_check, wants_op = _lowering(op._type)
+            # String attrs (padding, data_format) arrive as str.
+            kwargs = {a: _attr(op._attrs[a]) for a in attrs if a in op._attrs}
+            if wants_check:
+                kwargs["check"] = lambda failed, message, cls=errors.InvalidArgumentError: \
+                    checks.append((op, failed, message, cls))
+            if wants_op:
+                kwargs["op"] = op
+            out = fn(*args, **kwargs)
+        n = len(op._outputs)
+        if n == 0:
+            return ()
+        if n == 1:
+            return (out[0],) if isinstance(out, (tuple, list)) else (out,)
+        return tuple(out)
+
+    # -- running ---------------------------------------------------------------------------
+    def __call__(self, *args):
+        slots = [args[i] for i in self._ref_pos]
+        ref_values = [s.value for s in slots]
+        values = [args[i] for i in self._val_pos]
+        aliases = ()
+        if ref_values:
+            aliases = _aliases(ref_values, values)
+        key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
+               tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
+        entry = self._traces.get(key)
+        if entry is None:
+            entry = self._compile(key, slots, ref_values, values, aliases or
+                                  (-1,) * len(values))
+        if entry.fallback:
+            out = self._numpy.run(list(args))
+            return out[0] if len(out) == 1 else out
+        if self._locking:
+            # use_locking updates: read, compute and write back under the variables' locks.
+            locks = sorted({id(s.lock): s.lock for s in slots}.items())
+            for _, lock in locks:
+                lock.acquire()
+            try:
+                return self._finish(entry, args, slots, [s.value for s in slots], values)
+            finally:
+                for _, lock in reversed(locks):
+                    lock.release()
+        return self._finish(entry, args, slots, ref_values, values)
+
+    def _finish(self, entry, args, slots, ref_values, values):
+        results, new_refs, flags = entry.fn(ref_values, values)
+        if flags and any(bool(f) for f in flags):
+            # A check failed: nothing was written back, so the same step on NumPy raises
+            # the NumPy path's own error (class and message) for the failing op.
+            self._numpy.run(list(args))
+            op, message, cls = next(c for c, f in zip(entry.checks, flags) if bool(f))
+            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
+                                f"defined at {op.creation_site} ]]")
+        for k, value in zip(entry.written, new_refs):
+            _write_back(slots[k], value)
+        out = []
+        reads = entry.reads
+        for j, (t, v) in enumerate(zip(self.seg._outputs, results)):
+            if j in reads:
+                out.append(slots[reads[j]].value)
+            elif v is None:
+                out.append(self._ref_slot(t, args))
+            else:
+                out.append(np.asarray(v))
+        return out[0] if len(out) == 1 else out
+
+    def _compile(self, key, slots, ref_values, values, aliases):
+        with self._lock:
+            entry = self._traces.get(key)
+            if entry is not None:
+                return entry
+            entry = _Trace()
+            dtypes = [s.dtype.base_dtype.as_numpy_dtype if s.dtype is not None and
+                      hasattr(s.dtype, "base_dtype") else
+                      (None if v is None else v.dtype) for s, v in zip(slots, ref_values)]
+            try:
+                # Trace (and compile) now, so what tracing learns is known before use.
+                fn = self._trace_fn(entry, dtypes, aliases)
+                donate = ()
+                if _DONATE and any(v is not None for v in ref_values):
+                    # The variables' old values are dead after the step: on an accelerator
+                    # their device buffers are donated to the new values.
+                    donate = (0,)
+                entry.fn = jax.jit(fn, donate_argnums=donate).lower(ref_values,
+                                                                    values).compile()
+            except _UninitializedRead as e:
+                raise self._uninitialized(e) from None  # not cached: it may be set later
+            except errors.OpError:
+                raise
+            except Exception as e:  # noqa: BLE001 - anything untraceable runs on NumPy
+                tf_logging.vlog(1, "XLA segment %s runs on NumPy: %s", self.seg.name, e)
+                entry.fallback = True
+                entry.reason = f"{type(e).__name__}: {e}"
+            self._traces[key] = entry
+            return entry
+
+    def _ref_slot(self, t, args):
+        """The VariableSlot a ref output of the segment stands for."""
+        seen = set()
+        while t not in seen:
+            seen.add(t)
+            if t in self.seg._inputs:
+                return args[self.seg._inputs.index(t)]
+            op = t._op
+            ref_inputs = [x for x in op._inputs if x._dtype._is_ref_dtype]
+            if not ref_inputs:
+                break
+            t = ref_inputs[0]
+        raise errors.InternalError(None, t._op, f"No variable behind ref output {t.name}")
+
+    def _uninitialized(self, e):
+        t = e.tensor
+        consumer = next((op for op in self.ops if t in op._inputs), t._op)
+        name = t._op.name
+        return errors.FailedPreconditionError(
+            None, consumer, f"Attempting to use uninitialized value {name}\n\t [[node "
+                            f"{consumer.name} ({consumer.type}) defined at "
+                            f"{consumer.creation_site} ]]")
+
+
+def _buffer(v):
+    """(address, shape, dtype) of an array's data; None for other values."""
+    if type(v) is np.ndarray and v.size:
+        return v.__array_interface__["data"][0], v.shape, v.dtype
+    return None
+
+
+def _aliases(ref_values, values):
+    """Per value, the index of the variable whose buffer it is (a read fed in, or a view
+    of the whole buffer), else -1."""
+    bufs = {}
+    for k, v in enumerate(ref_values):
+        b = _buffer(v)
+        if b is not None:
+            bufs.setdefault(b, k)
+    return tuple(bufs.get(_buffer(v), -1) for v in values)
+
+
+def _attr(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class _UninitializedRead(Exception):
+    def __init__(self, tensor):
+        super().__init__(tensor.name)
+        self.tensor = tensor
+
+
+def _write_back(slot, value):
+    """Stores a segment's new value of a variable: into its buffer in place when the
+    shape and dtype agree (readers holding the buffer see it), else as a new buffer."""
+    value = np.asarray(value)
+    buf = slot.value
+    if buf is not None and buf.shape == value.shape and buf.dtype == value.dtype and \
+            buf.flags.writeable:
+        np.copyto(buf, value)
+    else:
+        slot.value = np.array(value)
+
+
+def build_segments(ops, fetches, feeds, folded, kernels_for):
+    """The host program's op list for `ops` with XLA segments fused.
+
+    Args:
+      ops: the plan's ordered ops.
+      fetches, feeds: the plan's fetched and fed Tensors.
+      folded: the planner's folded values.
+      kernels_for: fn(op) -> its bound NumPy kernel.
+
+    Returns:
+      (program ops, their kernels): SegmentOps with SegmentKernels for each segment of
+      lowerable ops, the other ops with their NumPy kernels.
+    """
+    from trainflow.runtime import planner
+    fed = set(feeds)
+    lowerable = lowerable_ops(ops, fed, folded)
+    ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
+    out_ops, out_kernels = [], []
+    for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):
+        if seg.key != NAME or not any(op._outputs or op._inputs for op in seg.ops):
+            out_ops.extend(seg.ops)
+            out_kernels.extend(kernels_for(op) for op in seg.ops)
+            continue
+        sop = segment_op(len(out_ops), seg.ops, ordered, fetches, folded)
+        out_ops.append(sop)
+        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops]))
+    return out_ops, out_kernels
