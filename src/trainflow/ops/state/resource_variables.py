@@ -12,12 +12,11 @@ AssignAddVariableOp / ResourceScatter* ops on the handle.
 """
 import threading
 
-from trainflow.framework import dtypes
 from trainflow.framework.graph import get_default_graph
-from trainflow.framework.graph_keys import GraphKeys
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor_conversion import convert_to_tensor
 from trainflow.framework.tensor_shape import as_shape, unknown_shape
+from trainflow.ops.state.variable_args import check_variable_args
 from trainflow.ops.state import resource_variable_ops as rv_ops
 from trainflow.ops.state import variables
 from trainflow.ops.state.variables import Variable
@@ -85,23 +84,10 @@ class ResourceVariable(Variable):
     def _init_resource(self, initial_value, trainable, collections, validate_shape,
                        caching_device, name, dtype, constraint, synchronization, aggregation,
                        shape):
-        synchronization, aggregation, trainable = \
-            variables.validate_synchronization_aggregation_trainable(
-                synchronization, aggregation, trainable, name)
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
+        synchronization, aggregation, trainable, collections, dtype = \
+            check_variable_args(initial_value, trainable, collections, constraint, dtype,
+                                synchronization, aggregation, name)
         init_from_fn = callable(initial_value)
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError("collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
-        if dtype is not None:
-            dtype = dtypes.as_dtype(dtype)
         graph = get_default_graph()
         with variables.init_scope(graph), name_scope(
                 name, "Variable", [] if init_from_fn else [initial_value]) as scope:

@@ -8,67 +8,20 @@ running session (DESIGN contract 5). Collection helpers (`global_variables`,
 `global_variables_initializer`, ...) are in `variable_helpers` and re-exported here.
 """
 import contextlib
-import enum
 import inspect
 import re
 
-from trainflow.framework import dtypes, session_stack
+from trainflow.framework import session_stack
 from trainflow.framework.graph import get_default_graph
-from trainflow.framework.graph_keys import GraphKeys
 from trainflow.framework.scopes import name_scope
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_conversion import (convert_to_tensor,
                                                    register_tensor_conversion_function)
 from trainflow.framework.tensor_shape import as_shape, unknown_shape
 from trainflow.ops.state import state_ops
-
-
-class VariableSynchronization(enum.Enum):
-    """When a distributed variable is synchronized (`tf.VariableSynchronization`)."""
-    AUTO = 0
-    NONE = 1
-    ON_WRITE = 2
-    ON_READ = 3
-
-
-class VariableAggregation(enum.Enum):
-    """How updates of a distributed variable are combined (`tf.VariableAggregation`)."""
-    NONE = 0
-    SUM = 1
-    MEAN = 2
-    ONLY_FIRST_REPLICA = 3
-
-
-def validate_synchronization_aggregation_trainable(synchronization, aggregation, trainable,
-                                                   name=None):
-    """Resolves defaults: returns (synchronization, aggregation, trainable).
-
-    Raises:
-      ValueError: for values that are not the enums, or trainable ON_READ variables.
-    """
-    if aggregation is None:
-        aggregation = VariableAggregation.NONE
-    elif not isinstance(aggregation, VariableAggregation):
-        try:
-            aggregation = VariableAggregation(aggregation)
-        except ValueError:
-            raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: "
-                             f"{name}") from None
-    if synchronization is None:
-        synchronization = VariableSynchronization.AUTO
-    elif not isinstance(synchronization, VariableSynchronization):
-        try:
-            synchronization = VariableSynchronization(synchronization)
-        except ValueError:
-            raise ValueError(f"Invalid variable synchronization mode: {synchronization} for "
-                             f"variable: {name}") from None
-    if trainable is None:
-        trainable = synchronization != VariableSynchronization.ON_READ
-    elif trainable and synchronization == VariableSynchronization.ON_READ:
-        raise ValueError("Synchronization value can be set to VariableSynchronization.ON_READ "
-                         "only for non-trainable variables. You have specified trainable=True "
-                         "and synchronization=VariableSynchronization.ON_READ.")
-    return synchronization, aggregation, bool(trainable)
+from trainflow.ops.state.variable_args import (  # noqa: F401 - public here too
+    VariableAggregation, VariableSynchronization, check_variable_args as _check_args,
+    validate_synchronization_aggregation_trainable)
 
 
 def strip_name_scope(name, export_scope):
@@ -198,23 +151,10 @@ class Variable(metaclass=_VariableMeta):
     def _init_from_args(self, initial_value, trainable, collections, validate_shape,
                         caching_device, name, dtype, constraint, synchronization, aggregation,
                         shape):
-        synchronization, aggregation, trainable = \
-            validate_synchronization_aggregation_trainable(synchronization, aggregation,
-                                                           trainable, name)
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
+        synchronization, aggregation, trainable, collections, dtype = _check_args(
+            initial_value, trainable, collections, constraint, dtype, synchronization,
+            aggregation, name)
         init_from_fn = callable(initial_value)
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError("collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        if constraint is not None and not callable(constraint):
-            raise ValueError("The `constraint` argument must be a callable.")
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections = list(collections) + [GraphKeys.TRAINABLE_VARIABLES]
-        if dtype is not None:
-            dtype = dtypes.as_dtype(dtype)
         graph = get_default_graph()
         with init_scope(graph), name_scope(name, "Variable",
                                            [] if init_from_fn else [initial_value]) as scope:
