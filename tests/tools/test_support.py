@@ -8,7 +8,8 @@ import trainflow
 from trainflow.tools import support
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
-DOC = os.path.join(SRC, "..", "docs", "support.md")
+# The committed file, beside the tests in the checkout (trainflow itself may be installed).
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "support.md")
 
 
 def _ops(*argv):
