@@ -1,10 +1,13 @@
 """Running code under TensorFlow's python ($TRAINFLOW_TF_PYTHON; the interop tests skip
 without it), or another python, in a subprocess."""
+import atexit
 import json
 import os
 import subprocess
 
 import pytest
+
+from tf_fork_server import ForkServerClient
 
 TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
 needs_tf = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
@@ -12,15 +15,29 @@ needs_tf = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not 
 TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0", "CUDA_VISIBLE_DEVICES": ""}
 
 
+# TensorFlow's python runs the scripts in children of one fork server, which imports
+# TensorFlow once (TRAINFLOW_TF_FORK=0 starts a fresh python for every script instead).
+_FORK_SERVER = (ForkServerClient(TF_PYTHON, TF_ENV)
+                if TF_PYTHON and os.environ.get("TRAINFLOW_TF_FORK", "1") != "0" else None)
+if _FORK_SERVER is not None:
+    atexit.register(_FORK_SERVER.close)
+
+
 def run_python(code, *args, python=None, spec=None, timeout=300):
     """Runs `python -c code args...` (TensorFlow's python unless named) with TF_ENV and
     `spec`, if given, as JSON on stdin; asserts it exits 0 and returns its stdout."""
-    proc = subprocess.run([python or TF_PYTHON, "-c", code, *args],
-                          input=None if spec is None else json.dumps(spec),
-                          capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, **TF_ENV))
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
+    stdin = None if spec is None else json.dumps(spec)
+    result = None
+    if _FORK_SERVER is not None and python in (None, TF_PYTHON):
+        result = _FORK_SERVER.run(code, args, stdin, timeout)
+    if result is None:
+        proc = subprocess.run([python or TF_PYTHON, "-c", code, *args], input=stdin,
+                              capture_output=True, text=True, timeout=timeout,
+                              env=dict(os.environ, **TF_ENV))
+        result = proc.returncode, proc.stdout, proc.stderr
+    returncode, stdout, stderr = result
+    assert returncode == 0, stderr[-3000:]
+    return stdout
 
 
 def run_json(code, *args, **kwargs):
