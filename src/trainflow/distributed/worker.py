@@ -17,13 +17,27 @@ from trainflow.distributed import send_recv  # noqa: F401  (registers _Send/_Rec
 _DEFAULT_RECV_TIMEOUT_S = 3600.0
 
 
+def _without_colocation(graph_def):
+    """`graph_def` less its `_class` attrs: a partition is placed already, and a node may
+    name a colocation target that runs in another partition or not in this step (TF's
+    workers don't check colocation either)."""
+    if not any("_class" in node.attr for node in graph_def.node):
+        return graph_def
+    out = type(graph_def)()
+    out.CopyFrom(graph_def)
+    for node in out.node:
+        if "_class" in node.attr:
+            del node.attr["_class"]
+    return out
+
+
 class _Partition:
     """One registered graph: its Graph and the session that runs it on this task."""
 
     def __init__(self, graph_def, resources_target):
         self.graph = Graph()
         with self.graph.as_default():
-            graph_def_lib.import_graph_def(graph_def, name="")
+            graph_def_lib.import_graph_def(_without_colocation(graph_def), name="")
         self.ops = list(self.graph.get_operations())
         self.session = BaseSession(resources_target, graph=self.graph)
         self.lock = threading.Lock()
@@ -85,7 +99,11 @@ class WorkerService:
 
     def DeregisterGraph(self, request, context):  # noqa: N802
         with self._lock:
-            self._graphs.pop(request.graph_handle, None)
+            entry = self._graphs.pop(request.graph_handle, None)
+        if entry is not None:
+            # A step still running this graph (blocked on a queue or an accumulator) ends
+            # with CancelledError, as TF's CloseSession cancels the session's steps.
+            entry[1].session.close()
         return worker_pb2.DeregisterGraphResponse()
 
     def RunGraph(self, request, context):  # noqa: N802

@@ -96,3 +96,5 @@ from trainflow.train.cluster_spec import ClusterSpec  # noqa: E402,F401
 from trainflow.train.device_setter import replica_device_setter  # noqa: E402,F401
 # --- distributed: server (issue 17) ---
 from trainflow.distributed.server_lib import Server  # noqa: E402,F401
+# --- distributed: synchronous replicas (issue 17) ---
+from trainflow.train.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: E402,F401

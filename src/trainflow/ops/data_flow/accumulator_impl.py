@@ -103,7 +103,6 @@ class SparseAccumulator(Accumulator):
         self._rows = {}
         self._counts = {}
         self._row_shape = None
-        self._dense_shape = None
 
     def _sum_shape(self):
         return None
@@ -138,17 +137,18 @@ class SparseAccumulator(Accumulator):
             self.count += 1
             self._cond.notify_all()
 
+    # As in TF, the accumulator's shape constrains only the leading dims of a gradient
+    # (a rank-0 shape, as SyncReplicasOptimizer makes, accepts any gradient).
     def _row_ok(self, row):
         tail = self.shape[1:]
-        return len(row) == len(tail) and all(e is None or e < 0 or e == d
+        return len(row) >= len(tail) and all(e is None or e < 0 or e == d
                                              for d, e in zip(row, tail))
 
     def _check_dense(self, shape):
-        if self.shape is not None and not (len(shape) == len(self.shape) and all(
+        if self.shape is not None and not (len(shape) >= len(self.shape) and all(
                 e is None or e < 0 or e == d for d, e in zip(shape, self.shape))):
             raise _invalid(f"Shape mismatch: expected shape {_fmt(self.shape)}, got "
                            f"{_fmt(shape)}")
-        self._dense_shape = shape
 
     def take_sparse(self, rs, num_required):
         with self._cond:
@@ -160,13 +160,11 @@ class SparseAccumulator(Accumulator):
             for j, k in enumerate(keys):
                 v = self._rows[k]
                 values[j] = v / self._counts[k] if mean else v
-            if self._dense_shape is not None:
-                shape = np.asarray(self._dense_shape, np.int64)
-            elif self.shape is not None and all(d is not None and d >= 0 for d in self.shape):
-                shape = np.asarray(self.shape, np.int64)
-            else:
-                first = (max(keys) + 1) if keys else 0
-                shape = np.asarray((first,) + tuple(row), np.int64)
+            # TF's dense shape: dim 0 from the accumulator's shape (-1 when it has none),
+            # the other dims from the values; the applied gradient_shape is not used.
+            first = self.shape[0] if self.shape else None
+            shape = np.asarray((-1 if first is None or first < 0 else first,) + tuple(row),
+                               np.int64)
             self._rows, self._counts = {}, {}
             self._reset()
             return np.asarray(keys, np.int64), values, shape

@@ -24,8 +24,9 @@ def _as_type_list(dtypes):
 def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allowed=False):
     if shapes is None:
         return None
+    # An empty list or tuple is one scalar shape, as in TF (`shapes=()`).
     if isinstance(shapes, TensorShape) or not isinstance(shapes, (list, tuple)) or \
-            (shapes and not isinstance(shapes[0], (list, tuple, TensorShape)) and
+            not shapes or (shapes and not isinstance(shapes[0], (list, tuple, TensorShape)) and
              shapes[0] is not None):
         shapes = [shapes]
     shapes = [as_shape(s) for s in shapes]
