@@ -461,6 +461,11 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
+    # Folded ops (computed when the plan was built) run nowhere: they may join a segment,
+    # so that one with control inputs on segment ops (TF1's `control_dependencies(
+    # UPDATE_OPS)` around `minimize`) does not cut the step in two.
+    lowerable |= {op for op in ops if op in folded and (op._inputs or op._control_inputs)
+                  and all(t._dtype.base_dtype.name != "string" for t in op._outputs)}
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
     out_ops, out_kernels = [], []
     for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):
