@@ -42,7 +42,8 @@ jax.config.update("jax_enable_x64", True)
 _DONATE = jax.default_backend() != "cpu"
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
-                     "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings"]
+                     "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings",
+                     "trainflow.runtime.backends.xla_control_flow"]
 _load_lock = threading.Lock()
 
 
@@ -112,7 +113,12 @@ def lowerable_ops(ops, fed, folded):
         info = op._info
         if info is None or info.host_only or info.blocking or op in folded:
             continue
-        if registry.kernel(op._type, NAME) is None:
+        fn = registry.kernel(op._type, NAME)
+        if fn is None:
+            continue
+        # A lowering may apply to some ops of its type only (a While whose gradient
+        # records its iterations stays on the host).
+        if hasattr(fn, "applies_to") and not fn.applies_to(op):
             continue
         if any(t in fed for t in op._outputs):
             continue
@@ -403,6 +409,14 @@ class SegmentKernel:
             None, consumer, f"Attempting to use uninitialized value {name}\n\t [[node "
                             f"{consumer.name} ({consumer.type}) defined at "
                             f"{consumer.creation_site} ]]")
+
+
+def lower_op(op, env, folded, checks):
+    """The traced outputs of `op`, its inputs read from `env` (tensor -> value) or
+    `folded`, as a segment lowers each of its ops; `checks` collects its run-time checks
+    as (op, failed, message, class). The lowerings of functional control flow
+    (xla_control_flow.py) lower the ops of their function graphs with it."""
+    return SegmentKernel._lower(SegmentKernel, op, env, folded, checks)
 
 
 def _buffer(v):
