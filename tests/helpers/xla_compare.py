@@ -36,10 +36,12 @@ def lowered_types(sess):
             for op in k.ops}
 
 
-def run_both(build, feeds_of, steps=1, check=None):
+def run_both(build, feeds_of, steps=1, check=None, on_host=()):
     """Runs ``build() -> (fetches, init op or None, placeholders)`` `steps` times on
     NumPy and on XLA (a fresh graph each, random seed 1) and returns both lists of
-    results. `check(sess)` is called on the XLA session after its steps."""
+    results. On XLA, no segment may fall back to NumPy and only the op types in
+    `on_host` (besides HOST_BY_DESIGN) may run outside segments; then `check(sess)` is
+    called on the XLA session."""
     out = []
     for jit in (False, True):
         g = tf.Graph()
@@ -52,6 +54,8 @@ def run_both(build, feeds_of, steps=1, check=None):
             vals = [sess.run(fetches, dict(zip(phs, feeds_of(i)))) for i in range(steps)]
             if jit:
                 assert not fallback_reasons(sess), fallback_reasons(sess)[0][:400]
+                missing = host_op_types(sess) - set(on_host)
+                assert not missing, f"ops without an XLA lowering: {sorted(missing)}"
                 if check is not None:
                     check(sess)
         out.append(vals)
@@ -63,3 +67,18 @@ def placeholder(value):
     value = np.asarray(value)
     shape = (None,) + value.shape[1:] if value.ndim else ()
     return tf.placeholder(tf.as_dtype(value.dtype), shape)
+
+
+# Ops that run on the host by design: variables and their initial values, placeholders
+# and constants (folded when the plan is built), and ops with data-dependent shapes.
+HOST_BY_DESIGN = {"VariableV2", "Const", "Placeholder", "TruncatedNormal", "RandomUniform",
+                  "RandomStandardNormal", "Unique", "NoOp"}
+
+
+def host_op_types(sess):
+    """The op types the session's plans ran on the host (outside XLA segments), less
+    HOST_BY_DESIGN: the ops a program uses that have no lowering."""
+    types = set()
+    for plan in sess._plans.values():
+        types.update(op.type for op in plan.ops if op.type != "XlaCluster")
+    return types - HOST_BY_DESIGN
