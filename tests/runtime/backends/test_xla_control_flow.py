@@ -100,6 +100,22 @@ def test_check_inside_a_loop_raises_the_numpy_error():
         assert "test_xla_control_flow.py" in info.value.message
 
 
+def test_failed_assert_in_a_loop_raises_invalid_argument():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.int32, [])
+
+        def body(i):
+            with tf.control_dependencies([tf.Assert(i < 4, ["i is", i])]):
+                return i + 1
+        y = tf.while_loop(lambda i: i < x, body, [tf.constant(0)])
+        with tf.Session(config=xla_compare.config(True)) as sess:
+            assert sess.run(y, {x: 3}) == 3
+            assert "While" in xla_compare.lowered_types(sess)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="i is") as info:
+                sess.run(y, {x: 6})
+        assert info.value.op.type == "Assert"
+
+
 def _program(rnn_trained):
     """A sequence model: a recurrent feature over the rows of x, then a dense layer. With
     `rnn_trained` the recurrent weight is a variable trained through the loop (the loop's

@@ -1,6 +1,7 @@
 """XLA lowerings of TensorFlow's functional control flow: `While` / `StatelessWhile`
 (what `tf.while_loop` builds) become `lax.while_loop`, `If` / `StatelessIf` (cond_v2's
-form, e.g. from an imported graph) become `lax.cond`.
+form, e.g. from an imported graph) become `lax.cond`; a bare `Assert` becomes a
+run-time check.
 
 Their function graphs (framework/function_graph.FuncGraph) are lowered op by op with the
 backend's own per-op lowering (`xla_backend.lower_op`), so a loop or branch nested in a
@@ -216,8 +217,28 @@ def _if(cond, input, *, op, check):  # noqa: A002 - TF's argument name
 _if.applies_to = _if_applies
 
 
+# -- Assert --------------------------------------------------------------------------------
+def _assert_applies(op):
+    # String data the segment cannot carry must be constants (folded while tracing).
+    return all(t._dtype.base_dtype.name != "string" or t._op._type == "Const"
+               for t in op._inputs[1:])
+
+
+def _assert(condition, data, *, check):
+    """A bare Assert (tf.Assert with string/int32 data) as a run-time check; the NumPy
+    kernel's message comes from the re-run when it fails."""
+    if int(np.prod(jnp.shape(condition))) != 1:
+        raise NotLowerable("Assert: the condition is not a scalar")
+    check(jnp.logical_not(jnp.reshape(condition, ())), "assertion failed")
+    return ()
+
+
+_assert.applies_to = _assert_applies
+
+
 def register_all():
     """Registers the lowerings of this module (idempotent)."""
+    registry.register_kernel("Assert", _assert, backend=XLA)
     for op_type in ("While", "StatelessWhile"):
         registry.register_kernel(op_type, _while, backend=XLA)
     for op_type in ("If", "StatelessIf"):
