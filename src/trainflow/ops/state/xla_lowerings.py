@@ -94,8 +94,7 @@ def _check_dense(op, refs, values, value_names):
 
 
 def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()):
-    """Registers the lowering of a dense Apply op (or its Resource twin's rule) from its
-    pure update rule.
+    """Registers the lowering of a dense Apply op from its pure update rule.
 
     Args:
       op_type: TF's op type, e.g. "ApplyAdam".
@@ -159,9 +158,11 @@ def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_n
                 jnp.shape(grad)[1:] != jnp.shape(old[0])[1:] or
                 any(jnp.shape(r) != jnp.shape(old[0]) for r in old[1:])):
             raise NotLowerable(f"{op.name}: shapes do not suit a sparse update")
+        hyper = [v for i, v in enumerate(values) if i not in (idx_pos, grad_pos)]
+        if any(jnp.ndim(v) != 0 for v in hyper):
+            raise NotLowerable(f"{op.name}: a hyperparameter is not a scalar")
         check(jnp.any((indices < 0) | (indices >= rows)), "indices out of range")
         kwargs = {a: op._attrs[a] for a in attr_names}
-        hyper = [v for i, v in enumerate(values) if i not in (idx_pos, grad_pos)]
         at_grad = grad_pos - (1 if idx_pos < grad_pos else 0)
         occurrence = _occurrences(indices)
         rounds = jnp.max(occurrence, initial=-1) + 1
