@@ -59,7 +59,7 @@ def _graph_ops(fg):
                 continue
             stack.append((op, True))
             for dep in list(op._control_inputs) + [t._op for t in op._inputs]:
-                if dep not in done:
+                if dep not in done and dep.graph is fg:
                     stack.append((dep, False))
     return order
 
@@ -186,15 +186,13 @@ _while.applies_to = _while_applies
 # -- If --------------------------------------------------------------------------------------
 def _if_applies(op):
     branches = (op._attrs["then_branch"], op._attrs["else_branch"])
-    return all(graph_lowerable(fg) and not fg.captures for fg in branches)
+    return op._inputs[0]._dtype.base_dtype.name != "string" and \
+        all(graph_lowerable(fg) and not fg.captures for fg in branches)
 
 
 def _if(cond, input, *, op, check):  # noqa: A002 - TF's argument name
     if not _if_applies(op):
-        raise NotLowerable(f"{op.name}: its branches need the host")
-    if jnp.result_type(cond) == np.dtype(object) or \
-            getattr(jnp.result_type(cond), "kind", "") in "SUO":
-        raise NotLowerable(f"{op.name}: a string condition")
+        raise NotLowerable(f"{op.name}: its condition or branches need the host")
     outputs = op._outputs
 
     def branch(fg):
