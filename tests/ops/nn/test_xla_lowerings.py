@@ -40,25 +40,29 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_fused_batch_norm_and_gradients_match_numpy(case):
-    _, fn, value = case
-    dy = np.random.RandomState(1).randn(*value.shape).astype(np.float32)
+def test_fused_batch_norm_and_gradients_match_numpy():
+    """All CASES in one graph (one compile): outputs and the gradient of a weighted sum
+    (so the Grad op sees a non-uniform y_backprop)."""
+    values = [value for _, _, value in CASES]
 
     def build():
-        x = xla_compare.placeholder(value)
-        outs = fn(x)
-        # Gradient of a weighted sum: the Grad op sees a non-uniform y_backprop.
-        grad = tf.gradients(tf.reduce_sum(outs[0] * dy), x)[0]
-        return list(outs) + [grad], None, [x]
+        phs = [xla_compare.placeholder(v) for v in values]
+        fetches = []
+        for (_, fn, value), x in zip(CASES, phs):
+            dy = np.random.RandomState(1).randn(*value.shape).astype(np.float32)
+            outs = list(fn(x))
+            fetches.append(outs + tf.gradients(tf.reduce_sum(outs[0] * dy), x))
+        return fetches, None, phs
 
     def check(sess):
         types = xla_compare.lowered_types(sess)
-        assert any(t.startswith("FusedBatchNormGrad") for t in types), types
-    (np_vals,), (xla_vals,) = xla_compare.run_both(build, lambda i: [value], check=check)
-    for a, b in zip(np_vals, xla_vals):
-        assert a.dtype == b.dtype and a.shape == b.shape
-        np.testing.assert_allclose(b, a, rtol=2e-5, atol=2e-5)
+        for op_type in ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"):
+            assert {op_type, op_type.replace("Norm", "NormGrad")} <= types, types
+    (np_vals,), (xla_vals,) = xla_compare.run_both(build, lambda i: values, check=check)
+    for (name, _, _), outs_np, outs_xla in zip(CASES, np_vals, xla_vals):
+        for a, b in zip(outs_np, outs_xla):
+            assert a.dtype == b.dtype and a.shape == b.shape, name
+            np.testing.assert_allclose(b, a, rtol=2e-5, atol=2e-5, err_msg=name)
 
 
 def test_bad_channels_raise_the_numpy_error():
