@@ -459,6 +459,22 @@ def _write_back(slot, value):
         slot.value = np.array(value)
 
 
+def _add_folded(ops, folded, lowerable):
+    """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
+    nowhere) that depend on segment ops only: they may join a segment, so that one with
+    control inputs on segment ops (TF1's `control_dependencies(UPDATE_OPS)` around
+    `minimize`) does not cut the step in two. One under a Switch stays on the host,
+    where a dead branch is skipped."""
+    for op in ops:
+        if op not in folded or not (op._inputs or op._control_inputs) or \
+                any(t._dtype.base_dtype.name == "string" for t in op._outputs):
+            continue
+        if all(c in lowerable for c in op._control_inputs) and all(
+                t._op in lowerable or (t._op in folded and not t._op._control_inputs)
+                for t in op._inputs):
+            lowerable.add(op)
+
+
 def build_segments(ops, fetches, feeds, folded, kernels_for):
     """The host program's op list for `ops` with XLA segments fused.
 
@@ -475,11 +491,7 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
-    # Folded ops (computed when the plan was built) run nowhere: they may join a segment,
-    # so that one with control inputs on segment ops (TF1's `control_dependencies(
-    # UPDATE_OPS)` around `minimize`) does not cut the step in two.
-    lowerable |= {op for op in ops if op in folded and (op._inputs or op._control_inputs)
-                  and all(t._dtype.base_dtype.name != "string" for t in op._outputs)}
+    _add_folded(ops, folded, lowerable)
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
     out_ops, out_kernels = [], []
     for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):

@@ -76,10 +76,11 @@ def graph_lowerable(fg):
     without a lowering passes when all its inputs are known while tracing (constants,
     shapes): the segment then runs its NumPy kernel at trace time, as for
     DynamicStitch in the gradient of a reduction."""
+    if not isinstance(fg, FuncGraph):
+        return False  # a function by name, not built in this process
     verdict = _graph_verdicts.get(fg)
     if verdict is None:
-        verdict = isinstance(fg, FuncGraph) and \
-            not any(c.mode == REF for c in fg.captures) and _ops_lowerable(fg)
+        verdict = not any(c.mode == REF for c in fg.captures) and _ops_lowerable(fg)
         _graph_verdicts[fg] = verdict
     return verdict
 
