@@ -14,6 +14,9 @@ parameters it names. Two more keywords are offered:
     since a compiled function cannot raise;
   - ``op``: the Operation being lowered.
 
+A lowering may carry ``fn.applies_to(op) -> bool``: ops of its type for which it says
+False stay on the host (a While whose gradient records its iterations).
+
 Ref inputs (of Assign / Apply* ops) arrive as `Ref` objects: read ``ref.value``, write
 with ``ref.set(new)``; the segment writes the new values back into the session's
 variable buffers after the call, in place where the shape allows (contract 5).
