@@ -8,6 +8,7 @@ is this command's `--markdown` output; `--check PROGRAM.py` (`port_check`) lists
 one program uses that is missing.
 """
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -71,15 +72,21 @@ def symbol_support():
 def _load_op_modules():
     import trainflow.ops
     from trainflow.framework import registry
+    has_jax = importlib.util.find_spec("jax") is not None
     for mod in pkgutil.walk_packages(trainflow.ops.__path__, "trainflow.ops."):
+        if mod.name.endswith(".xla_lowerings"):
+            continue  # loaded with the backend below (they need jax)
         importlib.import_module(mod.name)
     registry._load_lazy_modules()
+    if has_jax:
+        from trainflow.runtime.backends import xla_backend
+        xla_backend.load_lowerings()
     return registry
 
 
-def _has_lowering(info, backend):
-    kernels = getattr(info, "kernels", None)  # a per-backend kernel table, where there is one
-    return isinstance(kernels, dict) and kernels.get(backend) is not None
+def _has_lowering(name, backend):
+    from trainflow.framework import registry
+    return registry.kernel(name, backend) is not None
 
 
 def op_type_support():
@@ -94,7 +101,7 @@ def op_type_support():
         else:
             grad = "yes" if info.gradient is not None else "not differentiable"
         out[name] = {"numpy": info.kernel is not None, "gradient": grad,
-                     "xla": _has_lowering(info, "xla")}
+                     "xla": _has_lowering(name, "xla")}
     return out
 
 

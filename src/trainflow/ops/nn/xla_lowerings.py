@@ -1,6 +1,7 @@
 """XLA lowerings of the nn ops (activations and their gradients, BiasAdd, softmax and
 the cross-entropy losses, L2Loss, Conv2D and its backprops, max/avg pooling and their
-gradients), registered with the registry's "xla" backend; imported only when XLA is on.
+gradients, FusedBatchNorm and its Grad ops), registered with the registry's "xla"
+backend; imported only when XLA is on.
 
 The backprop ops are the vector-Jacobian products of the forward lowerings.
 """
@@ -154,6 +155,88 @@ def _lrn_grad(input_grads, input_image, output_image, **attrs):
     return vjp(input_grads)[0]
 
 
+# -- fused batch norm ---------------------------------------------------------------------
+def _bn_layout(x, scale, data_format):
+    """(per-channel reshape, reduction axes, compute dtype, x in that dtype)."""
+    if jnp.ndim(x) not in (4, 5) or jnp.ndim(scale) != 1:
+        raise ValueError("FusedBatchNorm: bad ranks (the NumPy kernel reports them)")
+    channel = _channel_axis(data_format, jnp.ndim(x))
+    shape = [1] * jnp.ndim(x)
+    shape[channel] = -1
+    axes = tuple(a for a in range(jnp.ndim(x)) if a != channel)
+    u = jnp.float32 if jnp.result_type(scale).name in ("float16", "bfloat16") else \
+        jnp.result_type(scale)
+    xw = x.astype(jnp.float32) if jnp.result_type(x).name in ("float16", "bfloat16") else x
+    return (lambda v: jnp.reshape(v, shape)), axes, u, xw
+
+
+def _fused_batch_norm(x, scale, offset, mean, variance, *, epsilon, data_format, is_training,
+                      exponential_avg_factor=1.0):
+    """FusedBatchNorm/V2: the NumPy kernel's arithmetic (ops/nn/batch_norm_kernels.py)."""
+    per_channel, axes, u, xw = _bn_layout(x, scale, data_format)
+    channels = jnp.shape(x)[_channel_axis(data_format, jnp.ndim(x))]
+    for v in (scale, offset) + ((mean, variance) if not is_training or
+                                exponential_avg_factor != 1.0 else ()):
+        if jnp.shape(v) != (channels,):
+            raise ValueError("FusedBatchNorm: a per-channel vector has the wrong size")
+    scale, offset = scale.astype(u), offset.astype(u)
+    eps = jnp.asarray(epsilon, u)
+    if is_training:
+        count = int(np.prod(jnp.shape(x))) // channels if channels else 0
+        batch_mean = jnp.mean(xw, axis=axes, dtype=u)
+        centered = xw - per_channel(batch_mean)
+        batch_var = jnp.mean(jnp.square(centered), axis=axes, dtype=u)
+        y = centered * per_channel(scale / jnp.sqrt(batch_var + eps)) + per_channel(offset)
+        unbiased = batch_var * jnp.asarray(count / (count - 1) if count > 1 else 1, u)
+        new_mean, new_var = batch_mean, unbiased
+        if exponential_avg_factor != 1.0:
+            f = jnp.asarray(exponential_avg_factor, u)
+            new_mean = (1 - f) * mean.astype(u) + f * batch_mean
+            new_var = (1 - f) * variance.astype(u) + f * unbiased
+        outputs = (new_mean, new_var, batch_mean, batch_var)
+    else:
+        mean, variance = mean.astype(u), variance.astype(u)
+        y = (xw - per_channel(mean)) * per_channel(scale / jnp.sqrt(variance + eps)) + \
+            per_channel(offset)
+        outputs = (mean, variance, mean, variance)
+    return (y.astype(x.dtype),) + outputs
+
+
+def _fused_batch_norm_v3(*args, **attrs):
+    outs = _fused_batch_norm(*args, **attrs)
+    return outs + (jnp.zeros((), outs[1].dtype),)
+
+
+def _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2, *,
+                           epsilon, data_format, is_training):
+    """FusedBatchNormGrad/V2: (x_backprop, scale_backprop, offset_backprop, empty, empty)."""
+    if jnp.shape(y_backprop) != jnp.shape(x):
+        raise ValueError("FusedBatchNormGrad: x and y_backprop differ in shape")
+    per_channel, axes, _, xw = _bn_layout(x, scale, data_format)
+    u = jnp.float32 if jnp.result_type(reserve_space_1).name in ("float16", "bfloat16") \
+        else jnp.result_type(reserve_space_1)
+    dy, xw = y_backprop.astype(u), xw.astype(u)
+    inv_std = 1 / jnp.sqrt(reserve_space_2.astype(u) + jnp.asarray(epsilon, u))
+    centered = xw - per_channel(reserve_space_1.astype(u))
+    offset_bp = jnp.sum(dy, axis=axes, dtype=u)
+    scale_bp = jnp.sum(dy * centered, axis=axes, dtype=u) * inv_std
+    coef = per_channel(scale.astype(u) * inv_std)
+    if is_training:
+        dy_mean = jnp.mean(dy, axis=axes, dtype=u, keepdims=True)
+        dyc_mean = jnp.mean(dy * centered, axis=axes, dtype=u, keepdims=True)
+        x_bp = coef * (dy - dy_mean - centered * dyc_mean * jnp.square(per_channel(inv_std)))
+    else:
+        x_bp = dy * coef
+    empty = jnp.zeros((0,), u)
+    return x_bp.astype(x.dtype), scale_bp, offset_bp, empty, empty
+
+
+def _fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                              reserve_space_3, **attrs):
+    return _fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                                  **attrs)
+
+
 def register_all():
     """Registers the lowerings of this module (idempotent)."""
     table = {
@@ -182,6 +265,11 @@ def register_all():
         "MaxPool": _max_pool, "MaxPoolGrad": _max_pool_grad,
         "AvgPool": _avg_pool, "AvgPoolGrad": _avg_pool_grad,
         "LRN": _lrn, "LRNGrad": _lrn_grad,
+        "FusedBatchNorm": _fused_batch_norm, "FusedBatchNormV2": _fused_batch_norm,
+        "FusedBatchNormV3": _fused_batch_norm_v3,
+        "FusedBatchNormGrad": _fused_batch_norm_grad,
+        "FusedBatchNormGradV2": _fused_batch_norm_grad,
+        "FusedBatchNormGradV3": _fused_batch_norm_grad_v3,
     }
     for name, fn in table.items():
         register_kernel(name, fn, backend=XLA)

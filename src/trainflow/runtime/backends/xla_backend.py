@@ -14,6 +14,9 @@ parameters it names. Two more keywords are offered:
     since a compiled function cannot raise;
   - ``op``: the Operation being lowered.
 
+A lowering may carry ``fn.applies_to(op) -> bool``: ops of its type for which it says
+False stay on the host (a While whose gradient records its iterations).
+
 Ref inputs (of Assign / Apply* ops) arrive as `Ref` objects: read ``ref.value``, write
 with ``ref.set(new)``; the segment writes the new values back into the session's
 variable buffers after the call, in place where the shape allows (contract 5).
@@ -42,7 +45,8 @@ jax.config.update("jax_enable_x64", True)
 _DONATE = jax.default_backend() != "cpu"
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
-                     "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings"]
+                     "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings",
+                     "trainflow.runtime.backends.xla_control_flow"]
 _load_lock = threading.Lock()
 
 
@@ -112,7 +116,12 @@ def lowerable_ops(ops, fed, folded):
         info = op._info
         if info is None or info.host_only or info.blocking or op in folded:
             continue
-        if registry.kernel(op._type, NAME) is None:
+        fn = registry.kernel(op._type, NAME)
+        if fn is None:
+            continue
+        # A lowering may apply to some ops of its type only (a While whose gradient
+        # records its iterations stays on the host).
+        if hasattr(fn, "applies_to") and not fn.applies_to(op):
             continue
         if any(t in fed for t in op._outputs):
             continue
@@ -405,6 +414,14 @@ class SegmentKernel:
                             f"{consumer.creation_site} ]]")
 
 
+def lower_op(op, env, folded, checks):
+    """The traced outputs of `op`, its inputs read from `env` (tensor -> value) or
+    `folded`, as a segment lowers each of its ops; `checks` collects its run-time checks
+    as (op, failed, message, class). The lowerings of functional control flow
+    (xla_control_flow.py) lower the ops of their function graphs with it."""
+    return SegmentKernel._lower(SegmentKernel, op, env, folded, checks)
+
+
 def _buffer(v):
     """(address, shape, dtype) of an array's data; None for other values."""
     if type(v) is np.ndarray and v.size:
@@ -445,6 +462,22 @@ def _write_back(slot, value):
         slot.value = np.array(value)
 
 
+def _add_folded(ops, folded, lowerable):
+    """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
+    nowhere) that depend on segment ops only: they may join a segment, so that one with
+    control inputs on segment ops (TF1's `control_dependencies(UPDATE_OPS)` around
+    `minimize`) does not cut the step in two. One under a Switch stays on the host,
+    where a dead branch is skipped."""
+    for op in ops:
+        if op not in folded or not (op._inputs or op._control_inputs) or \
+                any(t._dtype.base_dtype.name == "string" for t in op._outputs):
+            continue
+        if all(c in lowerable for c in op._control_inputs) and all(
+                t._op in lowerable or (t._op in folded and not t._op._control_inputs)
+                for t in op._inputs):
+            lowerable.add(op)
+
+
 def build_segments(ops, fetches, feeds, folded, kernels_for):
     """The host program's op list for `ops` with XLA segments fused.
 
@@ -461,6 +494,7 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
+    _add_folded(ops, folded, lowerable)
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
     out_ops, out_kernels = [], []
     for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):
