@@ -140,7 +140,9 @@ class WorkerService:
 
     def CleanupAll(self, request, context):  # noqa: N802
         from trainflow.runtime import targets
-        targets.reset(self._resources_target, list(request.container) or None)
+        # Named containers, or the default one when none is named (as TensorFlow).
+        targets.resources_for(self._resources_target).clear_containers(
+            list(request.container))
         return worker_pb2.CleanupAllResponse()
 
     def RecvTensor(self, request, context):  # noqa: N802
