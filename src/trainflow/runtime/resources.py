@@ -134,8 +134,11 @@ class ResourceManager(Container):
         with self._containers_lock:
             return sorted(self._containers)
 
-    def variables(self):
-        """A snapshot dict of name -> VariableSlot, over every container."""
+    def variables(self, container=None):
+        """A snapshot dict of name -> VariableSlot of `container`, or of every container
+        when None."""
+        if container is not None:
+            return Container.variables(self.container(container))
         out = {}
         for name in self.container_names():
             if name != DEFAULT_CONTAINER:
