@@ -199,6 +199,8 @@ class MasterSession:
         if options.tensor_connection:
             raise errors.UnimplementedError(
                 None, None, "CallableOptions.tensor_connection is not supported by trainflow")
+        # Registered now, as TensorFlow's master does: bad names fail here.
+        self._plan(sorted(options.feed), list(options.fetch), list(options.target))
         with self.lock:
             handle = self._next_callable
             self._next_callable += 1
@@ -208,10 +210,11 @@ class MasterSession:
     def run_callable(self, request):
         with self.lock:
             options = self._callables.get(request.handle)
+            made = request.handle < self._next_callable
         if options is None:
             raise errors.InvalidArgumentError(
-                None, None, f"Attempted to run callable {request.handle} that was not "
-                "made or was already released")
+                None, None, "Attempted to run callable after handle was released: "
+                f"{request.handle}" if made else f"No such callable handle: {request.handle}")
         if len(request.feed) != len(options.feed):
             raise errors.InvalidArgumentError(
                 None, None, f"Expected {len(options.feed)} feed tensors, got "
@@ -222,14 +225,13 @@ class MasterSession:
         for name, tensor in zip(options.feed, request.feed):
             step.feed.add(name=name).tensor.CopyFrom(tensor)
         resp = self.run_step(step)
-        return master_pb2.RunCallableResponse(fetch=[t.tensor for t in resp.tensor])
+        return master_pb2.RunCallableResponse(fetch=[t.tensor for t in resp.tensor],
+                                              metadata=resp.metadata)
 
     def release_callable(self, handle):
+        """Forgets callable `handle` (quietly when unknown, as TensorFlow)."""
         with self.lock:
-            if self._callables.pop(handle, None) is None:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Attempted to release callable {handle} that was not made "
-                    "or was already released")
+            self._callables.pop(handle, None)
 
     def close(self):
         self.partial_runs.clear()

@@ -111,7 +111,6 @@ class PartialRuns:
             if state.pending_outputs[name]:
                 raise errors.InvalidArgumentError(
                     None, None, f"The fetch {name} has already been fetched.")
-        sess = self._session
         known = dict(state.values)
         known.update(feeds)
         fetch_ts = [state.graph.get_tensor_by_name(n) for n in request.fetch]
