@@ -103,3 +103,4 @@ def test_monitored_sessions_recover_from_the_last_checkpoint_when_the_ps_restart
         finally:
             worker.close()
             chief.close()
+            tf.summary.FileWriterCache.clear()  # the chief's hooks' event writer
