@@ -82,24 +82,30 @@ def test_monitored_sessions_recover_from_the_last_checkpoint_when_the_ps_restart
         with g1.as_default():
             worker = tf.train.MonitoredTrainingSession(
                 master=servers["worker"][1].target, is_chief=False, config=CONFIG)
+        def on(g, sess, fetches):
+            # As in a trainer, steps (and the session re-creations) run in their graph.
+            with g.as_default():
+                return sess.run(fetches)
+
         try:
             for _ in range(3):
-                chief.run(train0)
-            worker.run(train1)
+                on(g0, chief, train0)
+            on(g1, worker, train1)
             with tf.Session(target0, graph=g0, config=CONFIG) as sess:
                 saver.save(sess, f"{ckpt}/model.ckpt", global_step=4)
-            chief.run(train0)  # after the checkpoint: lost with the ps
-            assert worker.run(gs1) == 5
+            on(g0, chief, train0)  # after the checkpoint: lost with the ps
+            assert on(g1, worker, gs1) == 5
 
             servers["ps"][0].stop(0)
             servers["ps"][0] = tf.train.Server(cluster, "ps", 0)
             # The chief recreates its session and restores step 4; the non-chief waits
             # for that, then goes on.
-            assert chief.run([v0, gs0]) == [4.0, 4]
-            chief.run(train0)
-            assert worker.run([v1, gs1]) == [5.0, 5]
-            worker.run(train1)
-            assert chief.run(gs0) == 6
+            assert on(g0, chief, [v0, gs0]) == [4.0, 4]
+            on(g0, chief, train0)
+            assert on(g1, worker, [v1, gs1]) == [5.0, 5]
+            on(g1, worker, train1)
+            assert on(g0, chief, gs0) == 6
+            assert not tf.get_default_graph().finalized
         finally:
             worker.close()
             chief.close()
