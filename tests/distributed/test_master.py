@@ -1,11 +1,14 @@
 """The master's runtime features on a localhost cluster: step stats and partition graphs
 in RunMetadata, callables (MakeCallable/RunCallable/ReleaseCallable), resource
 containers and Session.reset across tasks."""
+import gc
+
 import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.framework import errors
+from trainflow.protos import master_pb2
 from local_cluster import local_cluster
 
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
@@ -78,9 +81,14 @@ def test_make_callable_runs_on_the_master(cluster):
         assert got["out"] == 9.0 and got["init"] is None
         np.testing.assert_array_equal(got["w"], [1.0, 2.0])
         del fn, both
-        import gc
         gc.collect()
         assert session._callables == {}  # released when the callables went away
+        for handle, message in [(0, "Attempted to run callable after handle was released: 0"),
+                                (99, "No such callable handle: 99")]:
+            with pytest.raises(errors.InvalidArgumentError) as info:
+                session.run_callable(master_pb2.RunCallableRequest(handle=handle))
+            assert info.value.message == message
+        session.release_callable(99)  # quietly, as TensorFlow
         with_opts = sess.make_callable(out, [x], accept_options=True)
         md = tf.RunMetadata()
         with_opts([1.0, 1.0], options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
