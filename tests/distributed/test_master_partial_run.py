@@ -107,3 +107,22 @@ def test_failed_step_ends_the_partial_run(cluster):
             sess.partial_run(h, bad, {free: [1.0, 2.0, 3.0], m["a"]: 1.0})
         with pytest.raises(errors.InvalidArgumentError, match="PartialRunSetup"):
             sess.partial_run(h, m["r1"], {m["b"]: 1.0})
+
+
+def test_refs_across_requests(cluster):
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, [], name="a")
+        b = tf.placeholder(tf.float32, [], name="b")
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="v")
+            bumped = tf.assign_add(v, a, name="bumped")
+        later = tf.add(tf.identity(bumped), b, name="later")
+        read = tf.multiply(v, b, name="read")
+    with tf.Session(cluster, graph=g, config=CONFIG) as sess:
+        sess.run(v.initializer)
+        h = sess.partial_run_setup([bumped, later, read], [a, b])
+        assert sess.partial_run(h, bumped, {a: 2.0}) == 3.0
+        # The assignment's result is reused, not recomputed; the variable is read anew.
+        assert sess.partial_run(h, [later, read], {b: 10.0}) == [13.0, 30.0]
+        assert sess.run(v) == 3.0

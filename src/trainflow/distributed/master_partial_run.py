@@ -42,8 +42,11 @@ def _handle_op(op):
 
 
 def _keeps_value(t):
-    return not t._dtype._is_ref_dtype and t._dtype.base_dtype not in (dtypes.resource,
-                                                                      dtypes.variant)
+    """Whether a later request gets `t` as a value (a ref as the value it had); the
+    outputs of handle ops are made again instead."""
+    if t._dtype.base_dtype in (dtypes.resource, dtypes.variant):
+        return False
+    return not (t._dtype._is_ref_dtype and _handle_op(t._op))
 
 
 class PartialRuns:
