@@ -41,6 +41,7 @@ from trainflow.ops.state.variable_scope import *  # noqa: F401,F403
 from trainflow.ops.state.variables import *  # noqa: F401,F403
 from trainflow.runtime.session import (  # noqa: F401
     InteractiveSession, Session, get_default_session)
+import trainflow.distributed  # noqa: E402,F401 - Session("grpc://...") works without tf.train
 from trainflow.compat.v2_behavior import *  # noqa: F401,F403 - disable_v2_behavior & co.
 no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient
 

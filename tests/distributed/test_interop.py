@@ -178,3 +178,86 @@ def test_tf_client_callable_and_devices():
         assert got == [3.0, 6.0, ["/job:localhost/replica:0/task:0/device:CPU:0"]]
     finally:
         server.stop()
+
+
+TF_FEATURES = r'''
+import json, sys
+import tensorflow.compat.v1 as tf
+from tensorflow.python.client import timeline
+tf.disable_v2_behavior()
+target = sys.argv[1]
+a = tf.placeholder(tf.float32, [], name="a"); b = tf.placeholder(tf.float32, [], name="b")
+c = tf.placeholder(tf.float32, [], name="c")
+r1 = tf.add(a, b, name="r1"); r2 = tf.multiply(r1, c, name="r2")
+with tf.container("exp"):
+    v = tf.Variable(2.0, name="v", use_resource=False)
+out = {}
+with tf.Session(target) as s:
+    s.run(v.initializer)
+    h = s.partial_run_setup([r1, r2], [a, b, c])
+    out["r1"] = float(s.partial_run(h, r1, {a: 1, b: 2}))
+    try:
+        s.partial_run(h, r1)
+    except tf.errors.InvalidArgumentError as e:
+        out["twice"] = e.message.splitlines()[-1]
+    out["r2"] = float(s.partial_run(h, r2, {c: 3}))
+    md = tf.RunMetadata()
+    s.run(tf.multiply(r2, v, name="scaled"), {a: 1, b: 2, c: 3},
+          options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=md)
+    out["nodes"] = sorted(n.node_name for d in md.step_stats.dev_stats for n in d.node_stats)
+    trace = json.loads(timeline.Timeline(md.step_stats).generate_chrome_trace_format())
+    out["traced"] = sorted({e["args"]["name"] for e in trace["traceEvents"]
+                            if e.get("ph") == "X"})
+tf.Session.reset(target, ["exp"])
+with tf.Session(target) as s:
+    try:
+        s.run(v)
+    except tf.errors.FailedPreconditionError as e:
+        out["after_reset"] = e.message
+print(json.dumps(out))
+'''
+
+
+def test_tf_client_partial_run_trace_and_reset_on_trainflow_server():
+    server = tf.train.Server.create_local_server()
+    try:
+        proc = subprocess.run([TF_PYTHON, "-c", TF_FEATURES, server.target],
+                              capture_output=True, text=True, timeout=180, env=_env())
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        got = json.loads(proc.stdout.strip().splitlines()[-1])
+    finally:
+        server.stop()
+    assert got["r1"] == 3.0 and got["r2"] == 9.0
+    assert got["twice"] == "The fetch r1:0 has already been fetched."
+    assert {"r1", "r2", "scaled", "v", "v/read"} <= set(got["nodes"])
+    assert {"r1", "r2", "scaled"} <= set(got["traced"])
+    assert "Attempting to use uninitialized value v" in got["after_reset"]
+
+
+def test_trainflow_partial_run_callable_trace_and_reset_on_tf_server():
+    with _TFServer() as tf_server:
+        g = tf.Graph()
+        with g.as_default():
+            a, b, c = (tf.placeholder(tf.float32, [], name=n) for n in "abc")
+            r1 = tf.add(a, b, name="r1")
+            r2 = tf.multiply(r1, c, name="r2")
+            with tf.container("exp"):
+                v = tf.Variable(2.0, name="v")
+        with tf.Session(tf_server.target, graph=g) as sess:
+            sess.run(v.initializer)
+            h = sess.partial_run_setup([r1, r2], [a, b, c])
+            assert sess.partial_run(h, r1, {a: 1, b: 2}) == 3.0
+            with pytest.raises(tf.errors.InvalidArgumentError, match="already been fed"):
+                sess.partial_run(h, r2, {a: 1, c: 1})
+            assert sess.partial_run(h, r2, {c: 3}) == 9.0
+            fn = sess.make_callable(r2, [a, b, c])
+            assert fn(1.0, 2.0, 3.0) == 9.0
+            md = tf.RunMetadata()
+            sess.run(r2, {a: 1, b: 2, c: 3}, run_metadata=md,
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
+            names = {n.node_name for d in md.step_stats.dev_stats for n in d.node_stats}
+            assert {"r1", "r2"} <= names
+        tf.Session.reset(tf_server.target, ["exp"])
+        with tf.Session(tf_server.target, graph=g) as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized"):
+                sess.run(v)

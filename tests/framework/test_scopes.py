@@ -3,6 +3,7 @@ device, colocate_with and the collection shortcuts on the default graph."""
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow.ops.state import state_ops
 
 
 def test_name_scope_forms():
@@ -35,10 +36,21 @@ def test_name_scope_uses_the_graph_of_values():
             assert tf.constant(2).op.name == "v/Const"
 
 
-def test_container_only_scopes():
-    with tf.Graph().as_default():
+def test_container_names_the_container_of_new_stateful_ops():
+    with tf.Graph().as_default() as g:
         with tf.container("c") as c:
             assert c == "c"
+            v = tf.Variable(1.0, name="v")
+            q = tf.FIFOQueue(2, tf.float32, name="q")
+            k = tf.constant(1.0, name="k")
+            with g.container("inner"):
+                u = tf.Variable(1.0, name="u")
+            explicit = state_ops.variable_op_v2([], tf.float32, container="mine")
+        w = tf.Variable(1.0, name="w")
+    assert v.op.get_attr("container") == b"c" and q.queue_ref.op.get_attr("container") == b"c"
+    assert u.op.get_attr("container") == b"inner" and w.op.get_attr("container") == b""
+    assert "container" not in k.op.node_def.attr
+    assert explicit.op.get_attr("container") == b"mine"
 
 
 def test_shortcuts_act_on_the_default_graph():

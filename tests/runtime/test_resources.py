@@ -127,3 +127,44 @@ def test_kernel_context_resource_name():
     assert KernelContext(a.op, None, rm).resource_name == "plain"
     assert KernelContext(b.op, None, rm).resource_name == "shared"
     assert isinstance(rm.variable("x"), VariableSlot)
+
+
+def test_containers_are_kept_apart_and_cleared_by_name():
+    rm = ResourceManager()
+    default_v = rm.variable("v")
+    exp = rm.container("exp")
+    exp_v = exp.variable("v")
+    assert exp_v is not default_v and rm.container("") is rm.container("localhost") is rm
+    assert rm.variables("exp") == {"v": exp_v} and rm.variables("localhost") == {"v": default_v}
+    closed = []
+
+    class Queue:
+        def close(self):
+            closed.append(True)
+
+    exp.lookup_or_create("queue", "q", Queue)
+    rm.clear_containers([])  # the default container only
+    assert default_v.dropped and not exp_v.dropped and rm.variables("exp") == {"v": exp_v}
+    assert rm.variable("v") is not default_v
+    rm.clear_containers(["exp", "never-made"])
+    assert exp_v.dropped and closed == [True] and exp.lookup("queue", "q") is None
+    assert rm.container("exp") is exp  # a cleared container stays usable
+
+
+def test_session_sees_a_reset_container_as_uninitialized():
+    server = tf.train.Server.create_local_server()
+    try:
+        with tf.Graph().as_default():
+            with tf.container("exp"):
+                v = tf.Variable(3.0, name="v")
+            with tf.Session(server.target) as sess:
+                sess.run(v.initializer)
+                assert sess.run(v) == 3.0
+            in_process = tf.Session(server._resources_target)
+            assert in_process.run(v) == 3.0
+            targets.reset(server._resources_target, ["exp"])
+            with pytest.raises(errors.FailedPreconditionError, match="uninitialized value v"):
+                in_process.run(v)
+            in_process.close()
+    finally:
+        server.stop()

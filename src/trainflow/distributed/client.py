@@ -58,12 +58,15 @@ class RemoteSession:
             self._server_version = resp.new_graph_version
         self._sent_version = version
 
-    def run(self, elements, feed_tensors, feed_values, options, run_metadata):
-        """The values of `elements` (Tensors; Operations give None)."""
+    def run(self, elements, feed_tensors, feed_values, options, run_metadata,
+            partial_run_handle=""):
+        """The values of `elements` (Tensors; Operations give None), in the partial run
+        `partial_run_handle` if given."""
         with self._lock:
             self._extend()
             handle = self._handle
-        req = master_pb2.RunStepRequest(session_handle=handle)
+        req = master_pb2.RunStepRequest(session_handle=handle,
+                                        partial_run_handle=partial_run_handle)
         for t, v in zip(feed_tensors, feed_values):
             wire.to_tensor_proto(v, req.feed.add(name=t.name).tensor)
         fetch_names = []
@@ -93,9 +96,61 @@ class RemoteSession:
             if proto is None:
                 raise errors.InternalError(None, None, f"The master returned no value for "
                                                        f"{el.name}")
-            v = wire.from_tensor_proto(proto)
-            out.append(v[()] if isinstance(v, np.ndarray) and not v.ndim else v)
+            out.append(_value(proto))
         return out
+
+    def partial_run_setup(self, elements, feed_tensors):
+        """The handle of a partial run fetching `elements` (Tensors; Operations are
+        targets) and fed `feed_tensors` (PartialRunSetup)."""
+        with self._lock:
+            self._extend()
+            handle = self._handle
+        req = master_pb2.PartialRunSetupRequest(session_handle=handle)
+        req.feed.extend(dict.fromkeys(t.name for t in feed_tensors))
+        for el in elements:
+            dest = req.target if isinstance(el, Operation) else req.fetch
+            if el.name not in dest:
+                dest.append(el.name)
+        return self._stub.call("PartialRunSetup", req, self._timeout(),
+                               what=f"PartialRunSetup at {self._target}").partial_run_handle
+
+    def make_callable(self, feed_names, fetch_names, target_names, options=None):
+        """A master-side callable (MakeCallable); returns its handle."""
+        with self._lock:
+            self._extend()
+            handle = self._handle
+        opts = config_pb2.CallableOptions(feed=feed_names, fetch=fetch_names,
+                                          target=target_names)
+        if options is not None:
+            opts.run_options.CopyFrom(options)
+        return self._stub.call("MakeCallable", master_pb2.MakeCallableRequest(
+            session_handle=handle, options=opts), self._timeout(options),
+            what=f"MakeCallable at {self._target}").handle
+
+    def run_callable(self, callable_handle, feed_values, timeout_options=None,
+                     run_metadata=None):
+        """The fetched values of callable `callable_handle` (RunCallable)."""
+        req = master_pb2.RunCallableRequest(session_handle=self._handle,
+                                            handle=callable_handle)
+        for v in feed_values:
+            wire.to_tensor_proto(v, req.feed.add())
+        resp = self._stub.call("RunCallable", req, self._timeout(timeout_options),
+                               what=f"RunCallable at {self._target}")
+        if run_metadata is not None and resp.HasField("metadata"):
+            run_metadata.MergeFrom(resp.metadata)
+        return [_value(p) for p in resp.fetch]
+
+    def release_callable(self, callable_handle):
+        """Releases callable `callable_handle` (ReleaseCallable); quiet if the master or
+        the session is gone."""
+        handle = self._handle
+        if handle is None:
+            return
+        try:
+            self._stub.call("ReleaseCallable", master_pb2.ReleaseCallableRequest(
+                session_handle=handle, handle=callable_handle), 10.0)
+        except (errors.OpError, ValueError):
+            pass
 
     def list_devices(self):
         """The DeviceAttributes protos of the cluster (ListDevices)."""
@@ -114,6 +169,11 @@ class RemoteSession:
             pass  # the master is gone; so is the session
         finally:
             self._channel.close()
+
+
+def _value(proto):
+    v = wire.from_tensor_proto(proto)
+    return v[()] if isinstance(v, np.ndarray) and not v.ndim else v
 
 
 def reset(target, containers=None):

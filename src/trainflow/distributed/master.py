@@ -11,9 +11,9 @@ import time
 from trainflow.framework import errors
 from trainflow.framework.graph import Graph
 from trainflow.framework import graph_def as graph_def_lib
-from trainflow.protos import graph_pb2, master_pb2, worker_pb2
+from trainflow.protos import config_pb2, graph_pb2, master_pb2, worker_pb2
 from trainflow.runtime import planner
-from trainflow.distributed import partition, placement, wire
+from trainflow.distributed import master_partial_run, partition, placement, wire
 
 _STATUS_RETRY_S = 0.2
 _DISCOVERY_TIMEOUT_S = 60.0
@@ -44,6 +44,7 @@ class MasterSession:
         self._callables = {}
         self._next_callable = 0
         self._extend(graph_def)
+        self.partial_runs = master_partial_run.PartialRuns(self)
 
     def _extend(self, graph_def):
         merged = graph_pb2.GraphDef()
@@ -94,26 +95,44 @@ class MasterSession:
                     from None
             fed = set(feed_ts)
             roots = [t._op for t in fetch_ts if t not in fed] + target_ops
-            ops = planner.needed_ops(roots, fed)
-            placer = self.master.placer(self.config)
-            tasks = {placer.place(op) for op in ops} | {placer.place(t._op) for t in fetch_ts
-                                                        if t not in fed}
-            incarnations = self.master.incarnations(tasks | {self.master.task},
-                                                    self._timeout_s())
-            parts = partition.partition(ops, fetch_ts, feed_ts, placer, incarnations,
-                                        self.master.device, self.graph_def)
-            handles = {}
-            for task, gd in parts.graphs.items():
-                resp = self.master.worker(task).call(
-                    "RegisterGraph", worker_pb2.RegisterGraphRequest(
-                        session_handle=self.handle, graph_def=gd,
-                        graph_options=self.config.graph_options),
-                    self._timeout_s(), what=f"RegisterGraph on {task}")
-                handles[task] = resp.graph_handle
-            fed_fetches = {t.name for t in fetch_ts if t in fed}
-            plan = _Plan(handles, parts.feed_keys, parts.fetch_keys, fed_fetches)
+            plan = self.register(planner.needed_ops(roots, fed), fetch_ts, feed_ts)
             self._plans[key] = plan
             return plan
+
+    def register(self, ops, fetch_ts, feed_ts):
+        """Partitions the ordered `ops` of a step per task and registers each part on
+        its task's worker; returns the _Plan."""
+        fed = set(feed_ts)
+        placer = self.master.placer(self.config)
+        tasks = {placer.place(op) for op in ops} | {placer.place(t._op) for t in fetch_ts
+                                                    if t not in fed}
+        incarnations = self.master.incarnations(tasks | {self.master.task},
+                                                self._timeout_s())
+        parts = partition.partition(ops, fetch_ts, feed_ts, placer, incarnations,
+                                    self.master.device, self.graph_def)
+        handles = {}
+        for task, gd in parts.graphs.items():
+            resp = self.master.worker(task).call(
+                "RegisterGraph", worker_pb2.RegisterGraphRequest(
+                    session_handle=self.handle, graph_def=gd,
+                    graph_options=self.config.graph_options),
+                self._timeout_s(), what=f"RegisterGraph on {task}")
+            handles[task] = resp.graph_handle
+        fed_fetches = {t.name for t in fetch_ts if t in fed}
+        return _Plan(handles, parts.feed_keys, parts.fetch_keys, fed_fetches)
+
+    def resolve_tensors(self, names):
+        """The Tensors of the session's graph called `names`.
+
+        Raises:
+          NotFoundError: for a name the graph does not have.
+        """
+        graph = self.graph
+        try:
+            return [graph.as_graph_element(n, allow_tensor=True, allow_operation=False)
+                    for n in names]
+        except (KeyError, ValueError, TypeError) as e:
+            raise errors.NotFoundError(None, None, str(e.args[0] if e.args else e)) from None
 
     def _timeout_s(self, options=None):
         ms = (options.timeout_in_ms if options is not None else 0) or \
@@ -121,14 +140,33 @@ class MasterSession:
         return ms / 1000.0 if ms > 0 else None
 
     def run_step(self, request):
+        if request.partial_run_handle:
+            return self.partial_runs.run(request)
         feeds = {f.name: f.tensor for f in request.feed}
         plan = self._plan(sorted(feeds), list(request.fetch), list(request.target))
-        timeout = self._timeout_s(request.options)
+        resp = master_pb2.RunStepResponse()
+        by_name = self.execute(plan, feeds, request.options, resp.metadata)
+        for name in request.fetch:
+            out = resp.tensor.add(name=name)
+            out.tensor.CopyFrom(feeds[name] if name in plan.fed_fetches else by_name[name])
+        return resp
+
+    def execute(self, plan, feeds, options, metadata):
+        """Runs one step of `plan` (one RunGraph per task, concurrently) with `feeds`
+        ({tensor name: TensorProto}); returns {fetched tensor name: TensorProto}. Step
+        stats and partition graphs go into `metadata` (a RunMetadata) as `options` ask.
+        """
+        timeout = self._timeout_s(options)
         step_id = random.getrandbits(62)
+        trace = options.trace_level == config_pb2.RunOptions.FULL_TRACE
+        graphs = options.output_partition_graphs
         calls = {}
         for task, handle in plan.handles.items():
             req = worker_pb2.RunGraphRequest(session_handle=self.handle, graph_handle=handle,
                                              step_id=step_id)
+            if trace or graphs:
+                req.exec_opts.record_timeline = trace
+                req.exec_opts.record_partition_graphs = graphs
             for name, key in plan.feed_keys.get(task, ()):
                 req.send.add(name=key).tensor.CopyFrom(feeds[name])
             req.recv_key.extend(key for _, key in plan.fetch_keys.get(task, ()))
@@ -145,28 +183,24 @@ class MasterSession:
             self.master.cleanup_step(plan.handles, step_id)
             concurrent.futures.wait(pending, timeout=_ABORT_WAIT_S)
             raise error
-        for task, fut in calls.items():
-            for named in fut.result().recv:
+        for task in sorted(calls):
+            got = calls[task].result()
+            for named in got.recv:
                 results[named.name] = named.tensor
-        resp = master_pb2.RunStepResponse()
-        for name in request.fetch:
-            out = resp.tensor.add(name=name)
-            if name in plan.fed_fetches:
-                out.tensor.CopyFrom(feeds[name])
-        by_key = {}
-        for task, pairs in plan.fetch_keys.items():
-            for name, key in pairs:
-                by_key[name] = results[key]
-        for out in resp.tensor:
-            if out.name in by_key:
-                out.tensor.CopyFrom(by_key[out.name])
-        return resp
+            if trace:
+                metadata.step_stats.dev_stats.extend(got.step_stats.dev_stats)
+            if graphs:
+                metadata.partition_graphs.extend(got.partition_graph)
+        return {name: results[key] for pairs in plan.fetch_keys.values()
+                for name, key in pairs}
 
     def make_callable(self, options):
         """A handle for RunCallable: the step `options` (CallableOptions) describes."""
         if options.tensor_connection:
             raise errors.UnimplementedError(
                 None, None, "CallableOptions.tensor_connection is not supported by trainflow")
+        # Registered now, as TensorFlow's master does: bad names fail here.
+        self._plan(sorted(options.feed), list(options.fetch), list(options.target))
         with self.lock:
             handle = self._next_callable
             self._next_callable += 1
@@ -176,10 +210,11 @@ class MasterSession:
     def run_callable(self, request):
         with self.lock:
             options = self._callables.get(request.handle)
+            made = request.handle < self._next_callable
         if options is None:
             raise errors.InvalidArgumentError(
-                None, None, f"Attempted to run callable {request.handle} that was not "
-                "made or was already released")
+                None, None, "Attempted to run callable after handle was released: "
+                f"{request.handle}" if made else f"No such callable handle: {request.handle}")
         if len(request.feed) != len(options.feed):
             raise errors.InvalidArgumentError(
                 None, None, f"Expected {len(options.feed)} feed tensors, got "
@@ -190,16 +225,16 @@ class MasterSession:
         for name, tensor in zip(options.feed, request.feed):
             step.feed.add(name=name).tensor.CopyFrom(tensor)
         resp = self.run_step(step)
-        return master_pb2.RunCallableResponse(fetch=[t.tensor for t in resp.tensor])
+        return master_pb2.RunCallableResponse(fetch=[t.tensor for t in resp.tensor],
+                                              metadata=resp.metadata)
 
     def release_callable(self, handle):
+        """Forgets callable `handle` (quietly when unknown, as TensorFlow)."""
         with self.lock:
-            if self._callables.pop(handle, None) is None:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Attempted to release callable {handle} that was not made "
-                    "or was already released")
+            self._callables.pop(handle, None)
 
     def close(self):
+        self.partial_runs.clear()
         with self.lock:
             plans = list(self._plans.values())
             self._plans.clear()
@@ -307,6 +342,10 @@ class MasterService:
     def ExtendSession(self, request, context):  # noqa: N802
         version = self._session(request.session_handle).extend(request)
         return master_pb2.ExtendSessionResponse(new_graph_version=version)
+
+    def PartialRunSetup(self, request, context):  # noqa: N802
+        handle = self._session(request.session_handle).partial_runs.setup(request)
+        return master_pb2.PartialRunSetupResponse(partial_run_handle=handle)
 
     def RunStep(self, request, context):  # noqa: N802
         sess = self._session(request.session_handle)

@@ -145,6 +145,9 @@ def partition(ops, fetches, feeds, placer, incarnations, client_device, base_gra
         node = node_def_pb2.NodeDef()
         graph_def_lib.fill_node_def(node, op)
         del node.input[:]
+        # Placement is done; a colocation peer may be fed, so not in any partition.
+        if "_class" in node.attr:
+            del node.attr["_class"]
         for t in op._inputs:
             if t in fed:
                 node.input.append(b.feed(t, task))

@@ -3,6 +3,7 @@ graph crosses from one task to another (or to and from the client)."""
 from trainflow.framework import errors
 from trainflow.framework.kernel_context import DEAD
 from trainflow.framework.registry import NotDifferentiable, register_op
+from trainflow.framework.tensor_shape import unknown_shape
 from trainflow.distributed import rendezvous
 
 _ATTRS = ["tensor_name: string", "send_device: string", "send_device_incarnation: int",
@@ -42,7 +43,7 @@ def _recv_kernel(*, tensor_name, send_device, send_device_incarnation, recv_devi
 register_op("_Send", inputs=["tensor: T"], attrs=["T: type"] + _ATTRS,
             shape_fn=lambda op: [], kernel=_send_kernel, stateful=True, host_only=True)
 register_op("_Recv", outputs=["tensor: tensor_type"], attrs=["tensor_type: type"] + _ATTRS,
-            shape_fn=None, kernel=_recv_kernel, stateful=True, blocking=True,
-            host_only=True)
+            shape_fn=lambda op: [unknown_shape()], kernel=_recv_kernel, stateful=True,
+            blocking=True, host_only=True)
 NotDifferentiable("_Send")
 NotDifferentiable("_Recv")

@@ -35,6 +35,7 @@ class _Partition:
     """One registered graph: its Graph and the session that runs it on this task."""
 
     def __init__(self, graph_def, resources_target):
+        self.graph_def = graph_def
         self.graph = Graph()
         with self.graph.as_default():
             graph_def_lib.import_graph_def(_without_colocation(graph_def), name="")
@@ -126,15 +127,26 @@ class WorkerService:
         if remaining is not None and remaining < _DEFAULT_RECV_TIMEOUT_S:
             # Blocking ops (queues) give up when the master stops waiting for this step.
             options = config_pb2.RunOptions(timeout_in_ms=max(1, int(remaining * 1000)))
+        metadata = None
+        if request.exec_opts.record_timeline or request.exec_opts.record_costs:
+            options = options or config_pb2.RunOptions()
+            options.trace_level = config_pb2.RunOptions.FULL_TRACE
+            metadata = config_pb2.RunMetadata()
         prev = rendezvous.set_current(step)
         try:
-            part.session.run(part.ops, options=options)
+            part.session.run(part.ops, options=options, run_metadata=metadata)
         except errors.OpError as e:
             self.rendezvous.cleanup(request.step_id, e)
             raise
         finally:
             rendezvous.set_current(prev)
         resp = worker_pb2.RunGraphResponse()
+        if metadata is not None:
+            for dev in metadata.step_stats.dev_stats:
+                dev.device = self.device
+            resp.step_stats.CopyFrom(metadata.step_stats)
+        if request.exec_opts.record_partition_graphs:
+            resp.partition_graph.add().CopyFrom(part.graph_def)
         for key in request.recv_key:
             value, _ = rv.recv(key, deadline)
             wire.to_tensor_proto(value, resp.recv.add(name=key).tensor)
@@ -146,7 +158,9 @@ class WorkerService:
 
     def CleanupAll(self, request, context):  # noqa: N802
         from trainflow.runtime import targets
-        targets.reset(self._resources_target, list(request.container) or None)
+        # Named containers, or the default one when none is named (as TensorFlow).
+        targets.resources_for(self._resources_target).clear_containers(
+            list(request.container))
         return worker_pb2.CleanupAllResponse()
 
     def RecvTensor(self, request, context):  # noqa: N802

@@ -10,7 +10,7 @@ from trainflow.framework.operation import Operation
 # The default-graph stack lives with the other scopes; these names are re-exported here.
 from trainflow.framework.scopes import (  # noqa: F401
     _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, get_default_graph,
-    nesting_controller, reset_default_graph)
+    nesting_controller, reset_default_graph, apply_container, graph_container)
 from trainflow.framework.tensor import Tensor
 from trainflow.framework.tensor_shape import unknown_shape
 from trainflow.framework.shape_inference import run_shape_fn
@@ -81,6 +81,7 @@ class Graph:
         self._graph_def_versions = None
         self._variable_creator_stack = []
         self._scoped_c_graph = None
+        self._container = ""
 
     # -- basic facts -------------------------------------------------------------
     @property
@@ -272,6 +273,7 @@ class Graph:
             apply_device_functions(state.device_functions, op)
         if state.colocation_stack:
             apply_colocation(state.colocation_stack, op)
+        apply_container(self, op)
         op._cond_context = state.cond_context
         if state.cond_context is not None:
             state.cond_context.add_op(op)
@@ -518,6 +520,8 @@ class Graph:
             yield
         finally:
             stack.pop()
+
+    container = graph_container
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):

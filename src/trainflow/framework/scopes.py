@@ -115,8 +115,28 @@ def colocate_with(op, ignore_existing=False):
 
 
 def container(container_name):
-    """Kept for TF1 compatibility: resources here are per session, so this only scopes."""
-    return contextlib.nullcontext(container_name)
+    """`Graph.container` on the default graph."""
+    return get_default_graph().container(container_name)
+
+
+@contextlib.contextmanager
+def graph_container(graph, container_name):
+    """`Graph.container`: stateful ops created in this context keep their resources in
+    the container `container_name` (Session.reset clears containers by name)."""
+    original = graph._container
+    graph._container = container_name
+    try:
+        yield container_name
+    finally:
+        graph._container = original
+
+
+def apply_container(graph, op):
+    """Names the graph's current container in a new stateful op's empty `container`."""
+    name = graph._container
+    if name and op._attrs.get("container", b"-") in (b"", "") and op._info is not None \
+            and op._info.stateful:
+        op._attrs["container"] = name.encode() if isinstance(name, str) else name
 
 
 def get_collection(key, scope=None):

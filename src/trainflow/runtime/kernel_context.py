@@ -2,12 +2,26 @@
 compiled by the session that runs the kernel."""
 from trainflow.framework import kernel_context
 from trainflow.runtime import run_state
+from trainflow.runtime.resources import container_of
 
 
 class KernelContext(kernel_context.KernelContext):
-    """The context a session hands to kernels (see framework.kernel_context)."""
+    """The context a session hands to kernels (see framework.kernel_context).
+    `resources` is the container the op's `container` attr names (tf.container)."""
 
-    __slots__ = ()
+    __slots__ = ("_manager",)
+
+    def __init__(self, op, session, resources):
+        self._manager = resources
+        if resources is not None and op._attrs.get("container"):
+            resources = resources.container(container_of(op))
+        super().__init__(op, session, resources)
+
+    def variable(self, variable_op):
+        """The storage of the variable `variable_op` names, in its own container."""
+        attrs = variable_op._attrs
+        return self._manager.container(container_of(variable_op)).variable(
+            kernel_context.resource_name(variable_op), attrs["dtype"], attrs["shape"])
 
     @property
     def run_state(self):

@@ -11,7 +11,7 @@ from trainflow.framework.graph import _default_graph_stack
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.framework import session_stack
-from trainflow.runtime import partial_run, run_state
+from trainflow.runtime import partial_run, remote_calls, run_state
 from trainflow.runtime.backends import xla_switch
 from trainflow.framework.kernel_context import DEAD
 from trainflow.runtime.executor import Plan
@@ -421,15 +421,15 @@ class BaseSession:
         return _callable
 
     def _remote_callable(self, fetches, feed_list, accept_options):
+        if not accept_options:
+            return remote_calls.make_callable(self, fetches, feed_list)
         feeds = list(feed_list or [])
 
         def _callable(*args, options=None, run_metadata=None):
             if len(args) != len(feeds):
                 raise TypeError(f"Expected {len(feeds)} feed values, got {len(args)}")
             return self.run(fetches, dict(zip(feeds, args)), options, run_metadata)
-        if accept_options:
-            return _callable
-        return lambda *args: _callable(*args)
+        return _callable
 
     def partial_run_setup(self, fetches, feeds=None):
         """Declares the fetches and feeds of a sequence of `partial_run` calls.
@@ -443,8 +443,7 @@ class BaseSession:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if self._remote is not None:
-            raise errors.UnimplementedError(None, None, "Partial runs on a grpc:// target are "
-                                                        "not supported by trainflow yet")
+            return remote_calls.partial_run_setup(self, fetches, feeds)
         return partial_run.setup(self, fetches, feeds)
 
     def partial_run(self, handle, fetches, feed_dict=None):
@@ -459,6 +458,8 @@ class BaseSession:
         """
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if self._remote is not None:
+            return remote_calls.partial_run(self, handle, fetches, feed_dict)
         return partial_run.run(self, handle, fetches, feed_dict)
 
     # -- lifetime -------------------------------------------------------------------------

@@ -34,15 +34,15 @@ def resources_for(target):
 
 
 def reset(target, containers=None):
-    """Clears the resources of `target` (all containers; named containers are not kept
-    apart here)."""
+    """Clears the resource containers `containers` of `target` (the default container
+    when None or empty, as TensorFlow's Session.reset does)."""
     if not target:
         return
     entry = _protocol(target)
     if entry is not None:
         entry[1](target, containers)
         return
-    resources_for(target).clear()
+    resources_for(target).clear_containers(list(containers or []))
 
 
 # -- remote targets ----------------------------------------------------------------------

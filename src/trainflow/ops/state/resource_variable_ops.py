@@ -55,7 +55,7 @@ def _check_dtype(ctx, slot, value):
 # -- VarHandleOp ---------------------------------------------------------------------------
 def _handle_kernel(*, ctx):
     handle = ctx.state.get("handle")
-    if handle is None:
+    if handle is None or handle[()].dropped:  # dropped: its container was reset
         attrs = ctx.op._attrs
         slot = ctx.resources.variable(ctx.resource_name, attrs["dtype"], attrs["shape"])
         handle = np.empty((), dtype=object)

@@ -47,7 +47,7 @@ def merge_shapes(a, b):
 # -- VariableV2 --------------------------------------------------------------------------
 def _variable_kernel(*, ctx):
     slot = ctx.state.get("slot")
-    if slot is None:
+    if slot is None or slot.dropped:  # dropped: its container was reset
         op = ctx.op
         slot = ctx.resources.variable(ctx.resource_name, op._attrs["dtype"], op._attrs["shape"])
         ctx.state["slot"] = slot
