@@ -18,6 +18,9 @@ from trainflow.kernels import blas_threads
 
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16
+# The multi-pass loops work on batch chunks of about this many input bytes, so that
+# the intermediates of one chunk stay in the CPU cache from one pass to the next.
+CHUNK_BYTES = 1 << 19
 
 
 def invalid(message):
@@ -148,6 +151,14 @@ class Geometry:
         need_w = sw * (self.out_w - 1) + (kw - 1) * dw + 1 if self.out_w else 0
         (pt, pb), (pl, pr) = self.pads
         return max(need_h, in_h + pt + pb), max(need_w, in_w + pl + pr)
+
+
+def batch_chunks(x, target=None):
+    """Slices of `x`'s first axis covering about `target` (CHUNK_BYTES) bytes each."""
+    n = x.shape[0]
+    per_item = max(1, x.nbytes // n) if n else 1
+    step = max(1, (target or CHUNK_BYTES) // per_item)
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
 def pad_nhwc(x, pads, fill=0):
