@@ -21,6 +21,10 @@ _CHANNELS_FIRST_BELOW = 16
 # The multi-pass loops work on batch chunks of about this many input bytes, so that
 # the intermediates of one chunk stay in the CPU cache from one pass to the next.
 CHUNK_BYTES = 1 << 19
+# The convolutions build their im2col matrices a batch chunk of about this many bytes at a time.
+COLS_BYTES = 1 << 21
+# Filter gradients with fewer im2col columns than this multiply cols^T @ dy directly.
+_NARROW_COLS = 512
 
 
 def invalid(message):
@@ -249,6 +253,20 @@ def _group_dy(dy2, groups):
 
 
 # -- the three convolutions (NHWC, compute dtype) -------------------------------------------------
+def _image_chunks(n, rows_per_image, width, itemsize):
+    """Batch slices whose im2col matrices are about COLS_BYTES each: the matrix of one chunk
+    is built and consumed by BLAS while it is still in the CPU cache."""
+    per_image = max(1, rows_per_image * width * itemsize)
+    step = max(1, COLS_BYTES // per_image)
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def _matmul_into(a, b, out):
+    """out[...] = a @ b, with BLAS's thread count set for its size."""
+    blas_threads.for_work(a.shape[0] * a.shape[1] * b.shape[1])
+    np.matmul(a, b, out=out)
+
+
 def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
     """Forward 2-D convolution of NHWC `x` with HWIO `w` (grouped when C > w's I).
 
@@ -259,11 +277,19 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
     kh, kw, cg, o = w.shape
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
-    if geo.out_h == 0 or geo.out_w == 0 or n == 0:
-        return np.zeros((n, geo.out_h, geo.out_w, o), dtype=x.dtype)
-    cols = im2col(pad_nhwc(x, geo.pads), geo)
-    y = blas_threads.matmul(_group_cols(cols, kh * kw, groups), _group_filter(w, groups))
-    return _ungroup_out(y, groups).reshape(n, geo.out_h, geo.out_w, o)
+    y = np.empty((n, geo.out_h, geo.out_w, o), dtype=np.result_type(x, w))
+    if y.size == 0:
+        return np.zeros(y.shape, y.dtype)
+    xp = pad_nhwc(x, geo.pads)
+    wf = _group_filter(w, groups)
+    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize):
+        cols = im2col(xp[sl], geo)
+        if groups == 1:
+            _matmul_into(cols, wf, y[sl].reshape(cols.shape[0], o))
+        else:
+            part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
+            y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
+    return y
 
 
 def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None):
@@ -273,19 +299,25 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
     _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropInput")
+    dx = np.zeros((n, in_h, in_w, c), dtype=dy.dtype)
     if dy.size == 0:
-        return np.zeros((n, in_h, in_w, c), dtype=dy.dtype)
-    dy2 = _group_dy(dy.reshape(-1, o), groups)
+        return dx
     wf = _group_filter(w, groups)
-    if c < _CHANNELS_FIRST_BELOW:
-        dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
-        dcols = dcols.reshape(groups, kh, kw, cg, n, geo.out_h, geo.out_w)
-        return col2im_channels_first(dcols, geo, in_h, in_w)
-    dcols = blas_threads.matmul(dy2, np.swapaxes(wf, -1, -2))  # [(G,) M, taps*Cg]
-    if groups > 1:
-        dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
-    dcols = dcols.reshape(n, geo.out_h, geo.out_w, kh, kw, c)
-    return col2im(dcols, geo, in_h, in_w, c)
+    wf_t = np.ascontiguousarray(np.swapaxes(wf, -1, -2))
+    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, dy.itemsize):
+        dyc = dy[sl]
+        m = dyc.shape[0]
+        dy2 = _group_dy(dyc.reshape(-1, o), groups)
+        if c < _CHANNELS_FIRST_BELOW:
+            dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
+            dcols = dcols.reshape(groups, kh, kw, cg, m, geo.out_h, geo.out_w)
+            dx[sl] = col2im_channels_first(dcols, geo, in_h, in_w)
+            continue
+        dcols = blas_threads.matmul(dy2, wf_t)  # [(G,) M, taps*Cg]
+        if groups > 1:
+            dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
+        dx[sl] = col2im(dcols.reshape(m, geo.out_h, geo.out_w, kh, kw, c), geo, in_h, in_w, c)
+    return dx
 
 
 def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding,
@@ -298,14 +330,27 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropFilter")
     if dy.size == 0 or x.size == 0:
         return np.zeros((kh, kw, cg, o), dtype=x.dtype)
-    cols = _group_cols(im2col(pad_nhwc(x, geo.pads), geo), kh * kw, groups)
-    # Contiguous dy^T @ cols, then transposed: OpenBLAS is much slower on some of these
-    # long-inner-dimension shapes when handed a transposed (F-ordered) operand.
-    dy_t = np.ascontiguousarray(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2))
-    dw_t = blas_threads.matmul(dy_t, cols)
+    xp = pad_nhwc(x, geo.pads)
+    # Narrow column matrices multiply best as cols^T @ dy (BLAS reads the transpose in
+    # place, and a transposed copy of a long dy costs as much as the product). Wide ones
+    # as a contiguous dy^T @ cols: OpenBLAS is much slower on those long-inner-dimension
+    # shapes when handed a transposed operand; the copy is of one cached chunk.
+    narrow = kh * kw * cg < _NARROW_COLS
+    dw_t = None
+    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize):
+        cols = _group_cols(im2col(xp[sl], geo), kh * kw, groups)
+        dy2 = _group_dy(dy[sl].reshape(-1, o), groups)
+        if narrow:  # ([(G,) taps*Cg, Og] product)^T
+            prod = np.swapaxes(blas_threads.matmul(np.swapaxes(cols, -1, -2), dy2), -1, -2)
+        else:
+            prod = blas_threads.matmul(np.ascontiguousarray(np.swapaxes(dy2, -1, -2)), cols)
+        if dw_t is None:
+            dw_t = np.array(prod)
+        else:
+            dw_t += prod
     if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
         return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
-    return dw_t.T.reshape(kh, kw, cg, o)
+    return np.ascontiguousarray(dw_t.T).reshape(kh, kw, cg, o)
 
 
 def _check_backprop_size(geo, dy, in_h, in_w, kh, kw, label):
