@@ -9,6 +9,8 @@ from trainflow.framework import errors
 from trainflow.ops.nn import conv_kernels as K
 from trainflow.ops.nn import pool_kernels as P
 
+from pool_reference import tf_avg_grad_span
+
 RNG = np.random.RandomState(42)
 
 
@@ -271,10 +273,10 @@ def test_pool_kernels_match_loops(xs, ksize, strides, padding):
         r, col = arg[b, i, j, c]
         dx_ref[b, r, col, c] += dy[b, i, j, c]
     for b, i, j, c in np.ndindex(*dy.shape):
-        rows = [r for r in range(i * strides[0] - pads[0][0], i * strides[0] - pads[0][0] +
-                                 ksize[0]) if 0 <= r < xs[1]]
-        cols = [q for q in range(j * strides[1] - pads[1][0], j * strides[1] - pads[1][0] +
-                                 ksize[1]) if 0 <= q < xs[2]]
+        # TF's AvgPoolGrad spans: a window larger than the image on both sides reaches
+        # ksize cells from its clipped start (see pool_reference).
+        rows = tf_avg_grad_span(i, ksize[0], strides[0], pads[0][0], xs[1])
+        cols = tf_avg_grad_span(j, ksize[1], strides[1], pads[1][0], xs[2])
         for r in rows:
             for q in cols:
                 avg_dx_ref[b, r, q, c] += dy[b, i, j, c] / (len(rows) * len(cols))

@@ -261,12 +261,6 @@ def _image_chunks(n, rows_per_image, width, itemsize):
     return [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def _matmul_into(a, b, out):
-    """out[...] = a @ b, with BLAS's thread count set for its size."""
-    blas_threads.for_work(a.shape[0] * a.shape[1] * b.shape[1])
-    np.matmul(a, b, out=out)
-
-
 def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
     """Forward 2-D convolution of NHWC `x` with HWIO `w` (grouped when C > w's I).
 
@@ -284,11 +278,8 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
     wf = _group_filter(w, groups)
     for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize):
         cols = im2col(xp[sl], geo)
-        if groups == 1:
-            _matmul_into(cols, wf, y[sl].reshape(cols.shape[0], o))
-        else:
-            part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
-            y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
+        part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
+        y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
     return y
 
 

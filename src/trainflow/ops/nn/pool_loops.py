@@ -208,12 +208,39 @@ def avg_forward(x, geo):
     return out
 
 
+def _tf_grad_spans(out, k, stride, before, size):
+    """(start, length) of the input cells TF's AvgPoolGrad spreads each output over along
+    one axis. TF clips the window at the start, then limits its length to `k` cells from
+    the clipped start, so a window larger than the input on both sides spreads over
+    cells the forward window did not cover."""
+    start = np.arange(out) * stride
+    clipped = start < before
+    length = np.where(clipped, k + start - before, k)
+    start = np.where(clipped, 0, start - before)
+    length = np.where(start + k > size, np.minimum(size - start, k), length)
+    return start, length
+
+
+def _spans_are_windows(spans, out, k, stride, before, size):
+    start, length = spans
+    lo = np.arange(out) * stride - before
+    hi = np.minimum(lo + k, size)
+    lo = np.maximum(lo, 0)
+    return np.array_equal(start, lo) and np.array_equal(length, hi - lo)
+
+
 def avg_backward(shape, dy, geo):
-    """AvgPoolGrad: each output gradient spread evenly over its window's in-bounds cells."""
+    """AvgPoolGrad: each output gradient spread evenly over its window's in-bounds cells
+    (over TF's spans where those are not the windows)."""
     n, in_h, in_w, c = shape
     dx = np.zeros(shape, dy.dtype)
     if dy.size == 0:
         return dx
+    axes = ((geo.out_h, geo.ksize[0], geo.strides[0], geo.pads[0][0], in_h),
+            (geo.out_w, geo.ksize[1], geo.strides[1], geo.pads[1][0], in_w))
+    spans = [_tf_grad_spans(*axis) for axis in axes]
+    if not all(_spans_are_windows(span, *axis) for span, axis in zip(spans, axes)):
+        return _avg_backward_spans(dy, spans, in_h, in_w)
     scaled = dy / avg_counts(geo, in_h, in_w, dy.dtype)
     layout = StridePhases(geo, in_h, in_w)
     taps = layout.taps()
@@ -224,3 +251,14 @@ def avg_backward(shape, dy, geo):
             dphases[ab][block] += g
         layout.merge_into(dx[sl], dphases)
     return dx
+
+
+def _avg_backward_spans(dy, spans, in_h, in_w):
+    """AvgPoolGrad over arbitrary per-output spans, as two 0/1 matrix contractions."""
+    (hs, hl), (ws, wl) = spans
+    rows = np.arange(in_h)[:, None]
+    cols = np.arange(in_w)[:, None]
+    a_h = ((rows >= hs) & (rows < hs + hl)).astype(dy.dtype)  # [H, OH]
+    a_w = ((cols >= ws) & (cols < ws + wl)).astype(dy.dtype)  # [W, OW]
+    scaled = dy / (hl[:, None] * wl[None, :]).astype(dy.dtype)[:, :, None]
+    return np.einsum("hi,wj,nijc->nhwc", a_h, a_w, scaled, optimize=True)
