@@ -126,11 +126,19 @@ CONV_CASES = [  # x shape, w shape, strides, dilations, padding
     ((2, 5, 5, 4), (3, 3, 2, 6), (1, 2), (1, 1), "SAME"),           # 2 groups
     ((1, 5, 6, 20), (2, 2, 20, 3), (1, 1), (1, 1), "SAME"),         # NHWC col2im path
     ((1, 4, 4, 32), (3, 3, 8, 8), (2, 2), (1, 1), "VALID"),         # 4 groups, NHWC col2im
+    ((3, 4, 3, 64), (3, 3, 64, 2), (1, 1), (1, 1), "SAME"),         # wide filter gradient
+    ((3, 3, 3, 128), (3, 3, 64, 4), (2, 1), (1, 1), "SAME"),        # wide, 2 groups
 ]
 
 
+@pytest.mark.parametrize("chunk_images", [None, 1, 2], ids=["whole", "chunks1", "chunks2"])
 @pytest.mark.parametrize("xs,ws,strides,dilations,padding", CONV_CASES)
-def test_conv_forward_and_backprops_match_loops(xs, ws, strides, dilations, padding):
+def test_conv_forward_and_backprops_match_loops(xs, ws, strides, dilations, padding,
+                                                chunk_images, monkeypatch):
+    if chunk_images:  # im2col matrices of `chunk_images` images at a time
+        geo = K.Geometry(xs[1], xs[2], ws[0], ws[1], strides, dilations, padding)
+        monkeypatch.setattr(K, "COLS_BYTES", chunk_images * geo.out_h * geo.out_w *
+                            ws[0] * ws[1] * xs[3] * 8)
     x, w = RNG.randn(*xs), RNG.randn(*ws)
     pads = tuple(same_pads(size, k, s, d) if padding == "SAME" else (0, 0)
                  for size, k, s, d in zip(xs[1:3], ws[:2], strides, dilations))

@@ -22,7 +22,7 @@ _CHANNELS_FIRST_BELOW = 16
 # the intermediates of one chunk stay in the CPU cache from one pass to the next.
 CHUNK_BYTES = 1 << 19
 # The convolutions build their im2col matrices a batch chunk of about this many bytes at a time.
-COLS_BYTES = 1 << 21
+COLS_BYTES = 1 << 23
 # Filter gradients with fewer im2col columns than this multiply cols^T @ dy directly.
 _NARROW_COLS = 512
 
