@@ -2,7 +2,6 @@
 ties, NaN and -inf cells, stride larger than the window, SAME with odd sizes, explicit
 padding (skipped without $TRAINFLOW_TF_PYTHON)."""
 import numpy as np
-import pytest
 
 from trainflow.framework import dtypes
 from trainflow.ops.nn import pool_kernels as P

@@ -165,6 +165,12 @@ def batch_chunks(x, target=None):
     return [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
+def run_chunks(fn, chunks):
+    """[fn(chunk) for chunk in chunks]. Every call writes only its own batch slice of its
+    outputs, so the calls are independent of one another and may run on parallel threads."""
+    return [fn(chunk) for chunk in chunks]
+
+
 def pad_nhwc(x, pads, fill=0):
     """`x` with rows/cols padded by ((top, bottom), (left, right)) cells of `fill`."""
     (pt, pb), (pl, pr) = pads
@@ -276,10 +282,13 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
         return np.zeros(y.shape, y.dtype)
     xp = pad_nhwc(x, geo.pads)
     wf = _group_filter(w, groups)
-    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize):
+
+    def chunk(sl):
         cols = im2col(xp[sl], geo)
         part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
         y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
+
+    run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize))
     return y
 
 
@@ -295,7 +304,8 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
         return dx
     wf = _group_filter(w, groups)
     wf_t = np.ascontiguousarray(np.swapaxes(wf, -1, -2))
-    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, dy.itemsize):
+
+    def chunk(sl):
         dyc = dy[sl]
         m = dyc.shape[0]
         dy2 = _group_dy(dyc.reshape(-1, o), groups)
@@ -303,11 +313,13 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
             dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
             dcols = dcols.reshape(groups, kh, kw, cg, m, geo.out_h, geo.out_w)
             dx[sl] = col2im_channels_first(dcols, geo, in_h, in_w)
-            continue
+            return
         dcols = blas_threads.matmul(dy2, wf_t)  # [(G,) M, taps*Cg]
         if groups > 1:
             dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
         dx[sl] = col2im(dcols.reshape(m, geo.out_h, geo.out_w, kh, kw, c), geo, in_h, in_w, c)
+
+    run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, dy.itemsize))
     return dx
 
 
@@ -327,18 +339,19 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     # as a contiguous dy^T @ cols: OpenBLAS is much slower on those long-inner-dimension
     # shapes when handed a transposed operand; the copy is of one cached chunk.
     narrow = kh * kw * cg < _NARROW_COLS
-    dw_t = None
-    for sl in _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize):
+
+    def chunk(sl):
         cols = _group_cols(im2col(xp[sl], geo), kh * kw, groups)
         dy2 = _group_dy(dy[sl].reshape(-1, o), groups)
         if narrow:  # ([(G,) taps*Cg, Og] product)^T
-            prod = np.swapaxes(blas_threads.matmul(np.swapaxes(cols, -1, -2), dy2), -1, -2)
-        else:
-            prod = blas_threads.matmul(np.ascontiguousarray(np.swapaxes(dy2, -1, -2)), cols)
-        if dw_t is None:
-            dw_t = np.array(prod)
-        else:
-            dw_t += prod
+            return np.swapaxes(blas_threads.matmul(np.swapaxes(cols, -1, -2), dy2), -1, -2)
+        return blas_threads.matmul(np.ascontiguousarray(np.swapaxes(dy2, -1, -2)), cols)
+
+    parts = run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c,
+                                            x.itemsize))
+    dw_t = np.array(parts[0])
+    for part in parts[1:]:
+        dw_t += part
     if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
         return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
     return np.ascontiguousarray(dw_t.T).reshape(kh, kw, cg, o)

@@ -16,7 +16,7 @@ Padded cells never take part.
 """
 import numpy as np
 
-from trainflow.ops.nn.conv_kernels import batch_chunks, pad_nhwc
+from trainflow.ops.nn.conv_kernels import batch_chunks, pad_nhwc, run_chunks
 from trainflow.ops.nn.window_phases import StridePhases
 
 
@@ -81,13 +81,16 @@ def max_forward(x, geo, low):
         return out
     layout = StridePhases(geo, x.shape[1], x.shape[2])
     taps = layout.taps()
-    for sl in batch_chunks(x):
+
+    def chunk(sl):
         phases = layout.split(x[sl], low)
         o = out[sl]
         _, ab, block = taps[0]
         np.fmax(phases[ab][block], low, out=o)
         for _, ab, block in taps[1:]:
             np.fmax(o, phases[ab][block], out=o)
+
+    run_chunks(chunk, batch_chunks(x))
     return out
 
 
@@ -130,8 +133,11 @@ def max_argmax(x, geo):
         return best, idx
     layout = StridePhases(geo, x.shape[1], x.shape[2])
     firsts = _first_valid(geo)
-    for sl in batch_chunks(x):
+
+    def chunk(sl):
         best[sl], idx[sl] = _argmax_chunk(x[sl], layout, firsts)
+
+    run_chunks(chunk, batch_chunks(x))
     return best, idx
 
 
@@ -143,7 +149,8 @@ def max_backward(x, dy, geo):
     layout = StridePhases(geo, x.shape[1], x.shape[2])
     firsts = _first_valid(geo)
     taps = layout.taps()
-    for sl in batch_chunks(x):
+
+    def chunk(sl):
         _, idx = _argmax_chunk(x[sl], layout, firsts)
         g = dy[sl]
         dphases = layout.zeros(g.shape[0], g.shape[3], dy.dtype)
@@ -154,6 +161,8 @@ def max_backward(x, dy, geo):
             np.multiply(g, hit, out=routed)
             dphases[ab][block] += routed
         layout.merge_into(dx[sl], dphases)
+
+    run_chunks(chunk, batch_chunks(x))
     return dx
 
 
@@ -162,11 +171,12 @@ def max_gradgrad(x, y, ddx, geo):
     out = np.zeros(y.shape, ddx.dtype)
     if out.size == 0:
         return out
-    n, in_h, in_w, _ = x.shape
+    _, in_h, in_w, _ = x.shape
     rmask, cmask = _valid_taps(geo, in_h, in_w)
     kw = geo.ksize[1]
     taps = _taps(geo)
-    for sl in batch_chunks(x):
+
+    def chunk(sl):
         xp = pad_nhwc(x[sl], geo.pads, 0)
         gp = pad_nhwc(ddx[sl], geo.pads, 0)
         yc, oc = y[sl], out[sl]
@@ -180,6 +190,8 @@ def max_gradgrad(x, y, ddx, geo):
             hit &= unclaimed
             unclaimed ^= hit
             np.copyto(oc, gp[tap], where=hit)
+
+    run_chunks(chunk, batch_chunks(x))
     return out
 
 
@@ -197,14 +209,18 @@ def avg_forward(x, geo):
         return out
     layout = StridePhases(geo, x.shape[1], x.shape[2])
     taps = layout.taps()
-    for sl in batch_chunks(x):
+
+    def chunk(sl):
         phases = layout.split(x[sl], 0)
         o = out[sl]
         _, ab, block = taps[0]
         np.copyto(o, phases[ab][block])
         for _, ab, block in taps[1:]:
             o += phases[ab][block]
-    out /= avg_counts(geo, x.shape[1], x.shape[2], x.dtype)
+        o /= counts
+
+    counts = avg_counts(geo, x.shape[1], x.shape[2], x.dtype)
+    run_chunks(chunk, batch_chunks(x))
     return out
 
 
@@ -232,7 +248,7 @@ def _spans_are_windows(spans, out, k, stride, before, size):
 def avg_backward(shape, dy, geo):
     """AvgPoolGrad: each output gradient spread evenly over its window's in-bounds cells
     (over TF's spans where those are not the windows)."""
-    n, in_h, in_w, c = shape
+    _, in_h, in_w, c = shape
     dx = np.zeros(shape, dy.dtype)
     if dy.size == 0:
         return dx
@@ -244,12 +260,15 @@ def avg_backward(shape, dy, geo):
     scaled = dy / avg_counts(geo, in_h, in_w, dy.dtype)
     layout = StridePhases(geo, in_h, in_w)
     taps = layout.taps()
-    for sl in batch_chunks(dx):
+
+    def chunk(sl):
         g = scaled[sl]
         dphases = layout.zeros(g.shape[0], c, dy.dtype)
         for _, ab, block in taps:
             dphases[ab][block] += g
         layout.merge_into(dx[sl], dphases)
+
+    run_chunks(chunk, batch_chunks(dx))
     return dx
 
 
