@@ -1,5 +1,7 @@
 """NumPy kernels of the 2-D convolution ops (Conv2D, its two backprops, and the
-depthwise variants), vectorised as im2col + one BLAS matmul per step.
+depthwise variants), vectorised as im2col + BLAS products. The im2col matrix is built
+a batch chunk at a time (COLS_BYTES) and multiplied while it is still in the CPU
+cache; col2im adds the chunk's columns back the same way.
 
 Everything runs in NHWC internally; NCHW tensors are transposed on the way in
 and out. The padding arithmetic is TensorFlow's (`GetWindowedOutputSizeVerbose`):
