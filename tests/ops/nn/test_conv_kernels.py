@@ -172,6 +172,28 @@ def test_conv_kernel_nchw_equals_nhwc():
     np.testing.assert_allclose(nchw, nhwc.transpose(0, 3, 1, 2), rtol=1e-6)
     assert nchw.flags.c_contiguous
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("op", ["conv", "input", "depthwise", "depthwise_input"])
+def test_nchw_results_written_in_place_equal_nhwc(op, dtype):
+    x = RNG.randn(2, 5, 6, 4).astype(dtype)
+    w = RNG.randn(3, 2, 4, 3).astype(dtype)
+    dw_filter = RNG.randn(3, 2, 4, 2).astype(dtype)
+    dy = RNG.randn(2, 3, 6, 3).astype(dtype)
+    dw_dy = RNG.randn(2, 3, 6, 8).astype(dtype)
+    t = lambda a: a.transpose(0, 3, 1, 2)  # noqa: E731
+    calls = {
+        "conv": lambda a, f: K.conv2d_kernel(f(x), w, **a),
+        "input": lambda a, f: K.conv2d_backprop_input_kernel(np.array(f(x).shape), w, f(dy),
+                                                             **a),
+        "depthwise": lambda a, f: K.depthwise_kernel(f(x), dw_filter, **a),
+        "depthwise_input": lambda a, f: K.depthwise_backprop_input_kernel(
+            np.array(f(x).shape), dw_filter, f(dw_dy), **a),
+    }
+    nhwc = calls[op](dict(ATTRS, strides=[1, 2, 1, 1]), lambda a: a)
+    nchw = calls[op](dict(ATTRS, data_format=b"NCHW", strides=[1, 1, 2, 1]), t)
+    assert nchw.dtype == dtype and nchw.flags.c_contiguous
+    np.testing.assert_array_equal(nchw, t(nhwc))
+
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, "bfloat16"])
 def test_conv_kernels_keep_dtype(dtype):

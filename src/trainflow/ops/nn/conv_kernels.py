@@ -118,6 +118,18 @@ def from_nhwc(x, data_format):
     return x
 
 
+def empty_result(shape, dtype, data_format="NHWC", zeros=False):
+    """(array, NHWC view of it): a result of NHWC `shape` laid out in `data_format`, so
+    that kernels write NCHW results in place instead of transposing an NHWC one."""
+    make = np.zeros if zeros else np.empty
+    if text(data_format).startswith("NC"):
+        n, h, w, c = shape
+        arr = make((n, c, h, w), dtype)
+        return arr, arr.transpose(0, 2, 3, 1)
+    arr = make(shape, dtype)
+    return arr, arr
+
+
 def shape_to_nhwc(shape, data_format):
     """A 4-entry shape in `data_format` order rewritten in NHWC order."""
     n, a, b, c = (int(d) for d in shape)
@@ -269,19 +281,22 @@ def _image_chunks(n, rows_per_image, width, itemsize):
     return [slice(i, min(n, i + step)) for i in range(0, n, step)]
 
 
-def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
+def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NHWC",
+                out_dtype=None):
     """Forward 2-D convolution of NHWC `x` with HWIO `w` (grouped when C > w's I).
 
     Returns:
-      the [N, OH, OW, O] output, in the arrays' dtype.
+      the [N, OH, OW, O] output (in `out_format` order), in `out_dtype` (default: the
+      arrays' dtype).
     """
     n, in_h, in_w, c = x.shape
     kh, kw, cg, o = w.shape
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
-    y = np.empty((n, geo.out_h, geo.out_w, o), dtype=np.result_type(x, w))
+    shape = (n, geo.out_h, geo.out_w, o)
+    result, y = empty_result(shape, out_dtype or np.result_type(x, w), out_format)
     if y.size == 0:
-        return np.zeros(y.shape, y.dtype)
+        return result
     xp = pad_nhwc(x, geo.pads)
     wf = _group_filter(w, groups)
 
@@ -291,19 +306,22 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
         y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
 
     run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize))
-    return y
+    return result
 
 
-def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None):
-    """Gradient of conv2d_nhwc with respect to its input, of NHWC shape `input_shape`."""
+def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None,
+                               out_format="NHWC", out_dtype=None):
+    """Gradient of conv2d_nhwc with respect to its input, of NHWC shape `input_shape`
+    (laid out in `out_format`, in `out_dtype`, default dy's dtype)."""
     n, in_h, in_w, c = input_shape
     kh, kw, cg, o = w.shape
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
     _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropInput")
-    dx = np.zeros((n, in_h, in_w, c), dtype=dy.dtype)
+    result, dx = empty_result((n, in_h, in_w, c), out_dtype or dy.dtype, out_format,
+                              zeros=dy.size == 0)
     if dy.size == 0:
-        return dx
+        return result
     wf = _group_filter(w, groups)
     wf_t = np.ascontiguousarray(np.swapaxes(wf, -1, -2))
 
@@ -322,7 +340,7 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
         dx[sl] = col2im(dcols.reshape(m, geo.out_h, geo.out_w, kh, kw, c), geo, in_h, in_w, c)
 
     run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, dy.itemsize))
-    return dx
+    return result
 
 
 def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding,
@@ -419,9 +437,9 @@ def conv2d_kernel(input, filter, *, strides, padding, explicit_paddings, data_fo
         raise invalid(f"output depth must be evenly divisible by number of groups: "
                       f"{filter.shape[3]} vs {c // cg}")
     ct = compute_dtype(input.dtype)
-    y = conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
-                    *_window(strides, dilations, padding, explicit_paddings, data_format))
-    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+    return conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
+                       *_window(strides, dilations, padding, explicit_paddings, data_format),
+                       out_format=data_format, out_dtype=input.dtype)
 
 
 def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
@@ -446,11 +464,11 @@ def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, 
         raise invalid("Conv2DCustomBackpropInput: filter and out_backprop must have the same "
                       "out_depth")
     ct = compute_dtype(out_backprop.dtype)
-    dx = conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
-                                    dy.astype(ct, copy=False),
-                                    *_window(strides, dilations, padding, explicit_paddings,
-                                             data_format))
-    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+    return conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
+                                      dy.astype(ct, copy=False),
+                                      *_window(strides, dilations, padding, explicit_paddings,
+                                               data_format),
+                                      out_format=data_format, out_dtype=out_backprop.dtype)
 
 
 def conv2d_backprop_filter_kernel(input, filter_sizes, out_backprop, *, strides,  # noqa: A002
@@ -489,10 +507,10 @@ def depthwise_kernel(input, filter, *, strides, padding, explicit_paddings,  # n
                       f"{filter.shape[2]}")
     kh, kw, c, m = filter.shape
     ct = compute_dtype(input.dtype)
-    y = conv2d_nhwc(x.astype(ct, copy=False),
-                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
-                    *_window(strides, dilations, padding, explicit_paddings, data_format))
-    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+    return conv2d_nhwc(x.astype(ct, copy=False),
+                       filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                       *_window(strides, dilations, padding, explicit_paddings, data_format),
+                       out_format=data_format, out_dtype=input.dtype)
 
 
 def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
@@ -510,12 +528,12 @@ def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, stride
         raise invalid(f"out_backprop depth must be {c * m} (input depth times depth "
                       f"multiplier), got {dy.shape[3]}")
     ct = compute_dtype(out_backprop.dtype)
-    dx = conv2d_backprop_input_nhwc(in_shape,
-                                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
-                                    dy.astype(ct, copy=False),
-                                    *_window(strides, dilations, padding, explicit_paddings,
-                                             data_format))
-    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+    return conv2d_backprop_input_nhwc(in_shape,
+                                      filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                                      dy.astype(ct, copy=False),
+                                      *_window(strides, dilations, padding, explicit_paddings,
+                                               data_format),
+                                      out_format=data_format, out_dtype=out_backprop.dtype)
 
 
 def depthwise_backprop_filter_kernel(input, filter_sizes, out_backprop, *,  # noqa: A002
