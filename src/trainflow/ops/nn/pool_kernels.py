@@ -115,7 +115,8 @@ def max_pool_kernel(input, *, ksize, strides, padding, data_format,  # noqa: A00
 
 def max_pool_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, padding,
                          data_format, explicit_paddings=()):
-    """MaxPoolGrad: `grad` routed to the first maximum of each window of `orig_input`."""
+    """MaxPoolGrad: `grad` routed to each window's pick in `orig_input` (the first cell, or a
+    later one strictly greater; see pool_loops)."""
     _check_rank4(orig_input, "orig_input")
     _check_rank4(grad, "grad")
     x = to_nhwc(orig_input, data_format)
@@ -132,7 +133,8 @@ def max_pool_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, paddi
 
 def max_pool_grad_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, padding,
                               data_format):
-    """MaxPoolGradGrad: `grad` (input-shaped) read at the argmax of each window."""
+    """MaxPoolGradGrad: `grad` (input-shaped) read, per window, at the first in-bounds cell
+    equal to `orig_output` (0 where none is)."""
     _check_rank4(orig_input, "orig_input")
     x = to_nhwc(orig_input, data_format)
     g = to_nhwc(grad, data_format)
