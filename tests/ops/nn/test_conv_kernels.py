@@ -9,6 +9,8 @@ from trainflow.framework import errors
 from trainflow.ops.nn import conv_kernels as K
 from trainflow.ops.nn import pool_kernels as P
 
+from pool_reference import tf_avg_grad_span
+
 RNG = np.random.RandomState(42)
 
 
@@ -124,11 +126,19 @@ CONV_CASES = [  # x shape, w shape, strides, dilations, padding
     ((2, 5, 5, 4), (3, 3, 2, 6), (1, 2), (1, 1), "SAME"),           # 2 groups
     ((1, 5, 6, 20), (2, 2, 20, 3), (1, 1), (1, 1), "SAME"),         # NHWC col2im path
     ((1, 4, 4, 32), (3, 3, 8, 8), (2, 2), (1, 1), "VALID"),         # 4 groups, NHWC col2im
+    ((3, 4, 3, 64), (3, 3, 64, 2), (1, 1), (1, 1), "SAME"),         # wide filter gradient
+    ((3, 3, 3, 128), (3, 3, 64, 4), (2, 1), (1, 1), "SAME"),        # wide, 2 groups
 ]
 
 
+@pytest.mark.parametrize("chunk_images", [None, 1, 2], ids=["whole", "chunks1", "chunks2"])
 @pytest.mark.parametrize("xs,ws,strides,dilations,padding", CONV_CASES)
-def test_conv_forward_and_backprops_match_loops(xs, ws, strides, dilations, padding):
+def test_conv_forward_and_backprops_match_loops(xs, ws, strides, dilations, padding,
+                                                chunk_images, monkeypatch):
+    if chunk_images:  # im2col matrices of `chunk_images` images at a time
+        geo = K.Geometry(xs[1], xs[2], ws[0], ws[1], strides, dilations, padding)
+        monkeypatch.setattr(K, "COLS_BYTES", chunk_images * geo.out_h * geo.out_w *
+                            ws[0] * ws[1] * xs[3] * 8)
     x, w = RNG.randn(*xs), RNG.randn(*ws)
     pads = tuple(same_pads(size, k, s, d) if padding == "SAME" else (0, 0)
                  for size, k, s, d in zip(xs[1:3], ws[:2], strides, dilations))
@@ -161,6 +171,28 @@ def test_conv_kernel_nchw_equals_nhwc():
         ATTRS, data_format=b"NCHW", strides=[1, 1, 2, 1], dilations=[1, 1, 1, 2]))
     np.testing.assert_allclose(nchw, nhwc.transpose(0, 3, 1, 2), rtol=1e-6)
     assert nchw.flags.c_contiguous
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("op", ["conv", "input", "depthwise", "depthwise_input"])
+def test_nchw_results_written_in_place_equal_nhwc(op, dtype):
+    x = RNG.randn(2, 5, 6, 4).astype(dtype)
+    w = RNG.randn(3, 2, 4, 3).astype(dtype)
+    dw_filter = RNG.randn(3, 2, 4, 2).astype(dtype)
+    dy = RNG.randn(2, 3, 6, 3).astype(dtype)
+    dw_dy = RNG.randn(2, 3, 6, 8).astype(dtype)
+    t = lambda a: a.transpose(0, 3, 1, 2)  # noqa: E731
+    calls = {
+        "conv": lambda a, f: K.conv2d_kernel(f(x), w, **a),
+        "input": lambda a, f: K.conv2d_backprop_input_kernel(np.array(f(x).shape), w, f(dy),
+                                                             **a),
+        "depthwise": lambda a, f: K.depthwise_kernel(f(x), dw_filter, **a),
+        "depthwise_input": lambda a, f: K.depthwise_backprop_input_kernel(
+            np.array(f(x).shape), dw_filter, f(dw_dy), **a),
+    }
+    nhwc = calls[op](dict(ATTRS, strides=[1, 2, 1, 1]), lambda a: a)
+    nchw = calls[op](dict(ATTRS, data_format=b"NCHW", strides=[1, 1, 2, 1]), t)
+    assert nchw.dtype == dtype and nchw.flags.c_contiguous
+    np.testing.assert_array_equal(nchw, t(nhwc))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, "bfloat16"])
@@ -271,10 +303,10 @@ def test_pool_kernels_match_loops(xs, ksize, strides, padding):
         r, col = arg[b, i, j, c]
         dx_ref[b, r, col, c] += dy[b, i, j, c]
     for b, i, j, c in np.ndindex(*dy.shape):
-        rows = [r for r in range(i * strides[0] - pads[0][0], i * strides[0] - pads[0][0] +
-                                 ksize[0]) if 0 <= r < xs[1]]
-        cols = [q for q in range(j * strides[1] - pads[1][0], j * strides[1] - pads[1][0] +
-                                 ksize[1]) if 0 <= q < xs[2]]
+        # TF's AvgPoolGrad spans: a window larger than the image on both sides reaches
+        # ksize cells from its clipped start (see pool_reference).
+        rows = tf_avg_grad_span(i, ksize[0], strides[0], pads[0][0], xs[1])
+        cols = tf_avg_grad_span(j, ksize[1], strides[1], pads[1][0], xs[2])
         for r in rows:
             for q in cols:
                 avg_dx_ref[b, r, q, c] += dy[b, i, j, c] / (len(rows) * len(cols))

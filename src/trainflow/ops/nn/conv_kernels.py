@@ -1,5 +1,7 @@
 """NumPy kernels of the 2-D convolution ops (Conv2D, its two backprops, and the
-depthwise variants), vectorised as im2col + one BLAS matmul per step.
+depthwise variants), vectorised as im2col + BLAS products. The im2col matrix is built
+a batch chunk at a time (COLS_BYTES) and multiplied while it is still in the CPU
+cache; col2im adds the chunk's columns back the same way.
 
 Everything runs in NHWC internally; NCHW tensors are transposed on the way in
 and out. The padding arithmetic is TensorFlow's (`GetWindowedOutputSizeVerbose`):
@@ -18,6 +20,14 @@ from trainflow.kernels import blas_threads
 
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16
+# The multi-pass loops work on batch chunks of about this many input bytes, so that
+# the intermediates of one chunk stay in the CPU cache from one pass to the next.
+CHUNK_BYTES = 1 << 20
+# The convolutions build their im2col matrices a batch chunk of about this many bytes at a
+# time (a fair share of a 32 MB L3 cache).
+COLS_BYTES = 12 << 20
+# Filter gradients with fewer im2col columns than this multiply cols^T @ dy directly.
+_NARROW_COLS = 512
 
 
 def invalid(message):
@@ -109,6 +119,18 @@ def from_nhwc(x, data_format):
     return x
 
 
+def empty_result(shape, dtype, data_format="NHWC", zeros=False):
+    """(array, NHWC view of it): a result of NHWC `shape` laid out in `data_format`, so
+    that kernels write NCHW results in place instead of transposing an NHWC one."""
+    make = np.zeros if zeros else np.empty
+    if text(data_format).startswith("NC"):
+        n, h, w, c = shape
+        arr = make((n, c, h, w), dtype)
+        return arr, arr.transpose(0, 2, 3, 1)
+    arr = make(shape, dtype)
+    return arr, arr
+
+
 def shape_to_nhwc(shape, data_format):
     """A 4-entry shape in `data_format` order rewritten in NHWC order."""
     n, a, b, c = (int(d) for d in shape)
@@ -148,6 +170,20 @@ class Geometry:
         need_w = sw * (self.out_w - 1) + (kw - 1) * dw + 1 if self.out_w else 0
         (pt, pb), (pl, pr) = self.pads
         return max(need_h, in_h + pt + pb), max(need_w, in_w + pl + pr)
+
+
+def batch_chunks(x, target=None):
+    """Slices of `x`'s first axis covering about `target` (CHUNK_BYTES) bytes each."""
+    n = x.shape[0]
+    per_item = max(1, x.nbytes // n) if n else 1
+    step = max(1, (target or CHUNK_BYTES) // per_item)
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def run_chunks(fn, chunks):
+    """[fn(chunk) for chunk in chunks]. Every call writes only its own batch slice of its
+    outputs, so the calls are independent of one another and may run on parallel threads."""
+    return [fn(chunk) for chunk in chunks]
 
 
 def pad_nhwc(x, pads, fill=0):
@@ -238,43 +274,79 @@ def _group_dy(dy2, groups):
 
 
 # -- the three convolutions (NHWC, compute dtype) -------------------------------------------------
-def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None):
+def _image_chunks(n, rows_per_image, width, itemsize):
+    """Batch slices whose im2col matrices are about COLS_BYTES each: the matrix of one chunk
+    is built and consumed by BLAS while it is still in the CPU cache."""
+    per_image = max(1, rows_per_image * width * itemsize)
+    step = max(1, COLS_BYTES // per_image)
+    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+
+
+def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NHWC",
+                out_dtype=None):
     """Forward 2-D convolution of NHWC `x` with HWIO `w` (grouped when C > w's I).
 
     Returns:
-      the [N, OH, OW, O] output, in the arrays' dtype.
+      the [N, OH, OW, O] output (in `out_format` order), in `out_dtype` (default: the
+      arrays' dtype).
     """
     n, in_h, in_w, c = x.shape
     kh, kw, cg, o = w.shape
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
-    if geo.out_h == 0 or geo.out_w == 0 or n == 0:
-        return np.zeros((n, geo.out_h, geo.out_w, o), dtype=x.dtype)
-    cols = im2col(pad_nhwc(x, geo.pads), geo)
-    y = blas_threads.matmul(_group_cols(cols, kh * kw, groups), _group_filter(w, groups))
-    return _ungroup_out(y, groups).reshape(n, geo.out_h, geo.out_w, o)
+    shape = (n, geo.out_h, geo.out_w, o)
+    result, y = empty_result(shape, out_dtype or np.result_type(x, w), out_format)
+    if y.size == 0:
+        return result
+    xp = pad_nhwc(x, geo.pads)
+    wf = _group_filter(w, groups)
+    chunks = _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize)
+    if len(chunks) == 1 and result is y and y.dtype == np.result_type(x, w):
+        # One chunk, NHWC: the product is the result (no copy into `y`).
+        part = blas_threads.matmul(_group_cols(im2col(xp, geo), kh * kw, groups), wf)
+        return _ungroup_out(part, groups).reshape(shape)
+
+    def chunk(sl):
+        cols = im2col(xp[sl], geo)
+        part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
+        y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
+
+    run_chunks(chunk, chunks)
+    return result
 
 
-def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None):
-    """Gradient of conv2d_nhwc with respect to its input, of NHWC shape `input_shape`."""
+def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, explicit=None,
+                               out_format="NHWC", out_dtype=None):
+    """Gradient of conv2d_nhwc with respect to its input, of NHWC shape `input_shape`
+    (laid out in `out_format`, in `out_dtype`, default dy's dtype)."""
     n, in_h, in_w, c = input_shape
     kh, kw, cg, o = w.shape
     groups = c // cg
     geo = Geometry(in_h, in_w, kh, kw, strides, dilations, padding, explicit)
     _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropInput")
+    result, dx = empty_result((n, in_h, in_w, c), out_dtype or dy.dtype, out_format,
+                              zeros=dy.size == 0)
     if dy.size == 0:
-        return np.zeros((n, in_h, in_w, c), dtype=dy.dtype)
-    dy2 = _group_dy(dy.reshape(-1, o), groups)
+        return result
     wf = _group_filter(w, groups)
-    if c < _CHANNELS_FIRST_BELOW:
-        dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
-        dcols = dcols.reshape(groups, kh, kw, cg, n, geo.out_h, geo.out_w)
-        return col2im_channels_first(dcols, geo, in_h, in_w)
-    dcols = blas_threads.matmul(dy2, np.swapaxes(wf, -1, -2))  # [(G,) M, taps*Cg]
-    if groups > 1:
-        dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
-    dcols = dcols.reshape(n, geo.out_h, geo.out_w, kh, kw, c)
-    return col2im(dcols, geo, in_h, in_w, c)
+    wf_t = np.ascontiguousarray(np.swapaxes(wf, -1, -2))
+
+    def chunk(sl):
+        dyc = dy[sl]
+        m = dyc.shape[0]
+        dy2 = _group_dy(dyc.reshape(-1, o), groups)
+        if c < _CHANNELS_FIRST_BELOW:
+            dcols = blas_threads.matmul(wf, np.swapaxes(dy2, -1, -2))  # [(G,) taps*Cg, M]
+            dcols = dcols.reshape(groups, kh, kw, cg, m, geo.out_h, geo.out_w)
+            dx[sl] = col2im_channels_first(dcols, geo, in_h, in_w)
+            return
+        dcols = blas_threads.matmul(dy2, wf_t)  # [(G,) M, taps*Cg]
+        if groups > 1:
+            dcols = dcols.reshape(groups, -1, kh * kw, cg).transpose(1, 2, 0, 3)
+        dx[sl] = col2im(dcols.reshape(m, geo.out_h, geo.out_w, kh, kw, c), geo, in_h, in_w, c)
+
+    run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, dy.itemsize))
+    return result
 
 
 def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding,
@@ -287,14 +359,28 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     _check_backprop_size(geo, dy, in_h, in_w, kh, kw, "Conv2DCustomBackpropFilter")
     if dy.size == 0 or x.size == 0:
         return np.zeros((kh, kw, cg, o), dtype=x.dtype)
-    cols = _group_cols(im2col(pad_nhwc(x, geo.pads), geo), kh * kw, groups)
-    # Contiguous dy^T @ cols, then transposed: OpenBLAS is much slower on some of these
-    # long-inner-dimension shapes when handed a transposed (F-ordered) operand.
-    dy_t = np.ascontiguousarray(np.swapaxes(_group_dy(dy.reshape(-1, o), groups), -1, -2))
-    dw_t = blas_threads.matmul(dy_t, cols)
+    xp = pad_nhwc(x, geo.pads)
+    # Narrow column matrices multiply best as cols^T @ dy (BLAS reads the transpose in
+    # place, and a transposed copy of a long dy costs as much as the product). Wide ones
+    # as a contiguous dy^T @ cols: OpenBLAS is much slower on those long-inner-dimension
+    # shapes when handed a transposed operand; the copy is of one cached chunk.
+    narrow = kh * kw * cg < _NARROW_COLS
+
+    def chunk(sl):
+        cols = _group_cols(im2col(xp[sl], geo), kh * kw, groups)
+        dy2 = _group_dy(dy[sl].reshape(-1, o), groups)
+        if narrow:  # ([(G,) taps*Cg, Og] product)^T
+            return np.swapaxes(blas_threads.matmul(np.swapaxes(cols, -1, -2), dy2), -1, -2)
+        return blas_threads.matmul(np.ascontiguousarray(np.swapaxes(dy2, -1, -2)), cols)
+
+    parts = run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c,
+                                            x.itemsize))
+    dw_t = np.array(parts[0])
+    for part in parts[1:]:
+        dw_t += part
     if groups > 1:  # [G, Og, taps*Cg] -> [taps*Cg, G*Og]
         return dw_t.transpose(2, 0, 1).reshape(kh, kw, cg, o)
-    return dw_t.T.reshape(kh, kw, cg, o)
+    return np.ascontiguousarray(dw_t.T).reshape(kh, kw, cg, o)
 
 
 def _check_backprop_size(geo, dy, in_h, in_w, kh, kw, label):
@@ -357,9 +443,9 @@ def conv2d_kernel(input, filter, *, strides, padding, explicit_paddings, data_fo
         raise invalid(f"output depth must be evenly divisible by number of groups: "
                       f"{filter.shape[3]} vs {c // cg}")
     ct = compute_dtype(input.dtype)
-    y = conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
-                    *_window(strides, dilations, padding, explicit_paddings, data_format))
-    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+    return conv2d_nhwc(x.astype(ct, copy=False), filter.astype(ct, copy=False),
+                       *_window(strides, dilations, padding, explicit_paddings, data_format),
+                       out_format=data_format, out_dtype=input.dtype)
 
 
 def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
@@ -384,11 +470,11 @@ def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, 
         raise invalid("Conv2DCustomBackpropInput: filter and out_backprop must have the same "
                       "out_depth")
     ct = compute_dtype(out_backprop.dtype)
-    dx = conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
-                                    dy.astype(ct, copy=False),
-                                    *_window(strides, dilations, padding, explicit_paddings,
-                                             data_format))
-    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+    return conv2d_backprop_input_nhwc(in_shape, filter.astype(ct, copy=False),
+                                      dy.astype(ct, copy=False),
+                                      *_window(strides, dilations, padding, explicit_paddings,
+                                               data_format),
+                                      out_format=data_format, out_dtype=out_backprop.dtype)
 
 
 def conv2d_backprop_filter_kernel(input, filter_sizes, out_backprop, *, strides,  # noqa: A002
@@ -427,10 +513,10 @@ def depthwise_kernel(input, filter, *, strides, padding, explicit_paddings,  # n
                       f"{filter.shape[2]}")
     kh, kw, c, m = filter.shape
     ct = compute_dtype(input.dtype)
-    y = conv2d_nhwc(x.astype(ct, copy=False),
-                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
-                    *_window(strides, dilations, padding, explicit_paddings, data_format))
-    return from_nhwc(y.astype(input.dtype, copy=False), data_format)
+    return conv2d_nhwc(x.astype(ct, copy=False),
+                       filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                       *_window(strides, dilations, padding, explicit_paddings, data_format),
+                       out_format=data_format, out_dtype=input.dtype)
 
 
 def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
@@ -448,12 +534,12 @@ def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, stride
         raise invalid(f"out_backprop depth must be {c * m} (input depth times depth "
                       f"multiplier), got {dy.shape[3]}")
     ct = compute_dtype(out_backprop.dtype)
-    dx = conv2d_backprop_input_nhwc(in_shape,
-                                    filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
-                                    dy.astype(ct, copy=False),
-                                    *_window(strides, dilations, padding, explicit_paddings,
-                                             data_format))
-    return from_nhwc(dx.astype(out_backprop.dtype, copy=False), data_format)
+    return conv2d_backprop_input_nhwc(in_shape,
+                                      filter.astype(ct, copy=False).reshape(kh, kw, 1, c * m),
+                                      dy.astype(ct, copy=False),
+                                      *_window(strides, dilations, padding, explicit_paddings,
+                                               data_format),
+                                      out_format=data_format, out_dtype=out_backprop.dtype)
 
 
 def depthwise_backprop_filter_kernel(input, filter_sizes, out_backprop, *,  # noqa: A002

@@ -1,24 +1,13 @@
 """NumPy kernels of the pooling ops (MaxPool, AvgPool, their gradients, the argmax
-variants) and of local response normalization (LRN, LRNGrad).
-
-Windows are walked tap by tap: one strided slice per window cell, each a whole-
-tensor NumPy operation (a 3x3 pool is nine vectorised steps, whatever the image
-size). Padded cells never win a max and never count in an average, as in
-TensorFlow; max-pool gradients go to the first maximum of each window in
-row-major order, and NaN inputs never win a max.
+variants) and of local response normalization (LRN, LRNGrad): argument checks and
+layouts here, the window loops (and TF's tie and NaN rules) in `pool_loops`.
 """
 import numpy as np
 
+from trainflow.ops.nn import pool_loops
 from trainflow.ops.nn.conv_kernels import (
-    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, pad_nhwc,
-    shape_to_nhwc, text, to_nhwc, unimplemented)
-
-
-def _lowest(dtype):
-    """The padding value of max pooling: below every value of `dtype`."""
-    if np.issubdtype(dtype, np.floating):
-        return -np.inf
-    return np.iinfo(dtype).min
+    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, shape_to_nhwc,
+    text, to_nhwc, unimplemented)
 
 
 def _nhwc_attr(values, data_format):
@@ -99,119 +88,6 @@ class _Pool:
             return (n, shape[1], shape[2], c // self.depth_window)
         return (n, self.geo.out_h, self.geo.out_w, c)
 
-    def taps(self):
-        kh, kw = self.geo.ksize
-        return [(t, self.geo.tap_slices(t // kw, t % kw)) for t in range(kh * kw)]
-
-
-# -- core loops (NHWC) ----------------------------------------------------------------------------
-def _pad_for_max(x, pool):
-    return pad_nhwc(x, pool.geo.pads, _lowest(x.dtype))
-
-
-def _max_of(xp, pool):
-    """Window maxima of padded `xp`; fmax so that NaN never wins (as in TF)."""
-    out = None
-    for _, sl in pool.taps():
-        tap = xp[sl]
-        if out is None:
-            out = tap.copy()
-        else:
-            np.fmax(out, tap, out=out)
-    return out
-
-
-def _max_forward(x, pool):
-    return _max_of(_pad_for_max(x, pool), pool)
-
-
-def _first_max_hits(xp, best, pool):
-    """Yields (tap, slice, hit) per window tap, `hit` marking the outputs whose first
-    maximum (row-major within the window) is that tap. NaN never matches a max."""
-    unclaimed = np.ones(best.shape, bool)
-    hit = np.empty(best.shape, bool)
-    for t, sl in pool.taps():
-        np.equal(xp[sl], best, out=hit)
-        hit &= unclaimed
-        unclaimed ^= hit  # hit is a subset of unclaimed
-        yield t, sl, hit
-
-
-def _max_argmax(x, pool):
-    """(max, index of the first maximal tap) per output."""
-    xp = _pad_for_max(x, pool)
-    best = _max_of(xp, pool)
-    idx = np.zeros(best.shape, np.int32)
-    for t, _, hit in _first_max_hits(xp, best, pool):
-        if t:
-            idx += hit * np.int32(t)
-    return best, idx
-
-
-def _padded_zeros(shape, pool, dtype):
-    n, h, w, c = shape
-    ph, pw = pool.geo.padded_extent(h, w)
-    return np.zeros((n, ph, pw, c), dtype)
-
-
-def _crop(xp, pool, shape):
-    (pt, _), (pl, _) = pool.geo.pads
-    return xp[:, pt:pt + shape[1], pl:pl + shape[2], :]
-
-
-def _max_backward(x, dy, pool):
-    xp = _pad_for_max(x, pool)
-    dxp = _padded_zeros(x.shape, pool, dy.dtype)
-    routed = np.empty_like(dy)
-    for _, sl, hit in _first_max_hits(xp, _max_of(xp, pool), pool):
-        np.multiply(dy, hit, out=routed)
-        dxp[sl] += routed
-    return _crop(dxp, pool, x.shape)
-
-
-def _max_gradgrad(x, ddx, pool):
-    """The forward-direction derivative of MaxPoolGrad: ddx read at each window's argmax."""
-    xp = _pad_for_max(x, pool)
-    best = _max_of(xp, pool)
-    gp = pad_nhwc(ddx, pool.geo.pads, 0)
-    out = np.zeros(best.shape, ddx.dtype)
-    for _, sl, hit in _first_max_hits(xp, best, pool):
-        np.copyto(out, gp[sl], where=hit)
-    return out
-
-
-def _avg_counts(pool, shape, dtype):
-    """Number of unpadded cells in each window: an [OH, OW, 1] array (separable rows x cols)."""
-    geo = pool.geo
-    counts = []
-    for out, k, s, (before, _), size in ((geo.out_h, geo.ksize[0], geo.strides[0],
-                                          geo.pads[0], shape[1]),
-                                         (geo.out_w, geo.ksize[1], geo.strides[1],
-                                          geo.pads[1], shape[2])):
-        start = np.arange(out) * s - before
-        counts.append(np.minimum(start + k, size) - np.maximum(start, 0))
-    return (counts[0][:, None] * counts[1][None, :]).astype(dtype)[:, :, None]
-
-
-def _avg_forward(x, pool):
-    xp = pad_nhwc(x, pool.geo.pads, 0)
-    out = None
-    for _, sl in pool.taps():
-        tap = xp[sl]
-        if out is None:
-            out = tap.copy()
-        else:
-            out += tap
-    out /= _avg_counts(pool, x.shape, x.dtype)
-    return out
-
-
-def _avg_backward(shape, dy, pool):
-    scaled = dy / _avg_counts(pool, shape, dy.dtype)
-    dxp = _padded_zeros(shape, pool, dy.dtype)
-    for _, sl in pool.taps():
-        dxp[sl] += scaled
-    return _crop(dxp, pool, shape)
 
 
 # -- kernels ---------------------------------------------------------------------------------------
@@ -231,14 +107,16 @@ def max_pool_kernel(input, *, ksize, strides, padding, data_format,  # noqa: A00
     _check_rank4(input)
     x = to_nhwc(input, data_format)
     pool = _Pool(x.shape, ksize, strides, padding, explicit_paddings, data_format, True)
-    y = _max_forward(pool.flatten(_widen(x)), pool)
+    y = pool_loops.max_forward(pool.flatten(_widen(x)), pool.geo,
+                               pool_loops.lowest(input.dtype))
     y = pool.unflatten(y, x.shape).astype(input.dtype, copy=False)
     return from_nhwc(y, data_format)
 
 
 def max_pool_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, padding,
                          data_format, explicit_paddings=()):
-    """MaxPoolGrad: `grad` routed to the first maximum of each window of `orig_input`."""
+    """MaxPoolGrad: `grad` routed to each window's pick in `orig_input` (the first cell, or a
+    later one strictly greater; see pool_loops)."""
     _check_rank4(orig_input, "orig_input")
     _check_rank4(grad, "grad")
     x = to_nhwc(orig_input, data_format)
@@ -247,14 +125,16 @@ def max_pool_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, paddi
     if dy.shape != pool.out_shape(x.shape):
         raise invalid(f"Expected grad shape to be {fmt_shape(pool.out_shape(x.shape))}, but got "
                       f"{fmt_shape(dy.shape)}")
-    dx = _max_backward(pool.flatten(_widen(x)), pool.flatten_out(_widen(dy)), pool)
+    dx = pool_loops.max_backward(pool.flatten(_widen(x)), pool.flatten_out(_widen(dy)),
+                                 pool.geo)
     dx = dx.reshape(x.shape) if pool.depth else dx
     return from_nhwc(dx.astype(grad.dtype, copy=False), data_format)
 
 
 def max_pool_grad_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, padding,
                               data_format):
-    """MaxPoolGradGrad: `grad` (input-shaped) read at the argmax of each window."""
+    """MaxPoolGradGrad: `grad` (input-shaped) read, per window, at the first in-bounds cell
+    equal to `orig_output` (0 where none is)."""
     _check_rank4(orig_input, "orig_input")
     x = to_nhwc(orig_input, data_format)
     g = to_nhwc(grad, data_format)
@@ -262,7 +142,12 @@ def max_pool_grad_grad_kernel(orig_input, orig_output, grad, *, ksize, strides, 
         raise invalid(f"grad must have the shape of orig_input {fmt_shape(orig_input.shape)}, "
                       f"got {fmt_shape(grad.shape)}")
     pool = _Pool(x.shape, ksize, strides, padding, (), data_format, True)
-    out = _max_gradgrad(pool.flatten(_widen(x)), pool.flatten(_widen(g)), pool)
+    y = to_nhwc(orig_output, data_format)
+    if y.shape != pool.out_shape(x.shape):
+        raise invalid(f"orig_output must have the pooled shape "
+                      f"{fmt_shape(pool.out_shape(x.shape))}, got {fmt_shape(y.shape)}")
+    out = pool_loops.max_gradgrad(pool.flatten(_widen(x)), pool.flatten_out(_widen(y)),
+                                  pool.flatten(_widen(g)), pool.geo)
     out = pool.unflatten(out, x.shape).astype(grad.dtype, copy=False)
     return from_nhwc(out, data_format)
 
@@ -272,7 +157,7 @@ def avg_pool_kernel(value, *, ksize, strides, padding, data_format):
     _check_rank4(value, "value")
     x = to_nhwc(value, data_format)
     pool = _Pool(x.shape, ksize, strides, padding, (), data_format, False)
-    y = _avg_forward(_widen(x), pool)
+    y = pool_loops.avg_forward(_widen(x), pool.geo)
     return from_nhwc(y.astype(value.dtype, copy=False), data_format)
 
 
@@ -289,7 +174,7 @@ def avg_pool_grad_kernel(orig_input_shape, grad, *, ksize, strides, padding, dat
     if dy.shape != expected:
         raise invalid(f"out_backprop shape {fmt_shape(dy.shape)} does not match the pooled "
                       f"shape {fmt_shape(expected)} of orig_input_shape {fmt_shape(sizes)}")
-    dx = _avg_backward(shape, _widen(dy), pool)
+    dx = pool_loops.avg_backward(shape, _widen(dy), pool.geo)
     return from_nhwc(dx.astype(grad.dtype, copy=False), data_format)
 
 
@@ -310,7 +195,7 @@ def max_pool_with_argmax_kernel(input, *, ksize, strides, padding, Targmax,  # n
     """MaxPoolWithArgmax: the max and its flat index ((b*H + y)*W + x)*C + c."""
     _check_rank4(input, "input")
     pool = _Pool(input.shape, ksize, strides, padding, (), "NHWC", False)
-    best, idx = _max_argmax(_widen(input), pool)
+    best, idx = pool_loops.max_argmax(_widen(input), pool.geo)
     flat = _flat_argmax(idx, pool, input.shape, include_batch_in_index)
     return best.astype(input.dtype, copy=False), flat.astype(Targmax.as_numpy_dtype)
 
