@@ -35,13 +35,10 @@ def _shape_str(x):
 def _product(a, b, a_in, b_in):
     """np.matmul with TF's dtype rules and error messages (a_in/b_in: the raw inputs)."""
     dt = a.dtype
-    if a.ndim >= 2 and b.ndim >= 2:
-        blas_threads.for_work(a.shape[-2] * a.shape[-1] * b.shape[-1] *
-                              max(1, a.size // max(1, a.shape[-2] * a.shape[-1])))
     try:
         if dt in _HALF_TYPES:
-            return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
-        return np.matmul(a, b)
+            return blas_threads.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
+        return blas_threads.matmul(a, b)
     except ValueError:
         if a.shape[-1] != b.shape[-2]:
             msg = (f"Matrix size-incompatible: In[0]: {_shape_str(a_in)}, "
