@@ -71,7 +71,12 @@ def matmul(a, b, out=None):
     """np.matmul(a, b) (2-D or batched, NumPy's broadcasting), large ones in pieces."""
     if not _ready:
         _setup()
-    if (a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.dtype.char not in _BLAS_CHARS
+    if a.ndim == 2 and b.ndim == 2:  # the common case, decided without NumPy calls
+        if a.shape[0] * a.shape[1] * b.shape[-1] < PARALLEL_MIN or \
+                a.shape[1] != b.shape[0] or a.dtype != b.dtype or \
+                a.dtype.char not in _BLAS_CHARS or intra_op.threads() <= 1:
+            return np.matmul(a, b, out=out)
+    elif (a.ndim < 2 or b.ndim < 2 or a.dtype != b.dtype or a.dtype.char not in _BLAS_CHARS
             or a.shape[-1] != b.shape[-2]):
         return np.matmul(a, b, out=out)
     m, k = a.shape[-2:]

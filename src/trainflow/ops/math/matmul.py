@@ -25,7 +25,7 @@ _V3_OUT_TYPES = "{bfloat16, float16, float32, float64, int16, int32, int64, comp
 _ADD_N_TYPES = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, "
                 "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, "
                 "uint32, uint64, variant}")
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_HALF_TYPES = frozenset((np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)))
 
 
 def _shape_str(x):
@@ -50,10 +50,10 @@ def _product(a, b, a_in, b_in):
 
 
 def _matmul(a, b, *, transpose_a, transpose_b):
-    for i, m in enumerate((a, b)):
-        if np.ndim(m) != 2:
-            raise errors.InvalidArgumentError(
-                None, None, f"In[{i}] is not a matrix. Instead it has shape {_shape_str(m)}")
+    if a.ndim != 2 or b.ndim != 2:
+        i = 0 if a.ndim != 2 else 1
+        raise errors.InvalidArgumentError(
+            None, None, f"In[{i}] is not a matrix. Instead it has shape {_shape_str((a, b)[i])}")
     return _product(a.T if transpose_a else a, b.T if transpose_b else b, a, b)
 
 
