@@ -1,20 +1,35 @@
 """Training-step throughput of two MLPs written against the TF1 API.
 
-    python benchmarks/mlp_step.py                                  # trainflow
-    python benchmarks/mlp_step.py --module tensorflow.compat.v1    # TensorFlow (if installed)
-
-    python benchmarks/mlp_step.py --jit --optimizer adam --batch 128   # XLA backend
+    python benchmarks/mlp_step.py                          # trainflow and TF, alternating
+    python benchmarks/mlp_step.py --busy                   # the same beside a CPU burner
+    python benchmarks/mlp_step.py --module trainflow.compat.v1       # one module here
+    /path/to/tf/python benchmarks/mlp_step.py --module tensorflow.compat.v1
+    python benchmarks/mlp_step.py --module trainflow.compat.v1 --jit --optimizer adam \\
+        --batch 128                                        # XLA backend
 
 Models: 784-512-512-10 ("big") and 784-64-10 ("small"), ReLU, softmax cross-entropy,
-plain gradient descent (or Adam), batch 64, fed from NumPy each step. Prints steps/s.
+plain gradient descent ("sgd") or `AdamOptimizer(1e-3).minimize`, fed from NumPy
+through placeholders each step. A workload is MODEL-OPTIMIZER-bBATCH; the default ones
+are big-adam-b128 and small-sgd-b32 (issue 15's targets); --model/--optimizer/--batch
+pick others (as before: both models, sgd, batch 64 unless given). Prints steps/s.
+
+Without --module, --rounds rounds alternate a trainflow process and a TensorFlow process
+(under --tf-python), keeping each side's best round. --busy runs a process spinning on
+one core for the whole measurement. --json prints {side or module: {workload: steps/s}}.
 --jit turns on TF's auto-jit switch (trainflow's XLA backend).
 """
 import argparse
+import json
+import sys
 import time
 
 import numpy as np
 
-from _harness import load_tf1, session_kwargs
+from _harness import TF1, load_tf1, run_json, session_kwargs, tf_python
+from _neighbour import busy_neighbour, load_average
+
+MODELS = {"small": [784, 64, 10], "big": [784, 512, 512, 10]}
+DEFAULT_WORKLOADS = ["big-adam-b128", "small-sgd-b32"]
 
 
 def build(tf, sizes, seed=0, optimizer="sgd"):
@@ -58,28 +73,102 @@ def bench(tf, sizes, batch, seconds, threads, jit=False, optimizer="sgd"):
     return n / elapsed
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--module", default="trainflow.compat.v1")
-    parser.add_argument("--batch", type=int, default=64)
-    parser.add_argument("--seconds", type=float, default=3.0)
-    parser.add_argument("--threads", type=int, default=0,
-                        help="intra/inter-op threads for TensorFlow (0: its default)")
-    parser.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
-    parser.add_argument("--optimizer", choices=["sgd", "adam"], default="sgd")
-    parser.add_argument("--model", choices=["small", "big", "all"], default="all")
-    args = parser.parse_args()
-    tf = load_tf1(args.module)
-    label = args.module + (" +jit" if args.jit else "")
-    for name, sizes in (("small 784-64-10", [784, 64, 10]), ("big 784-512-512-10",
-                                                            [784, 512, 512, 10])):
-        if args.model not in ("all", name.split()[0]):
-            continue
-        rate = bench(tf, sizes, args.batch, args.seconds, args.threads, args.jit,
-                     args.optimizer)
-        print(f"{label:30s} {name:20s} {args.optimizer:4s} b{args.batch:<5d} "
-              f"{rate:9.1f} steps/s")
+def parse_workload(name):
+    """(sizes, optimizer, batch) of a workload named MODEL-OPTIMIZER-bBATCH."""
+    model, optimizer, batch = name.split("-")
+    if model not in MODELS or optimizer not in ("sgd", "adam") or batch[:1] != "b":
+        raise ValueError(f"not a workload: {name!r} (MODEL-OPTIMIZER-bBATCH, MODEL in "
+                         f"{sorted(MODELS)}, OPTIMIZER sgd or adam)")
+    return MODELS[model], optimizer, int(batch[1:])
+
+
+def workloads(args):
+    """The workload names the options ask for."""
+    if args.workload:
+        return args.workload
+    if args.model is None and args.optimizer is None and args.batch is None:
+        return list(DEFAULT_WORKLOADS)
+    models = ["small", "big"] if args.model in (None, "all") else [args.model]
+    return [f"{m}-{args.optimizer or 'sgd'}-b{args.batch or 64}" for m in models]
+
+
+def measure(module, names, args):
+    """{workload: steps/s} for the TF1 API in `module`."""
+    tf = load_tf1(module)
+    rates = {}
+    for name in names:
+        sizes, optimizer, batch = parse_workload(name)
+        rates[name] = bench(tf, sizes, batch, args.seconds, args.threads, args.jit, optimizer)
+    return rates
+
+
+def alternate(args, names):
+    """{side: {workload: best steps/s}} over --rounds rounds of trainflow, then TF."""
+    sides = {"trainflow": (sys.executable, "trainflow.compat.v1")}
+    python = tf_python(args.tf_python)
+    if python:
+        sides["tensorflow"] = (python, TF1)
+    options = ["--seconds", str(args.seconds), "--threads", str(args.threads), "--json"]
+    for name in names:
+        options += ["--workload", name]
+    best = {side: {} for side in sides}
+    for _ in range(args.rounds):
+        for side, (exe, module) in sides.items():
+            for name, rate in run_json(exe, __file__, "--module", module, *options)[module].items():
+                best[side][name] = max(best[side].get(name, 0.0), rate)
+    return best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--module", help="TF1-style module to run here alone (default: "
+                                     "trainflow and TensorFlow, alternating)")
+    ap.add_argument("--workload", action="append",
+                    help="MODEL-OPTIMIZER-bBATCH, e.g. big-adam-b128 (repeatable)")
+    ap.add_argument("--model", choices=["small", "big", "all"])
+    ap.add_argument("--optimizer", choices=["sgd", "adam"])
+    ap.add_argument("--batch", type=int)
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--threads", type=int, default=0,
+                    help="intra/inter-op threads (0: each library's default)")
+    ap.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--busy", action="store_true",
+                    help="run beside a process spinning on one core")
+    ap.add_argument("--tf-python", help="python with TensorFlow installed")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    args = ap.parse_args(argv)
+    names = workloads(args)
+    for name in names:
+        parse_workload(name)
+    with busy_neighbour(args.busy):
+        if args.module:
+            results = {args.module: measure(args.module, names, args)}
+        else:
+            results = alternate(args, names)
+        load = load_average()
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    if args.module:
+        label = args.module + (" +jit" if args.jit else "")
+        for name, rate in results[args.module].items():
+            print(f"{label:30s} {name:20s} {rate:9.1f} steps/s")
+        return 0
+    print(f"MLP training steps/s, best of {args.rounds} alternating rounds"
+          f"{' beside a CPU burner' if args.busy else ''} (load average {load})")
+    header = f"{'workload':<18}{'trainflow':>11}"
+    if "tensorflow" in results:
+        header += f"{'tensorflow':>12}{'trainflow/tf':>14}"
+    print(header)
+    for name in names:
+        line = f"{name:<18}{results['trainflow'][name]:>11.1f}"
+        if "tensorflow" in results:
+            tf_rate = results["tensorflow"][name]
+            line += f"{tf_rate:>12.1f}{results['trainflow'][name] / tf_rate:>14.2f}"
+        print(line)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,5 +1,6 @@
 """Session construction, close, context managers, default sessions, InteractiveSession,
 devices and config."""
+import os
 import threading
 
 import numpy as np
@@ -138,3 +139,20 @@ def test_sessions_have_separate_variable_state():
             s2.run(v)
         s1.close()
         s2.close()
+
+
+@pytest.mark.parametrize("config, expected", [
+    (tf.ConfigProto(intra_op_parallelism_threads=1), 1),
+    (tf.ConfigProto(intra_op_parallelism_threads=3), 3),
+    (tf.ConfigProto(), None),
+    (None, None),
+])
+def test_intra_op_threads_follow_the_config(g, config, expected):
+    from trainflow.kernels import intra_op
+    try:
+        with tf.Session(graph=g, config=config):
+            automatic = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+                else os.cpu_count()
+            assert intra_op.threads() == (expected or automatic)
+    finally:
+        intra_op.set_threads(0)

@@ -30,6 +30,8 @@ class Plan:
         fed = set(self.feeds)
         roots = [t._op for t in self.fetches if t not in fed] + list(targets)
         self.ops = planner.needed_ops(roots, fed, done)
+        if not done:
+            self.ops = planner.skip_unread(self.ops, roots)
         folded = planner.fold_constants(self.ops, fed)
         xla = getattr(session, "_xla_backend", None)
         if xla is not None and not done:

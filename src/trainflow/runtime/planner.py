@@ -1,7 +1,8 @@
 """The planner: which ops a (fetches, feeds, targets) signature runs and how, before a
 backend turns them into code.
 
-  prune      `needed_ops`: the ops the fetches and targets need, given the feeds
+  prune      `needed_ops`: the ops the fetches and targets need, given the feeds;
+             `skip_unread`: less the pure ones only control edges ask for
   order      ... in a valid run order, ties by op creation
   fold       `fold_constants`: values computable once, when the plan is built
   partition  `partition`: maximal runs of consecutive ops with one key (a backend, or
@@ -50,6 +51,48 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
         raise errors.InvalidArgumentError(
             None, None, f"Graph has a cycle through the ops: {', '.join(cyclic[:10])}")
     return order
+
+
+# Ops kept even when nothing reads their outputs (as TensorFlow's dependency optimizer
+# keeps them): checks run for their errors, and control flow for its deadness.
+_KEEP_UNREAD = frozenset(["Assert", "CheckNumerics", "ControlTrigger", "Switch", "RefSwitch",
+                          "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+                          "NextIteration", "RefNextIteration", "LoopCond"])
+_CONTROL_FLOW = _KEEP_UNREAD - {"Assert", "CheckNumerics", "ControlTrigger"}
+
+
+def _pure(op):
+    info = op._info
+    return (info is not None and op._outputs and op._type not in _KEEP_UNREAD
+            and not info.stateful and not info.blocking and not info.kernel_wants_ctx
+            and not any(t._dtype._is_ref_dtype for t in op._inputs)
+            and not any(t._dtype._is_ref_dtype for t in op._outputs))
+
+
+def skip_unread(ops, roots):
+    """`ops` less the pure ones that run only to satisfy control dependencies.
+
+    TensorFlow's dependency optimizer turns a side-effect-free op whose outputs nothing
+    reads (it is needed only through control edges, e.g. the gradient of a fed input
+    that `control_flow_ops.tuple` groups with a variable's gradient) into a NoOp; so
+    these ops are left out of the plan. Kept: `roots` (fetched and target ops), stateful
+    and blocking ops, ops touching refs or resources, Assert/CheckNumerics, and every op
+    of a plan holding control flow (whose deadness travels along control edges).
+    """
+    if any(op._type in _CONTROL_FLOW for op in ops):
+        return ops
+    roots = set(roots)
+    read = set()
+    kept = []
+    for op in reversed(ops):
+        if op not in roots and _pure(op) and not any(t in read for t in op._outputs):
+            continue
+        kept.append(op)
+        read.update(op._inputs)
+    if len(kept) == len(ops):
+        return ops
+    kept.reverse()
+    return kept
 
 
 _NEVER_FOLD = frozenset(["Placeholder", "PlaceholderWithDefault", "Switch", "RefSwitch",

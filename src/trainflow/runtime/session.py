@@ -11,6 +11,7 @@ from trainflow.framework.graph import _default_graph_stack
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.framework import session_stack
+from trainflow.kernels import intra_op
 from trainflow.runtime import partial_run, remote_calls, run_state
 from trainflow.runtime.backends import xla_switch
 from trainflow.framework.kernel_context import DEAD
@@ -75,7 +76,9 @@ class BaseSession:
           target: "" for an in-process session, or the target of a server running in
             this process (`tf.train.Server.target`).
           graph: the Graph to run (default: the default graph).
-          config: a ConfigProto; operation_timeout_in_ms is honoured, the threading
+          config: a ConfigProto; operation_timeout_in_ms is honoured, and
+            intra_op_parallelism_threads sizes the process's intra-op pool (0 or no
+            config: automatic; the last session created sets it); the other threading
             and placement options are accepted and ignored.
 
         Raises:
@@ -106,6 +109,7 @@ class BaseSession:
         self._closed = False
         self._partial_runs = {}
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
+        intra_op.set_threads(max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0))
         self._context_managers = []
         # The XLA backend when TF's JIT knobs ask for it and jax is installed, else None.
         self._xla_backend = xla_switch.backend_for_session(config)

@@ -25,7 +25,7 @@ _V3_OUT_TYPES = "{bfloat16, float16, float32, float64, int16, int32, int64, comp
 _ADD_N_TYPES = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, "
                 "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, "
                 "uint32, uint64, variant}")
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_HALF_TYPES = frozenset((np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)))
 
 
 def _shape_str(x):
@@ -35,13 +35,10 @@ def _shape_str(x):
 def _product(a, b, a_in, b_in):
     """np.matmul with TF's dtype rules and error messages (a_in/b_in: the raw inputs)."""
     dt = a.dtype
-    if a.ndim >= 2 and b.ndim >= 2:
-        blas_threads.for_work(a.shape[-2] * a.shape[-1] * b.shape[-1] *
-                              max(1, a.size // max(1, a.shape[-2] * a.shape[-1])))
     try:
         if dt in _HALF_TYPES:
-            return np.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
-        return np.matmul(a, b)
+            return blas_threads.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
+        return blas_threads.matmul(a, b)
     except ValueError:
         if a.shape[-1] != b.shape[-2]:
             msg = (f"Matrix size-incompatible: In[0]: {_shape_str(a_in)}, "
@@ -53,10 +50,10 @@ def _product(a, b, a_in, b_in):
 
 
 def _matmul(a, b, *, transpose_a, transpose_b):
-    for i, m in enumerate((a, b)):
-        if np.ndim(m) != 2:
-            raise errors.InvalidArgumentError(
-                None, None, f"In[{i}] is not a matrix. Instead it has shape {_shape_str(m)}")
+    if a.ndim != 2 or b.ndim != 2:
+        i = 0 if a.ndim != 2 else 1
+        raise errors.InvalidArgumentError(
+            None, None, f"In[{i}] is not a matrix. Instead it has shape {_shape_str((a, b)[i])}")
     return _product(a.T if transpose_a else a, b.T if transpose_b else b, a, b)
 
 

@@ -187,6 +187,18 @@ def bias_add_grad(out_backprop, *, data_format):
         raise errors.InvalidArgumentError(
             None, None, f"Input tensor must be at least 2D: {_shape_str(out_backprop.shape)}")
     axis = channel_axis(out_backprop.ndim, data_format)
-    axes = tuple(a for a in range(out_backprop.ndim) if a != axis)
     wide = upcast(out_backprop)
-    return np.asarray(np.sum(wide, axis=axes), dtype=out_backprop.dtype)
+    if wide.dtype.char in "fd" and wide.size:
+        # A product with a vector of ones: BLAS sums in blocks, several times faster than
+        # NumPy's row-by-row column sums and closer to the exact sum.
+        channels = wide.shape[axis]
+        if axis == wide.ndim - 1:
+            rows = wide.reshape(-1, channels)
+            total = np.ones(rows.shape[0], wide.dtype) @ rows
+        else:
+            planes = wide.reshape(wide.shape[0], channels, -1)
+            total = np.sum(planes @ np.ones(planes.shape[2], wide.dtype), axis=0)
+    else:
+        axes = tuple(a for a in range(wide.ndim) if a != axis)
+        total = np.sum(wide, axis=axes)
+    return np.asarray(total, dtype=out_backprop.dtype)

@@ -19,11 +19,17 @@ def _shape_str(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
 
-def _log_softmax_parts(x):
-    """(shifted logits, log of the row sums of exp(shifted)) for 2-D float x."""
+def _softmax_parts(x):
+    """(shifted logits, softmax, log of the row sums of exp(shifted)) for 2-D float x.
+
+    As TensorFlow's kernels: the row maximum subtracted, and the softmax as
+    exp(shifted) / its row sum (one exp, divided in place).
+    """
     shifted = x - np.max(x, axis=-1, keepdims=True)
-    log_sum = np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
-    return shifted, log_sum
+    probs = np.exp(shifted)
+    sums = np.sum(probs, axis=-1, keepdims=True)
+    np.divide(probs, sums, out=probs)
+    return shifted, probs, np.log(sums, out=sums)
 
 
 def softmax_xent(features, labels):
@@ -49,9 +55,11 @@ def softmax_xent(features, labels):
                        "2-dimensional")
     x = np.broadcast_to(upcast(features), shape)
     z = np.broadcast_to(upcast(labels), shape)
-    shifted, log_sum = _log_softmax_parts(x)
-    loss = np.sum(z * (log_sum - shifted), axis=-1)
-    backprop = np.exp(shifted - log_sum) - z
+    shifted, backprop, log_sum = _softmax_parts(x)
+    np.subtract(log_sum, shifted, out=shifted)
+    np.multiply(z, shifted, out=shifted)
+    loss = np.sum(shifted, axis=-1)
+    np.subtract(backprop, z, out=backprop)
     dtype = features.dtype
     return loss.astype(dtype, copy=False), backprop.astype(dtype, copy=False)
 
@@ -78,17 +86,17 @@ def sparse_softmax_xent(features, labels):
     if classes == 0:
         raise _invalid(f"Must have at least one class, but got logits shape "
                        f"{_shape_str(features.shape)}")
-    bad = (labels < 0) | (labels >= classes)
-    if np.any(bad):
+    # Negative labels read as unsigned are huge: one comparison finds both kinds.
+    bad = labels.view(labels.dtype.str.replace("i", "u")) >= classes
+    if bad.any():
         first = int(labels[np.argmax(bad)])
         values = " ".join(str(int(v)) for v in labels)
         raise _invalid(f"Received a label value of {first} which is outside the valid range "
                        f"of [0, {classes}).  Label values: {values}")
     x = upcast(features)
-    shifted, log_sum = _log_softmax_parts(x)
+    shifted, backprop, log_sum = _softmax_parts(x)
     rows = np.arange(batch)
     loss = log_sum[:, 0] - shifted[rows, labels]
-    backprop = np.exp(shifted - log_sum)
     backprop[rows, labels] -= 1
     dtype = features.dtype
     return loss.astype(dtype, copy=False), backprop.astype(dtype, copy=False)
