@@ -125,28 +125,28 @@ class MasterSession:
         plan = self._plan(sorted(feeds), list(request.fetch), list(request.target))
         timeout = self._timeout_s(request.options)
         step_id = random.getrandbits(62)
-        calls = {}
+        requests = {}
         for task, handle in plan.handles.items():
             req = worker_pb2.RunGraphRequest(session_handle=self.handle, graph_handle=handle,
                                              step_id=step_id)
             for name, key in plan.feed_keys.get(task, ()):
                 req.send.add(name=key).tensor.CopyFrom(feeds[name])
             req.recv_key.extend(key for _, key in plan.fetch_keys.get(task, ()))
-            calls[task] = self.master.pool.submit(
-                self.master.worker(task).call, "RunGraph", req, timeout,
-                f"RunGraph on {task}")
+            requests[task] = req
+        if len(requests) == 1:
+            # One partition: run it from this thread (no hop through the pool).
+            (task, req), = requests.items()
+            try:
+                responses = {task: self.master.worker(task).call(
+                    "RunGraph", req, timeout, f"RunGraph on {task}")}
+            except errors.OpError:
+                self.master.cleanup_step(plan.handles, step_id)
+                raise
+        else:
+            responses = self._run_partitions(plan, step_id, requests, timeout)
         results = {}
-        done, pending = concurrent.futures.wait(
-            calls.values(), return_when=concurrent.futures.FIRST_EXCEPTION)
-        error = next((f.exception() for f in done if f.exception() is not None), None)
-        if error is not None:
-            # Abort the step on every task, give the other partitions a moment to stop,
-            # and report the first failure without waiting on a task that may be gone.
-            self.master.cleanup_step(plan.handles, step_id)
-            concurrent.futures.wait(pending, timeout=_ABORT_WAIT_S)
-            raise error
-        for task, fut in calls.items():
-            for named in fut.result().recv:
+        for resp in responses.values():
+            for named in resp.recv:
                 results[named.name] = named.tensor
         resp = master_pb2.RunStepResponse()
         for name in request.fetch:
@@ -161,6 +161,22 @@ class MasterSession:
             if out.name in by_key:
                 out.tensor.CopyFrom(by_key[out.name])
         return resp
+
+    def _run_partitions(self, plan, step_id, requests, timeout):
+        """{task: RunGraphResponse} of the step's partitions, run concurrently."""
+        calls = {task: self.master.pool.submit(self.master.worker(task).call, "RunGraph",
+                                               req, timeout, f"RunGraph on {task}")
+                 for task, req in requests.items()}
+        done, pending = concurrent.futures.wait(
+            calls.values(), return_when=concurrent.futures.FIRST_EXCEPTION)
+        error = next((f.exception() for f in done if f.exception() is not None), None)
+        if error is not None:
+            # Abort the step on every task, give the other partitions a moment to stop,
+            # and report the first failure without waiting on a task that may be gone.
+            self.master.cleanup_step(plan.handles, step_id)
+            concurrent.futures.wait(pending, timeout=_ABORT_WAIT_S)
+            raise error
+        return {task: fut.result() for task, fut in calls.items()}
 
     def make_callable(self, options):
         """A handle for RunCallable: the step `options` (CallableOptions) describes."""

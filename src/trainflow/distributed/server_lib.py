@@ -129,6 +129,8 @@ class Server:
         from trainflow.distributed.worker import WorkerService
         self._worker = WorkerService(self._task, self._resources_target, self._peer_address,
                                      self._incarnation)
+        # The master reaches its own task's worker without an RPC, as TensorFlow's does.
+        self._local_worker = wire.LocalStub(self._worker)
         self._master = MasterService(cluster, sd.job_name, sd.task_index, self._worker_stub,
                                      sd.default_session_config)
         self._grpc.add_generic_rpc_handlers((
@@ -146,6 +148,8 @@ class Server:
         return self._cluster.task_address(job, index)
 
     def _worker_stub(self, task):
+        if task == self._task:
+            return self._local_worker
         with self._stub_lock:
             stub = self._stubs.get(task)
             if stub is None:
