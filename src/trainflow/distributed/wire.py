@@ -230,12 +230,14 @@ def to_tensor_proto(value, proto=None):
 _DT_STRING = 7
 
 
-def from_tensor_proto(proto):
-    """The ndarray a TensorProto holds (a writable array the caller owns)."""
+def from_tensor_proto(proto, writable=True):
+    """The ndarray a TensorProto holds: a writable array the caller owns, or with
+    `writable=False` one that may be read-only (what kernels take: one copy less)."""
     if proto.tensor_content and proto.dtype != _DT_STRING:
         dt = dtypes.as_dtype(proto.dtype)
         dims = [d.size for d in proto.tensor_shape.dim]
-        return np.frombuffer(proto.tensor_content, dtype=dt.as_numpy_dtype).reshape(dims).copy()
+        arr = np.frombuffer(proto.tensor_content, dtype=dt.as_numpy_dtype).reshape(dims)
+        return arr.copy() if writable else arr
     return np.array(_tensor_proto.make_ndarray(proto))
 
 

@@ -100,7 +100,7 @@ class WorkerService:
         deadline = _deadline(context)
         rv = self.rendezvous.find_or_create(request.step_id)
         for named in request.send:
-            rv.send(named.name, wire.from_tensor_proto(named.tensor))
+            rv.send(named.name, wire.from_tensor_proto(named.tensor, writable=False))
         recvs = remote_recv.StepRecvs(request.step_id, part.remote_recvs, self._stub, deadline)
         step = rendezvous.StepContext(request.step_id, rv, (self.device,), recvs.recv,
                                       deadline)
@@ -122,7 +122,8 @@ class WorkerService:
         for key in request.recv_key:
             value, _ = rv.recv(key, deadline)
             wire.to_tensor_proto(value, resp.recv.add(name=key).tensor)
-        self.rendezvous.finish(request.step_id)
+        if not request.is_partial or request.is_last_partial_run:
+            self.rendezvous.finish(request.step_id)
         return resp
 
     def CleanupGraph(self, request, context):  # noqa: N802
