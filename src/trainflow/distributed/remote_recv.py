@@ -12,9 +12,9 @@ import time
 from trainflow.protos import worker_pb2
 from trainflow.distributed import rendezvous
 
-# RecvTensor calls in flight per step and peer-facing partition. Each waits in a
-# server thread of the sending task until the value is produced there.
-WINDOW = 16
+# RecvTensor calls in flight per partition run. Each waits in a server thread of the
+# sending task until the value is produced there (see the pool size in server_lib).
+WINDOW = 8
 
 
 def prefetchable(ops, local_devices):

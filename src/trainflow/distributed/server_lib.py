@@ -97,8 +97,12 @@ class Server:
         host, _, port = address.rpartition(":")
         if sd.port:
             port = str(sd.port)
+        # A RecvTensor holds a server thread until its tensor is produced, and each step
+        # of each peer may have remote_recv.WINDOW of them waiting here: the pool is
+        # large enough that they never keep the RunGraph that produces them from starting
+        # (threads are only made when calls are in flight together).
         self._grpc = grpc.server(
-            concurrent.futures.ThreadPoolExecutor(max_workers=64,
+            concurrent.futures.ThreadPoolExecutor(max_workers=512,
                                                   thread_name_prefix="tf-server"),
             options=wire.CHANNEL_OPTIONS)
         try:

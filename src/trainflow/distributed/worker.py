@@ -101,7 +101,9 @@ class WorkerService:
         rv = self.rendezvous.find_or_create(request.step_id)
         for named in request.send:
             rv.send(named.name, wire.from_tensor_proto(named.tensor, writable=False))
-        recvs = remote_recv.StepRecvs(request.step_id, part.remote_recvs, self._stub, deadline)
+        # A partial run may run some of the partition's ops per call: no receives ahead.
+        ahead = () if request.is_partial else part.remote_recvs
+        recvs = remote_recv.StepRecvs(request.step_id, ahead, self._stub, deadline)
         step = rendezvous.StepContext(request.step_id, rv, (self.device,), recvs.recv,
                                       deadline)
         options = None
