@@ -5,8 +5,9 @@
 
 An MLP of ~10M float32 parameters (1000-2400-2400-800-10) lives on the ps; each worker
 runs plain gradient descent steps, batch 64, fed from NumPy. Prints steps/s per worker,
-the bytes each step moves (parameters to the worker, gradients back), and the RunStep
-latency of a trivial fetch from a one-task server.
+the CPU seconds each worker process spends per step (the steady figure on a shared
+machine), the bytes each step moves (parameters to the worker, gradients back), and the
+RunStep latency of a trivial fetch from a one-task server.
 """
 import json
 import os
@@ -71,11 +72,18 @@ def _task(module, spec, job, index, seconds, batch):
                 time.sleep(0.05)
         for _ in range(3):
             sess.run(train, {x: xb, y: yb})
-        n, start = 0, time.perf_counter()
+        n, start, cpu = 0, time.perf_counter(), _cpu_s()
         while time.perf_counter() - start < seconds:
             sess.run(train, {x: xb, y: yb})
             n += 1
-        return n / (time.perf_counter() - start)
+        return [n / (time.perf_counter() - start), (_cpu_s() - cpu) / n]
+
+
+def _cpu_s():
+    """CPU seconds this process used (all its threads): a figure that holds up on a
+    machine other work shares, unlike steps/s."""
+    t = os.times()
+    return t.user + t.system
 
 
 def _latency(module):
@@ -93,7 +101,8 @@ def _latency(module):
 
 
 def measure(module, python, seconds, batch):
-    """{"steps_per_s": [per worker], "bytes_per_step": N, "runstep_ms": M}."""
+    """{"steps_per_s": [per worker], "cpu_s_per_step": [per worker], "bytes_per_step": N,
+    "runstep_ms": M}."""
     ports = _ports(3)
     spec = {"ps": [f"localhost:{ports[0]}"],
             "worker": [f"localhost:{p}" for p in ports[1:]]}
@@ -119,7 +128,8 @@ def measure(module, python, seconds, batch):
     latency = json.loads(subprocess.run(
         [python, me, "--module", module, "--role", "latency"], capture_output=True,
         text=True, check=True, env=env).stdout.strip().splitlines()[-1])
-    return {"steps_per_s": rates, "bytes_per_step": 2 * 4 * params, "runstep_ms": latency}
+    return {"steps_per_s": [r[0] for r in rates], "cpu_s_per_step": [r[1] for r in rates],
+            "bytes_per_step": 2 * 4 * params, "runstep_ms": latency}
 
 
 def main():
@@ -149,8 +159,10 @@ def main():
         return 0
     for m, r in results.items():
         rates = ", ".join(f"{x:.2f}" for x in r["steps_per_s"])
-        print(f"{m:24s} steps/s per worker: {rates:16s} MB/step: "
-              f"{r['bytes_per_step'] / 1e6:.1f}  RunStep(trivial): {r['runstep_ms']:.2f} ms")
+        cpu = ", ".join(f"{x:.3f}" for x in r["cpu_s_per_step"])
+        print(f"{m:24s} steps/s per worker: {rates:12s} worker CPU s/step: {cpu:14s} "
+              f"MB/step: {r['bytes_per_step'] / 1e6:.1f}  "
+              f"RunStep(trivial): {r['runstep_ms']:.2f} ms")
     return 0
 
 

@@ -59,3 +59,17 @@ def test_late_arrivals_of_a_cleaned_up_step_fail_at_once():
     with pytest.raises(errors.UnavailableError, match="ps went away"):
         table.find_or_create(9).recv("k", time.monotonic() + 30)
     assert time.monotonic() - t0 < 1
+
+
+def test_finished_step_table_goes_when_emptied():
+    table = rendezvous.RendezvousTable()
+    rv = table.find_or_create(1)
+    rv.send("k", 1)
+    table.finish(1)
+    assert table.find_or_create(1) is rv  # a value is still waiting for its receiver
+    rv.recv("k", time.monotonic() + 1)
+    table.release_if_done(1, rv)
+    assert table.find_or_create(1) is not rv
+    empty = table.find_or_create(2)
+    table.finish(2)
+    assert table.find_or_create(2) is not empty

@@ -66,3 +66,34 @@ def test_status_maps_to_tf_error(name, cls):
     err = wire.error_from_rpc(_FakeRpcError(getattr(grpc.StatusCode, name), "boom"), "RunStep")
     assert type(err) is cls
     assert "boom" in err.message
+
+
+class _Service:
+    def Echo(self, request, context):  # noqa: N802 - gRPC method names
+        return request, context.time_remaining()
+
+    def Fails(self, request, context):  # noqa: N802
+        raise errors.AbortedError(None, None, "restarted")
+
+    def BadArg(self, request, context):  # noqa: N802
+        raise ValueError("no such graph")
+
+
+def test_local_stub_calls_in_process_like_a_stub():
+    stub = wire.LocalStub(_Service())
+    request = object()
+    got, remaining = stub.call("Echo", request, 5.0)
+    assert got is request and 4.0 < remaining <= 5.0
+    assert stub.call("Echo", request)[1] is None
+    with pytest.raises(errors.AbortedError, match="restarted"):
+        stub.call("Fails", request)
+    # What a gRPC handler reports as INVALID_ARGUMENT, the local call raises as such.
+    with pytest.raises(errors.InvalidArgumentError, match="no such graph"):
+        stub.call("BadArg", request)
+
+
+def test_read_only_tensor_for_kernels():
+    proto = wire.to_tensor_proto(np.arange(6, dtype=np.float32).reshape(2, 3))
+    got = wire.from_tensor_proto(proto, writable=False)
+    np.testing.assert_array_equal(got, np.arange(6).reshape(2, 3))
+    assert got.dtype == np.float32 and not got.flags.writeable

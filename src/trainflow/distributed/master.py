@@ -160,7 +160,7 @@ class MasterSession:
         step_id = random.getrandbits(62)
         trace = options.trace_level == config_pb2.RunOptions.FULL_TRACE
         graphs = options.output_partition_graphs
-        calls = {}
+        requests = {}
         for task, handle in plan.handles.items():
             req = worker_pb2.RunGraphRequest(session_handle=self.handle, graph_handle=handle,
                                              step_id=step_id)
@@ -170,10 +170,35 @@ class MasterSession:
             for name, key in plan.feed_keys.get(task, ()):
                 req.send.add(name=key).tensor.CopyFrom(feeds[name])
             req.recv_key.extend(key for _, key in plan.fetch_keys.get(task, ()))
-            calls[task] = self.master.pool.submit(
-                self.master.worker(task).call, "RunGraph", req, timeout,
-                f"RunGraph on {task}")
+            requests[task] = req
+        if len(requests) == 1:
+            # One partition: run it from this thread (no hop through the pool).
+            (task, req), = requests.items()
+            try:
+                responses = {task: self.master.worker(task).call(
+                    "RunGraph", req, timeout, f"RunGraph on {task}")}
+            except errors.OpError:
+                self.master.cleanup_step(plan.handles, step_id)
+                raise
+        else:
+            responses = self._run_partitions(plan, step_id, requests, timeout)
         results = {}
+        for task in sorted(responses):
+            got = responses[task]
+            for named in got.recv:
+                results[named.name] = named.tensor
+            if trace:
+                metadata.step_stats.dev_stats.extend(got.step_stats.dev_stats)
+            if graphs:
+                metadata.partition_graphs.extend(got.partition_graph)
+        return {name: results[key] for pairs in plan.fetch_keys.values()
+                for name, key in pairs}
+
+    def _run_partitions(self, plan, step_id, requests, timeout):
+        """{task: RunGraphResponse} of the step's partitions, run concurrently."""
+        calls = {task: self.master.pool.submit(self.master.worker(task).call, "RunGraph",
+                                               req, timeout, f"RunGraph on {task}")
+                 for task, req in requests.items()}
         done, pending = concurrent.futures.wait(
             calls.values(), return_when=concurrent.futures.FIRST_EXCEPTION)
         error = next((f.exception() for f in done if f.exception() is not None), None)
@@ -183,16 +208,7 @@ class MasterSession:
             self.master.cleanup_step(plan.handles, step_id)
             concurrent.futures.wait(pending, timeout=_ABORT_WAIT_S)
             raise error
-        for task in sorted(calls):
-            got = calls[task].result()
-            for named in got.recv:
-                results[named.name] = named.tensor
-            if trace:
-                metadata.step_stats.dev_stats.extend(got.step_stats.dev_stats)
-            if graphs:
-                metadata.partition_graphs.extend(got.partition_graph)
-        return {name: results[key] for pairs in plan.fetch_keys.values()
-                for name, key in pairs}
+        return {task: fut.result() for task, fut in calls.items()}
 
     def make_callable(self, options):
         """A handle for RunCallable: the step `options` (CallableOptions) describes."""

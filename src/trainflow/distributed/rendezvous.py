@@ -44,6 +44,7 @@ class StepRendezvous:
         self._values = {}
         self._error = None
         self.created = time.monotonic()
+        self.finished = False  # the task's partition of the step has run
 
     def send(self, key, value, is_dead=False):
         """Makes `value` available under `key`.
@@ -103,6 +104,7 @@ class RendezvousTable:
         # Steps cleaned up already: a RunGraph or RecvTensor of one that arrives late
         # fails at once instead of waiting for tensors that will never come.
         self._aborted = collections.OrderedDict()
+        self._last_expiry = 0.0
 
     def find_or_create(self, step_id):
         with self._lock:
@@ -116,6 +118,23 @@ class RendezvousTable:
                 self._steps[step_id] = rv
                 self._expire_locked()
             return rv
+
+    def finish(self, step_id):
+        """Marks the step's partition on this task done; its table goes once every value
+        sent in it was received (at once when none is left)."""
+        with self._lock:
+            rv = self._steps.get(step_id)
+            if rv is not None:
+                rv.finished = True
+                if not rv._values:
+                    del self._steps[step_id]
+
+    def release_if_done(self, step_id, rv):
+        """Drops the step's table `rv` if its partition is done and nothing is left in it."""
+        if rv.finished and not rv._values:
+            with self._lock:
+                if self._steps.get(step_id) is rv and not rv._values:
+                    del self._steps[step_id]
 
     def cleanup(self, step_id, error=None):
         """Drops the step's table, aborting what still waits in it (and what comes later
@@ -140,6 +159,9 @@ class RendezvousTable:
         if len(self._steps) < 256:
             return
         now = time.monotonic()
+        if now - self._last_expiry < 1.0:
+            return
+        self._last_expiry = now
         for sid in [s for s, rv in self._steps.items() if now - rv.created > self.TTL_SECONDS]:
             self._steps.pop(sid).abort(errors.AbortedError(None, None, "Step expired"))
 

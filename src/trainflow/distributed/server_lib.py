@@ -97,8 +97,12 @@ class Server:
         host, _, port = address.rpartition(":")
         if sd.port:
             port = str(sd.port)
+        # A RecvTensor holds a server thread until its tensor is produced, and each step
+        # of each peer may have remote_recv.WINDOW of them waiting here: the pool is
+        # large enough that they never keep the RunGraph that produces them from starting
+        # (threads are only made when calls are in flight together).
         self._grpc = grpc.server(
-            concurrent.futures.ThreadPoolExecutor(max_workers=64,
+            concurrent.futures.ThreadPoolExecutor(max_workers=512,
                                                   thread_name_prefix="tf-server"),
             options=wire.CHANNEL_OPTIONS)
         try:
@@ -129,6 +133,8 @@ class Server:
         from trainflow.distributed.worker import WorkerService
         self._worker = WorkerService(self._task, self._resources_target, self._peer_address,
                                      self._incarnation)
+        # The master reaches its own task's worker without an RPC, as TensorFlow's does.
+        self._local_worker = wire.LocalStub(self._worker)
         self._master = MasterService(cluster, sd.job_name, sd.task_index, self._worker_stub,
                                      sd.default_session_config)
         self._grpc.add_generic_rpc_handlers((
@@ -146,6 +152,8 @@ class Server:
         return self._cluster.task_address(job, index)
 
     def _worker_stub(self, task):
+        if task == self._task:
+            return self._local_worker
         with self._stub_lock:
             stub = self._stubs.get(task)
             if stub is None:

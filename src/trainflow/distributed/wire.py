@@ -5,6 +5,8 @@ TensorFlow's C++ servers register their methods under `/tensorflow.MasterService
 and `/tensorflow.WorkerService/...` (not under the `tensorflow.grpc` package of the
 service .proto files), so those are the paths used here.
 """
+import time
+
 import numpy as np
 
 from trainflow.framework import dtypes, errors
@@ -12,6 +14,7 @@ from trainflow.formats import tensor_proto as _tensor_proto
 from trainflow.protos import master_pb2 as m
 from trainflow.protos import tensor_pb2, tensor_shape_pb2
 from trainflow.protos import worker_pb2 as w
+from trainflow.distributed import tensor_codec
 
 MASTER_SERVICE = "tensorflow.MasterService"
 WORKER_SERVICE = "tensorflow.WorkerService"
@@ -43,6 +46,13 @@ WORKER_METHODS = {
     "MarkRecvFinished": (w.MarkRecvFinishedRequest, w.MarkRecvFinishedResponse),
 }
 
+# Responses carrying big tensors are framed by tensor_codec (TF's bytes, fewer copies):
+# method -> (serializer of what the service returns, deserializer for the caller).
+_RESPONSE_CODECS = {
+    (WORKER_SERVICE, "RecvTensor"): (tensor_codec.encode_recv_tensor_response,
+                                     tensor_codec.decode_recv_tensor_response),
+}
+
 # gRPC lets a message be at most 4 MiB by default; tensors are bigger.
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1),
                    ("grpc.max_receive_message_length", -1)]
@@ -63,9 +73,10 @@ def generic_handler(service, methods, impl):
         fn = getattr(impl, name, None)
         if fn is None:
             continue
+        codec = _RESPONSE_CODECS.get((service, name))
         handlers[name] = grpc.unary_unary_rpc_method_handler(
             _guarded(fn), request_deserializer=req.FromString,
-            response_serializer=resp.SerializeToString)
+            response_serializer=codec[0] if codec else resp.SerializeToString)
     return grpc.method_handlers_generic_handler(service, handlers)
 
 
@@ -97,9 +108,10 @@ class Stub:
     def __init__(self, channel, service, methods):
         self._calls = {}
         for name, (req, resp) in methods.items():
+            codec = _RESPONSE_CODECS.get((service, name))
             self._calls[name] = channel.unary_unary(
                 method_path(service, name), request_serializer=req.SerializeToString,
-                response_deserializer=resp.FromString)
+                response_deserializer=codec[1] if codec else resp.FromString)
 
     def call(self, method, request, timeout=None, what=""):
         """The response of `method`.
@@ -113,6 +125,67 @@ class Stub:
             return self._calls[method](request, timeout=timeout)
         except grpc.RpcError as e:
             raise error_from_rpc(e, what or method) from None
+
+    def start(self, method, request, timeout=None, what=""):
+        """Starts `method` without waiting: a Pending whose `result()` is the response."""
+        return Pending(self._calls[method].future(request, timeout=timeout), what or method)
+
+
+class Pending:
+    """A call in flight (Stub.start)."""
+
+    def __init__(self, future, what):
+        self._future = future
+        self._what = what
+
+    def result(self):
+        """The response, waiting for it (the call's own timeout bounds the wait).
+
+        Raises:
+          OpError: as Stub.call.
+        """
+        import grpc
+        try:
+            return self._future.result()
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, self._what) from None
+        except grpc.FutureCancelledError:
+            raise errors.CancelledError(None, None, f"{self._what} was cancelled") from None
+
+    def cancel(self):
+        self._future.cancel()
+
+
+class LocalStub:
+    """Calls a service object of this process directly, as `Stub` would over gRPC
+    (TensorFlow's master also calls its own task's worker without an RPC)."""
+
+    def __init__(self, impl):
+        self._impl = impl
+
+    def call(self, method, request, timeout=None, what=""):
+        """The response of `impl.<method>`; errors as Stub.call raises them."""
+        try:
+            return getattr(self._impl, method)(request, _LocalContext(timeout))
+        except errors.OpError:
+            raise
+        except (ValueError, TypeError, KeyError) as e:
+            raise errors.InvalidArgumentError(None, None,
+                                              f"{type(e).__name__}: {e}") from None
+
+
+class _LocalContext:
+    """The part of a grpc ServicerContext the services read: the time left."""
+
+    __slots__ = ("_deadline",)
+
+    def __init__(self, timeout):
+        self._deadline = None if timeout is None else time.monotonic() + timeout
+
+    def time_remaining(self):
+        if self._deadline is None:
+            return None
+        return max(0.0, self._deadline - time.monotonic())
 
 
 def error_from_rpc(e, what):
@@ -157,12 +230,14 @@ def to_tensor_proto(value, proto=None):
 _DT_STRING = 7
 
 
-def from_tensor_proto(proto):
-    """The ndarray a TensorProto holds (a writable array the caller owns)."""
+def from_tensor_proto(proto, writable=True):
+    """The ndarray a TensorProto holds: a writable array the caller owns, or with
+    `writable=False` one that may be read-only (what kernels take: one copy less)."""
     if proto.tensor_content and proto.dtype != _DT_STRING:
         dt = dtypes.as_dtype(proto.dtype)
         dims = [d.size for d in proto.tensor_shape.dim]
-        return np.frombuffer(proto.tensor_content, dtype=dt.as_numpy_dtype).reshape(dims).copy()
+        arr = np.frombuffer(proto.tensor_content, dtype=dt.as_numpy_dtype).reshape(dims)
+        return arr.copy() if writable else arr
     return np.array(_tensor_proto.make_ndarray(proto))
 
 

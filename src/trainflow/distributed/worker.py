@@ -11,7 +11,7 @@ from trainflow.framework.graph import Graph
 from trainflow.framework import graph_def as graph_def_lib
 from trainflow.protos import config_pb2, device_attributes_pb2, worker_pb2
 from trainflow.runtime.session import BaseSession
-from trainflow.distributed import placement, rendezvous, wire
+from trainflow.distributed import placement, remote_recv, rendezvous, tensor_codec, wire
 from trainflow.distributed import send_recv  # noqa: F401  (registers _Send/_Recv)
 
 _DEFAULT_RECV_TIMEOUT_S = 3600.0
@@ -34,12 +34,13 @@ def _without_colocation(graph_def):
 class _Partition:
     """One registered graph: its Graph and the session that runs it on this task."""
 
-    def __init__(self, graph_def, resources_target):
+    def __init__(self, graph_def, resources_target, device):
         self.graph_def = graph_def
         self.graph = Graph()
         with self.graph.as_default():
             graph_def_lib.import_graph_def(_without_colocation(graph_def), name="")
         self.ops = list(self.graph.get_operations())
+        self.remote_recvs = remote_recv.prefetchable(self.ops, (device,))
         self.session = BaseSession(resources_target, graph=self.graph)
         self.lock = threading.Lock()
 
@@ -92,7 +93,7 @@ class WorkerService:
                     raise errors.AbortedError(
                         None, None, f"Task {self.task} restarted: the graph was built for "
                         f"incarnation {inc:016x}, this is {self.incarnation:016x}")
-        part = _Partition(request.graph_def, self._resources_target)
+        part = _Partition(request.graph_def, self._resources_target, self.device)
         handle = f"{self.task}/graph_{next(self._handles)}"
         with self._lock:
             self._graphs[handle] = (request.session_handle, part)
@@ -118,10 +119,12 @@ class WorkerService:
         deadline = _deadline(context)
         rv = self.rendezvous.find_or_create(request.step_id)
         for named in request.send:
-            rv.send(named.name, wire.from_tensor_proto(named.tensor))
-        step = rendezvous.StepContext(
-            request.step_id, rv, (self.device,),
-            lambda key: self._remote_recv(request.step_id, key, deadline), deadline)
+            rv.send(named.name, wire.from_tensor_proto(named.tensor, writable=False))
+        # A partial run may run some of the partition's ops per call: no receives ahead.
+        ahead = () if request.is_partial else part.remote_recvs
+        recvs = remote_recv.StepRecvs(request.step_id, ahead, self._stub, deadline)
+        step = rendezvous.StepContext(request.step_id, rv, (self.device,), recvs.recv,
+                                      deadline)
         options = None
         remaining = context.time_remaining() if context is not None else None
         if remaining is not None and remaining < _DEFAULT_RECV_TIMEOUT_S:
@@ -140,6 +143,7 @@ class WorkerService:
             raise
         finally:
             rendezvous.set_current(prev)
+            recvs.close()
         resp = worker_pb2.RunGraphResponse()
         if metadata is not None:
             for dev in metadata.step_stats.dev_stats:
@@ -150,6 +154,8 @@ class WorkerService:
         for key in request.recv_key:
             value, _ = rv.recv(key, deadline)
             wire.to_tensor_proto(value, resp.recv.add(name=key).tensor)
+        if not request.is_partial or request.is_last_partial_run:
+            self.rendezvous.finish(request.step_id)
         return resp
 
     def CleanupGraph(self, request, context):  # noqa: N802
@@ -166,27 +172,15 @@ class WorkerService:
     def RecvTensor(self, request, context):  # noqa: N802
         rv = self.rendezvous.find_or_create(request.step_id)
         value, is_dead = rv.recv(request.rendezvous_key, _deadline(context))
-        resp = worker_pb2.RecvTensorResponse(is_dead=is_dead,
-                                             send_start_micros=time.time_ns() // 1000)
-        if not is_dead:
-            wire.to_tensor_proto(value, resp.tensor)
-        return resp
+        self.rendezvous.release_if_done(request.step_id, rv)
+        # Framed by tensor_codec around the array's buffer (TF's RecvTensorResponse bytes).
+        return tensor_codec.RecvTensorReply(None if is_dead else value, is_dead,
+                                            time.time_ns() // 1000)
 
     def MarkRecvFinished(self, request, context):  # noqa: N802
         return worker_pb2.MarkRecvFinishedResponse()
 
     # -- helpers -----------------------------------------------------------------------
-    def _remote_recv(self, step_id, key, deadline):
-        src_device = rendezvous.parse_key(key)[0]
-        src_task = src_device.rsplit("/device:", 1)[0]
-        stub = self._stub(src_task)
-        timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-        resp = stub.call("RecvTensor", worker_pb2.RecvTensorRequest(
-            step_id=step_id, rendezvous_key=key), timeout, what=f"RecvTensor from {src_task}")
-        if resp.is_dead:
-            return None, True
-        return wire.from_tensor_proto(resp.tensor), False
-
     def _stub(self, task):
         with self._lock:
             stub = self._channels.get(task)
