@@ -1,14 +1,19 @@
-"""Running a pure elementwise update over large buffers in place, block by block.
+"""Running elementwise updates over large buffers in place, block by block.
 
-An optimizer rule written as NumPy expressions makes one temporary array per operation.
-Over a whole 10M-element variable those temporaries cost a full pass through memory
-each; over a block of BLOCK elements they stay in the CPU cache, so the update reads
-and writes each buffer about once, as a fused kernel does, and a step allocates only
-a few blocks' worth of scratch. Large updates are shared among a few threads
-(NumPy releases the GIL inside its loops).
+Two forms:
+- `update_in_place` runs a pure rule (NumPy expressions returning new arrays) block by
+  block and writes its results back; each operation's temporary then stays in the CPU
+  cache instead of costing a pass through memory.
+- `run_blocks` runs an in-place block function, which computes with `out=` ufunc calls
+  into the buffers and into scratch blocks taken from a pool that lives as long as the
+  process: no allocation at all in the steady state.
+
+Large updates are shared among a few threads (NumPy releases the GIL inside its loops).
 """
 import os
 import threading
+
+import numpy as np
 
 # Elements per block: 16K float32 = 64 KiB per operand, so a rule's operands and
 # temporaries fit in L2, and each temporary stays under glibc's 128 KiB mmap threshold
@@ -20,6 +25,51 @@ BLOCK = 1 << 14
 PARALLEL_MIN = 1 << 20
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                        else os.cpu_count() or 1))
+
+_pool_lock = threading.Lock()
+_free_scratch = {}  # (dtype, count) -> [list of `count` BLOCK-sized arrays, ...]
+
+
+def _take_scratch(dtype, count):
+    key = (np.dtype(dtype), count)
+    with _pool_lock:
+        free = _free_scratch.get(key)
+        if free:
+            return free.pop()
+    return [np.empty(BLOCK, dtype) for _ in range(count)]
+
+
+def _give_scratch(dtype, count, arrays):
+    with _pool_lock:
+        _free_scratch.setdefault((np.dtype(dtype), count), []).append(arrays)
+
+
+def _split(size, work):
+    """work(lo, hi) over [0, size): on this thread alone when small, else on WORKERS
+    threads (this one included), each taking a run of whole blocks; a worker's error is
+    raised here."""
+    if size < PARALLEL_MIN or WORKERS == 1:
+        work(0, size)
+        return
+    per = -(-size // WORKERS)
+    per = -(-per // BLOCK) * BLOCK
+    bounds = [(lo, min(lo + per, size)) for lo in range(0, size, per)]
+    errors = []
+
+    def guarded(lo, hi):
+        try:
+            work(lo, hi)
+        except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=b, daemon=True) for b in bounds[1:]]
+    for t in threads:
+        t.start()
+    guarded(*bounds[0])
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
 
 
 def _same_buffer(a, b):
@@ -52,7 +102,6 @@ def update_in_place(rule, outs, args, sliced, kwargs):
         False for scalars passed whole.
       kwargs: keyword arguments (attrs) for the rule.
     """
-    size = outs[0].size
     if not all(o.flags.c_contiguous for o in outs) or \
             not all(a.flags.c_contiguous for a, s in zip(args, sliced) if s):
         for out, new in zip(outs, rule(*args, **kwargs)):
@@ -60,25 +109,36 @@ def update_in_place(rule, outs, args, sliced, kwargs):
         return
     flat_outs = [o.reshape(-1) for o in outs]
     flat_args = [a.reshape(-1) if s else a for a, s in zip(args, sliced)]
-    if size < PARALLEL_MIN or WORKERS == 1:
-        _run_range(rule, flat_outs, sliced, flat_args, 0, size, kwargs)
-        return
-    per = -(-size // WORKERS)
-    per = -(-per // BLOCK) * BLOCK
-    bounds = [(lo, min(lo + per, size)) for lo in range(0, size, per)]
-    errors = []
+    _split(outs[0].size,
+           lambda lo, hi: _run_range(rule, flat_outs, sliced, flat_args, lo, hi, kwargs))
 
-    def work(lo, hi):
+
+def contiguous(*arrays):
+    """Whether every array is C-contiguous (so `run_blocks` can write into it)."""
+    return all(a.flags.c_contiguous for a in arrays)
+
+
+def run_blocks(block, arrays, n_scratch):
+    """Calls `block(*pieces, *scratch)` over matching blocks of `arrays`, in place.
+
+    Args:
+      block: writes its results into its array arguments with `out=` ufunc calls; it may
+        use the `n_scratch` scratch arrays (as long as the block, the arrays' dtype)
+        freely. It must not let one block's result depend on another block.
+      arrays: equal-sized arrays; the ones `block` writes into must be C-contiguous
+        (`contiguous`); the others are read through a flat view or copy.
+      n_scratch: how many scratch arrays `block` needs.
+    """
+    flat = [a.reshape(-1) for a in arrays]
+    dtype = flat[0].dtype
+
+    def work(start, stop):
+        scratch = _take_scratch(dtype, n_scratch)
         try:
-            _run_range(rule, flat_outs, sliced, flat_args, lo, hi, kwargs)
-        except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=b, daemon=True) for b in bounds[1:]]
-    for t in threads:
-        t.start()
-    work(*bounds[0])
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+            for lo in range(start, stop, BLOCK):
+                hi = min(lo + BLOCK, stop)
+                n = hi - lo
+                block(*(a[lo:hi] for a in flat), *(s[:n] for s in scratch))
+        finally:
+            _give_scratch(dtype, n_scratch, scratch)
+    _split(flat[0].size, work)

@@ -75,7 +75,8 @@ def _ftrl(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power, multiply_
     if lr_power == -0.5:
         new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
     else:
-        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+        # np.power, not `**`: the operator swaps in sqrt/square for some exponents.
+        new_pow, old_pow = np.power(new_accum, -lr_power), np.power(accum, -lr_power)
     if multiply_linear_by_lr:
         linear = linear + shrunk_grad * lr - (new_pow - old_pow) * var
         l1_t = l1 * lr
