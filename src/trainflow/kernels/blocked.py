@@ -26,6 +26,10 @@ PARALLEL_MIN = 1 << 20
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                        else os.cpu_count() or 1))
 
+# Updates of at most this many elements take fresh scratch (a small malloc is cheaper
+# than the pool's lock) and skip the block loop.
+SMALL = 1 << 10
+
 _pool_lock = threading.Lock()
 _free_scratch = {}  # (dtype, count) -> [list of `count` BLOCK-sized arrays, ...]
 
@@ -131,6 +135,10 @@ def run_blocks(block, arrays, n_scratch):
     """
     flat = [a.reshape(-1) for a in arrays]
     dtype = flat[0].dtype
+    size = flat[0].size
+    if size <= SMALL:
+        block(*flat, *(np.empty(size, dtype) for _ in range(n_scratch)))
+        return
 
     def work(start, stop):
         scratch = _take_scratch(dtype, n_scratch)
@@ -138,7 +146,7 @@ def run_blocks(block, arrays, n_scratch):
             for lo in range(start, stop, BLOCK):
                 hi = min(lo + BLOCK, stop)
                 n = hi - lo
-                block(*(a[lo:hi] for a in flat), *(s[:n] for s in scratch))
+                block(*[a[lo:hi] for a in flat], *[s[:n] for s in scratch])
         finally:
             _give_scratch(dtype, n_scratch, scratch)
-    _split(flat[0].size, work)
+    _split(size, work)

@@ -56,7 +56,7 @@ def _args(hyper, dtype, grad):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("size", [37, 3 * blocked.BLOCK + 77])
+@pytest.mark.parametrize("size", [37, blocked.SMALL + 1, 3 * blocked.BLOCK + 77])
 @pytest.mark.parametrize("name,n_slots,hyper,attrs", CASES, ids=IDS)
 def test_form_matches_rule_bit_for_bit(name, n_slots, hyper, attrs, dtype, size, monkeypatch):
     monkeypatch.setattr(blocked, "PARALLEL_MIN", blocked.BLOCK)  # blocks on threads
