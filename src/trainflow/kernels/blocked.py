@@ -10,6 +10,7 @@ Two forms:
 
 Large updates are shared among a few threads (NumPy releases the GIL inside its loops).
 """
+import itertools
 import os
 import threading
 
@@ -19,10 +20,11 @@ import numpy as np
 # temporaries fit in L2, and each temporary stays under glibc's 128 KiB mmap threshold
 # (a 128 KiB temporary is mapped and unmapped on every allocation: twice as slow).
 BLOCK = 1 << 14
-# Updates smaller than this run on the calling thread alone; larger ones are split among
+# Updates smaller than this run on the calling thread alone; larger ones are shared among
 # WORKERS threads started for the update (tens of microseconds, against milliseconds of
-# work), so no thread outlives the kernel call.
+# work), so no thread outlives the kernel call. The threads take CHUNK blocks at a time.
 PARALLEL_MIN = 1 << 20
+CHUNK = 4
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                        else os.cpu_count() or 1))
 
@@ -49,27 +51,31 @@ def _give_scratch(dtype, count, arrays):
 
 
 def _split(size, work):
-    """work(lo, hi) over [0, size): on this thread alone when small, else on WORKERS
-    threads (this one included), each taking a run of whole blocks; a worker's error is
-    raised here."""
+    """work(lo, hi) over [0, size) in runs of whole blocks: on this thread alone when
+    small, else on WORKERS threads (this one included) that each take the next run of
+    CHUNK blocks until none is left, so a thread the OS leaves waiting holds up at most
+    one run while the others do the rest. A worker's error is raised here."""
     if size < PARALLEL_MIN or WORKERS == 1:
         work(0, size)
         return
-    per = -(-size // WORKERS)
-    per = -(-per // BLOCK) * BLOCK
-    bounds = [(lo, min(lo + per, size)) for lo in range(0, size, per)]
+    step = CHUNK * BLOCK
+    runs = itertools.count()  # next() on it is atomic under the GIL
     errors = []
 
-    def guarded(lo, hi):
+    def worker():
         try:
-            work(lo, hi)
+            while not errors:
+                lo = next(runs) * step
+                if lo >= size:
+                    return
+                work(lo, min(lo + step, size))
         except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
             errors.append(e)
 
-    threads = [threading.Thread(target=guarded, args=b, daemon=True) for b in bounds[1:]]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(WORKERS - 1)]
     for t in threads:
         t.start()
-    guarded(*bounds[0])
+    worker()
     for t in threads:
         t.join()
     if errors:
