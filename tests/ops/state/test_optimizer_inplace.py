@@ -56,10 +56,12 @@ def _args(hyper, dtype, grad):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("size", [37, blocked.SMALL + 1, 3 * blocked.BLOCK + 77])
+@pytest.mark.parametrize("size", [37, blocked.SMALL + 1, 5077])
 @pytest.mark.parametrize("name,n_slots,hyper,attrs", CASES, ids=IDS)
 def test_form_matches_rule_bit_for_bit(name, n_slots, hyper, attrs, dtype, size, monkeypatch):
-    monkeypatch.setattr(blocked, "PARALLEL_MIN", blocked.BLOCK)  # blocks on threads
+    # 256-byte blocks, shared among threads, with a ragged end
+    monkeypatch.setattr(blocked, "INPLACE_BLOCK_BYTES", 256)
+    monkeypatch.setattr(blocked, "PARALLEL_MIN", 2048)
     monkeypatch.setattr(blocked, "WORKERS", 2)
     var, slots, grad = _state(n_slots, size, dtype, size % 97)
     args = _args(hyper, dtype, grad)
@@ -76,10 +78,10 @@ def test_form_matches_rule_bit_for_bit(name, n_slots, hyper, attrs, dtype, size,
 
 
 def test_scratch_is_reused_across_calls():
-    var, slots, grad = _state(2, 3 * blocked.BLOCK, np.float32, 1)
+    var, slots, grad = _state(2, 3 * blocked.INPLACE_BLOCK_BYTES, np.float32, 1)
     args = _args(CASES[21][2], np.float32, grad)
     blocked.run_blocks(*inplace.adam(var, *slots, *args))
-    key = (np.dtype(np.float32), 2)
+    key = (np.dtype(np.float32), 2, blocked.INPLACE_BLOCK_BYTES // 4)
     pooled = [id(a) for arrays in blocked._free_scratch[key] for a in arrays]
     blocked.run_blocks(*inplace.adam(var, *slots, *args))
     assert sorted(pooled) == sorted(id(a) for arrays in blocked._free_scratch[key]
