@@ -280,10 +280,14 @@ def main(argv=None):
     load_before = os.getloadavg()
     for w in chosen:
         print(f"# {w.key} ...", file=sys.stderr, flush=True)
-        rows += rows_of(w, measure(w, sides, args.repeat, args.jit, here), "plain")
+        done = rows_of(w, measure(w, sides, args.repeat, args.jit, here), "plain")
         if args.busy:
             with busy_neighbour(0):
-                rows += rows_of(w, measure(w, sides, args.repeat, args.jit, here), "busy")
+                done += rows_of(w, measure(w, sides, args.repeat, args.jit, here), "busy")
+        for r in done:  # progress, as a long run goes
+            print(f"#   {r['workload']} ({r['load']}): trainflow {_fmt(r['trainflow'])}, "
+                  f"TF {_fmt(r['tensorflow'])} {r['unit']}", file=sys.stderr, flush=True)
+        rows += done
     loads = {"before": load_before, "after": os.getloadavg()}
     if args.json:
         print(json.dumps({"rows": rows, "load_average": loads}))
