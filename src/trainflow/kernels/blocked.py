@@ -25,9 +25,10 @@ BLOCK = 1 << 14
 # work), so no thread outlives the kernel call. The threads take CHUNK blocks at a time.
 PARALLEL_MIN = 1 << 20
 CHUNK = 4
-# Bytes per operand in a block of `run_blocks` (32K float32): its scratch is pooled, so
-# the mmap threshold does not apply, and fewer, longer ufunc calls measured faster.
-INPLACE_BLOCK_BYTES = 1 << 17
+# Bytes per operand in a block of `run_blocks` (128K float32): its scratch is pooled, so
+# the mmap threshold does not apply; on two cores 512 KiB measured fastest (Adam over
+# 10M float32: 20 ms, against 29 ms with 128 KiB and 25 ms with 2 MiB).
+INPLACE_BLOCK_BYTES = 1 << 19
 WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                        else os.cpu_count() or 1))
 
