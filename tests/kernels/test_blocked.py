@@ -72,6 +72,7 @@ def test_run_blocks_writes_in_place_over_blocks_and_threads(size, monkeypatch):
 
 
 def test_run_blocks_raises_a_worker_error(monkeypatch):
+    monkeypatch.setattr(blocked, "INPLACE_BLOCK_BYTES", 4096)
     monkeypatch.setattr(blocked, "PARALLEL_MIN", 1024)
     monkeypatch.setattr(blocked, "WORKERS", 2)
 
