@@ -9,8 +9,11 @@ import importlib
 import json
 import os
 import re
+import signal
 import subprocess
+import sys
 import time
+from contextlib import contextmanager
 
 TF1 = "tensorflow.compat.v1"
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -34,9 +37,38 @@ def tf_python(arg=None):
 
 def run_json(python, script, *args):
     """Runs `python script args...`; the JSON on the last line of what it prints."""
+    return json.loads(run_capture(python, script, *args).strip().splitlines()[-1])
+
+
+def run_capture(python, script, *args, timeout=None):
+    """Runs `python script args...` and returns what it printed; raises
+    subprocess.CalledProcessError (its stderr attached) when it fails."""
     out = subprocess.run([python, os.path.abspath(script), *args], capture_output=True,
-                         text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+                         text=True, check=True, timeout=timeout)
+    return out.stdout
+
+
+_BURN = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+
+
+@contextmanager
+def busy_neighbour(cpu=0):
+    """A process burning CPU `cpu` for as long as the block runs (a neighbour of the
+    kind a shared machine has), ended when the block ends, also on Ctrl-C or SIGTERM."""
+    proc = subprocess.Popen([sys.executable, "-c", _BURN.format(cpu=cpu)])
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+    if previous in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, stop)
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+        if previous in (signal.SIG_DFL, None):
+            signal.signal(signal.SIGTERM, previous)
 
 
 def load_tf1(module):

@@ -52,3 +52,34 @@ def test_worker_errors_reach_the_caller():
     grad[-blocked.BLOCK:] = 1
     with pytest.raises(FloatingPointError, match="bad block"):
         blocked.update_in_place(failing, [var], [var, grad], [True, True], {})
+
+
+def _axpy_block(var, grad, t):
+    np.multiply(grad, 2, out=t)
+    np.add(var, t, out=var)
+
+
+@pytest.mark.parametrize("size", [5, blocked.SMALL + 3, 9000])
+def test_run_blocks_writes_in_place_over_blocks_and_threads(size, monkeypatch):
+    monkeypatch.setattr(blocked, "INPLACE_BLOCK_BYTES", 512)
+    monkeypatch.setattr(blocked, "PARALLEL_MIN", 4096)
+    monkeypatch.setattr(blocked, "WORKERS", 2)
+    var = np.arange(size, dtype=np.float32).reshape(-1, 1)
+    grad = np.ones((size, 2), np.float32)[:, :1]  # strided: read through a copy
+    want = var + 2
+    blocked.run_blocks(_axpy_block, (var, grad), 1)
+    np.testing.assert_array_equal(var, want)
+
+
+def test_run_blocks_raises_a_worker_error(monkeypatch):
+    monkeypatch.setattr(blocked, "INPLACE_BLOCK_BYTES", 4096)
+    monkeypatch.setattr(blocked, "PARALLEL_MIN", 1024)
+    monkeypatch.setattr(blocked, "WORKERS", 2)
+
+    def failing(var, t):
+        if var[0] >= 4096:
+            raise FloatingPointError("bad block")
+        np.add(var, 1, out=var)
+
+    with pytest.raises(FloatingPointError, match="bad block"):
+        blocked.run_blocks(failing, (np.arange(1 << 16, dtype=np.float32),), 1)

@@ -1,10 +1,13 @@
 """Kernels and shape functions of the Apply*/SparseApply* optimizer ops.
 
-A kernel validates its inputs as TensorFlow's do, runs the op's pure rule
-(ops/state/optimizer_rules.py) and writes the new values into the variable and slot
-buffers in place (DESIGN contract 5):
-- dense ops run the rule over cache-sized blocks (kernels/blocked.py);
-- sparse ops run it on the rows named by `indices`. TF's SparseApply* kernels walk the
+A kernel validates its inputs as TensorFlow's do, runs the op's update and writes the
+new values into the variable and slot buffers in place (DESIGN contract 5). For float16,
+float32 and float64 the update is the rule's in-place form (ops/state/optimizer_inplace.py:
+`out=` ufunc calls over cache-sized blocks, scratch from a pool, no allocation); other
+dtypes, and buffers that are not contiguous, run the pure rule
+(ops/state/optimizer_rules.py), which gives the same numbers:
+- dense ops update the buffers block by block (kernels/blocked.py);
+- sparse ops update the rows named by `indices` (gathered, updated, scattered back). TF's SparseApply* kernels walk the
   indices in order, so a repeated index is updated once per occurrence, each update
   seeing the previous one; here the k-th occurrences of all indices form round k, and
   the rounds run in order.
@@ -13,12 +16,14 @@ import contextlib
 
 import numpy as np
 
-from trainflow.kernels.blocked import update_in_place
+from trainflow.kernels.blocked import contiguous, run_blocks, update_in_place
 from trainflow.ops.array.shape_util import (
     fmt_dims, invalid_argument, merge_dims, shape_of, with_rank)
 
 _NO_LOCK = contextlib.nullcontext()
 GRAD_NAMES = ("grad", "delta")
+# The dtypes the in-place forms serve (NumPy's float ufunc loops; others take the rule).
+_FORM_DTYPES = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
 
 def _lock(ref, use_locking):
@@ -39,8 +44,13 @@ def _check_scalars(value_names, values, skip):
             raise invalid_argument(f"{name} is not a scalar: {fmt_dims(np.shape(value))}")
 
 
-def dense_kernel(ref_names, value_names, rule, attr_names):
-    """The kernel of a dense Apply op."""
+def _use_form(form, buffers):
+    return form is not None and buffers[0].dtype in _FORM_DTYPES and contiguous(*buffers)
+
+
+def dense_kernel(ref_names, value_names, rule, attr_names, form=None):
+    """The kernel of a dense Apply op: `form` (the rule's in-place form) where it
+    serves, else `rule`."""
     grad_pos = [i for i, n in enumerate(value_names) if n in GRAD_NAMES]
     sliced = [True] * len(ref_names) + [n in GRAD_NAMES for n in value_names]
     n_refs = len(ref_names)
@@ -60,7 +70,10 @@ def dense_kernel(ref_names, value_names, rule, attr_names):
                         f"var and {value_names[i]} do not have the same shape"
                         f"{fmt_dims(var.shape)} {fmt_dims(np.shape(values[i]))}")
             values = [np.asarray(v) for v in values]
-            update_in_place(rule, buffers, buffers + values, sliced, kwargs)
+            if _use_form(form, buffers):
+                run_blocks(*form(*buffers, *values, **kwargs))
+            else:
+                update_in_place(rule, buffers, buffers + values, sliced, kwargs)
         return refs[0]
     return kernel
 
@@ -81,8 +94,9 @@ def _rounds(indices):
     return [np.flatnonzero(occurrence == k) for k in range(int(occurrence.max()) + 1)]
 
 
-def sparse_kernel(ref_names, value_names, rule, attr_names):
-    """The kernel of a SparseApply op (inputs: refs, then values with `indices`)."""
+def sparse_kernel(ref_names, value_names, rule, attr_names, form=None):
+    """The kernel of a SparseApply op (inputs: refs, then values with `indices`); the
+    gathered rows go through `form` where it serves, else through `rule`."""
     n_refs = len(ref_names)
     idx_pos = value_names.index("indices")
     grad_pos = value_names.index("grad")
@@ -104,7 +118,12 @@ def sparse_kernel(ref_names, value_names, rule, attr_names):
             for positions in _rounds(indices):
                 rows = indices if positions is None else indices[positions]
                 rule_values[g_at] = grad if positions is None else grad[positions]
-                new = rule(*(b[rows] for b in buffers), *rule_values, **kwargs)
+                gathered = [b[rows] for b in buffers]
+                if _use_form(form, gathered):
+                    run_blocks(*form(*gathered, *rule_values, **kwargs))
+                    new = gathered
+                else:
+                    new = rule(*gathered, *rule_values, **kwargs)
                 for buf, value in zip(buffers, new):
                     buf[rows] = value
         return refs[0]

@@ -4,9 +4,11 @@ A rule takes the current values of the variable and its slots, then the op's oth
 inputs in TensorFlow's input order (hyperparameters as 0-d arrays or NumPy scalars of
 the variable's dtype, the gradient as an array shaped like the slice being updated),
 and returns the new values of the variable and its slots, in that order. Rules never
-write into their arguments: the Apply kernels (ops/state/apply_kernels.py) run them over
-cache-sized blocks of the buffers, or over the gathered rows of a sparse update, and
-write the results back in place.
+write into their arguments. They are the reference: each has an in-place form of the
+same name (ops/state/optimizer_inplace.py) that the Apply kernels run for float16/32/64
+and that gives the same bits; for other dtypes the kernels (ops/state/apply_kernels.py)
+run the rule itself over cache-sized blocks of the buffers, or over the gathered rows of
+a sparse update, and write the results back in place.
 
 The arithmetic follows TensorFlow's CPU kernels (training_ops.cc) term by term and in
 the variable's dtype, so results agree with TF's to float32 round-off.
@@ -75,7 +77,8 @@ def _ftrl(var, accum, linear, grad, shrunk_grad, lr, l1, l2, lr_power, multiply_
     if lr_power == -0.5:
         new_pow, old_pow = np.sqrt(new_accum), np.sqrt(accum)
     else:
-        new_pow, old_pow = new_accum ** -lr_power, accum ** -lr_power
+        # np.power, not `**`: the operator swaps in sqrt/square for some exponents.
+        new_pow, old_pow = np.power(new_accum, -lr_power), np.power(accum, -lr_power)
     if multiply_linear_by_lr:
         linear = linear + shrunk_grad * lr - (new_pow - old_pow) * var
         l1_t = l1 * lr

@@ -1,9 +1,10 @@
 """The optimizer ops of TF1 (ApplyMomentum, SparseApplyMomentum, ApplyAdam, ...): their
 registrations and graph functions (TF's `gen_training_ops` names and signatures).
 
-Each op's math is one pure rule in ops/state/optimizer_rules.py; `register_apply` and
-`register_sparse_apply` turn a rule into an op whose kernel writes the rule's results
-into the variable and slot buffers in place (ops/state/apply_kernels.py).
+Each op's math is one pure rule in ops/state/optimizer_rules.py, with its in-place form
+of the same name in ops/state/optimizer_inplace.py; `register_apply` and
+`register_sparse_apply` turn them into an op whose kernel writes the results into the
+variable and slot buffers in place (ops/state/apply_kernels.py).
 
 `register_resource_apply` / `register_resource_sparse_apply` make the ResourceApply* /
 ResourceSparseApply* twins from the same rules: `var: resource` inputs and no output.
@@ -14,6 +15,7 @@ from trainflow.framework import dtypes
 from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import NotDifferentiable, register_op
 from trainflow.ops.state import apply_kernels
+from trainflow.ops.state import optimizer_inplace
 from trainflow.ops.state import optimizer_rules as rules
 from trainflow.ops.state import resource_variable_ops
 
@@ -72,7 +74,8 @@ def _graph_function(op_type, ref_inputs, value_inputs, attr_defaults, twin=None)
     return fn
 
 
-def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None):
+def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None,
+                   form=None):
     """Registers a dense Apply* op whose kernel runs `rule` and writes its results in place.
 
     Args:
@@ -83,27 +86,33 @@ def register_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin
       extra_attrs: attr specs beyond T and use_locking; their values go to the rule.
       twin: the graph function of the op's ResourceApply twin, built instead when the
         variable passed is a resource variable.
+      form: the rule's in-place form (optimizer_inplace), the kernel's fast path; None
+        runs `rule` alone.
 
     Returns:
       the op's graph function.
     """
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, twin)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, twin, form)
 
 
-def register_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None):
+def register_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), twin=None,
+                          form=None):
     """Registers a SparseApply* op: like `register_apply`, with `grad` rows applied at
     `indices` (an int32/int64 input among `value_inputs`) one occurrence at a time."""
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, twin)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, twin, form)
 
 
-def register_resource_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+def register_resource_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(), form=None):
     """Registers a ResourceApply* op (`var: resource` inputs, no output) from `rule`."""
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, None)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, False, None,
+                     form)
 
 
-def register_resource_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=()):
+def register_resource_sparse_apply(op_type, ref_inputs, value_inputs, rule, extra_attrs=(),
+                                   form=None):
     """Registers a ResourceSparseApply* op from `rule` (see `register_sparse_apply`)."""
-    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, None)
+    return _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, True, None,
+                     form)
 
 
 def _resource_kernel(kernel):
@@ -112,14 +121,14 @@ def _resource_kernel(kernel):
     return run
 
 
-def _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse, twin):
+def _register(op_type, ref_inputs, value_inputs, rule, extra_attrs, sparse, twin, form):
     attr_names = [a.split(":")[0].strip() for a in extra_attrs]
     make = apply_kernels.sparse_kernel if sparse else apply_kernels.dense_kernel
     attrs = [f"T: {_FLOAT_NUMBER}"]
     if sparse:
         attrs.append("Tindices: {int32, int64}")
     attrs += ["use_locking: bool = false", *extra_attrs]
-    kernel = make(ref_inputs, value_inputs, rule, attr_names)
+    kernel = make(ref_inputs, value_inputs, rule, attr_names, form)
     if op_type.startswith("Resource"):
         register_op(op_type,
                     inputs=[f"{n}: resource" for n in ref_inputs] + _input_specs(value_inputs),
@@ -196,15 +205,17 @@ def _export(py_name, fn):
 
 
 for _name, _type, _refs, _values, _rule, _attrs in _OPS:
-    _twin = register_resource_apply("ResourceApply" + _type, _refs, _values, _rule, _attrs)
+    _form = getattr(optimizer_inplace, _name)
+    _twin = register_resource_apply("ResourceApply" + _type, _refs, _values, _rule, _attrs,
+                                    _form)
     _export("resource_apply_" + _name, _twin)
     _export("apply_" + _name,
-            register_apply("Apply" + _type, _refs, _values, _rule, _attrs, _twin))
+            register_apply("Apply" + _type, _refs, _values, _rule, _attrs, _twin, _form))
     if _type not in _DENSE_ONLY:
         _sparse = _sparse_inputs(_values)
         _twin = register_resource_sparse_apply("ResourceSparseApply" + _type, _refs, _sparse,
-                                               _rule, _attrs)
+                                               _rule, _attrs, _form)
         _export("resource_sparse_apply_" + _name, _twin)
         _export("sparse_apply_" + _name, register_sparse_apply(
-            "SparseApply" + _type, _refs, _sparse, _rule, _attrs, _twin))
-del _name, _type, _refs, _values, _rule, _attrs, _twin
+            "SparseApply" + _type, _refs, _sparse, _rule, _attrs, _twin, _form))
+del _name, _type, _refs, _values, _rule, _attrs, _twin, _form
