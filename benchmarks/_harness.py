@@ -48,14 +48,31 @@ def run_capture(python, script, *args, timeout=None):
     return out.stdout
 
 
-_BURN = "import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+_BURN = ("import os, sys\ncpu = int(sys.argv[1])\n"
+         "if cpu >= 0 and hasattr(os, 'sched_setaffinity'):\n    os.sched_setaffinity(0, {cpu})\n"
+         "while True:\n    pass\n")
+
+
+def last_cpu():
+    """The highest processor this process may run on (-1 where that is not known)."""
+    return max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else -1
+
+
+def load_average():
+    """The 1-minute load average as text ('?' where the system does not report it)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "?"
 
 
 @contextmanager
 def busy_neighbour(cpu=0):
-    """A process burning CPU `cpu` for as long as the block runs (a neighbour of the
-    kind a shared machine has), ended when the block ends, also on Ctrl-C or SIGTERM."""
-    proc = subprocess.Popen([sys.executable, "-c", _BURN.format(cpu=cpu)])
+    """A process burning CPU `cpu` (unpinned for -1) for as long as the block runs (a
+    neighbour of the kind a shared machine has), ended when the block ends, also on Ctrl-C
+    or SIGTERM."""
+    proc = subprocess.Popen([sys.executable, "-c", _BURN, str(cpu)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     previous = signal.getsignal(signal.SIGTERM)
 
     def stop(signum, frame):

@@ -19,14 +19,15 @@ one core for the whole measurement. --json prints {side or module: {workload: st
 --jit turns on TF's auto-jit switch (trainflow's XLA backend).
 """
 import argparse
+import contextlib
 import json
 import sys
 import time
 
 import numpy as np
 
-from _harness import TF1, load_tf1, run_json, session_kwargs, tf_python
-from _neighbour import busy_neighbour, load_average
+from _harness import (TF1, busy_neighbour, last_cpu, load_average, load_tf1, run_json,
+                      session_kwargs, tf_python)
 
 MODELS = {"small": [784, 64, 10], "big": [784, 512, 512, 10]}
 DEFAULT_WORKLOADS = ["big-adam-b128", "small-sgd-b32"]
@@ -141,7 +142,7 @@ def main(argv=None):
     names = workloads(args)
     for name in names:
         parse_workload(name)
-    with busy_neighbour(args.busy):
+    with busy_neighbour(last_cpu()) if args.busy else contextlib.nullcontext():
         if args.module:
             results = {args.module: measure(args.module, names, args)}
         else:
