@@ -31,14 +31,14 @@ import numpy as np
 
 from trainflow import tf_logging
 from trainflow.framework import errors, registry
+from trainflow.runtime import run_state
 from trainflow.runtime.backends import numpy_backend
-from trainflow.runtime.resources import VariableSlot
 
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
 jax.config.update("jax_enable_x64", True)
-# Host buffers are copied to the device on each call; donating them pays only where the
-# device is not the host's memory.
+# A variable's old device buffer is dead after a step that writes it: donating it lets
+# the new value reuse its memory (on the host's memory it pays nothing).
 _DONATE = jax.default_backend() != "cpu"
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
@@ -164,7 +164,8 @@ def segment_op(index, ops, plan_ops, fetches, folded):
     inputs, seen = [], set()
     for op in ops:
         for t in op._inputs:
-            if t not in produced and t not in seen:
+            # Folded values are bound as constants while tracing, not passed per step.
+            if t not in produced and t not in seen and t._op not in folded:
                 seen.add(t)
                 inputs.append(t)
     needed = set(fetches)
@@ -194,21 +195,31 @@ class SegmentKernel:
     Ref inputs arrive as VariableSlots; ref outputs are returned as VariableSlots.
     """
 
-    def __init__(self, seg, folded, kernels):
+    def __init__(self, seg, folded, kernels, producers=()):
+        """
+        Args:
+          seg: the SegmentOp.
+          folded: the planner's folded values.
+          kernels: the NumPy kernels of seg.ops (what runs when tracing fails).
+          producers: (op, kernel) of the folded ops whose values the segment reads.
+        """
         self.seg = seg
         self.ops = seg.ops
         self._folded = folded
         self._ref_pos = [i for i, t in enumerate(seg._inputs) if t._dtype._is_ref_dtype]
-        # Folded inputs are bound as constants while tracing (static shapes stay static).
-        self._val_pos = [i for i, t in enumerate(seg._inputs)
-                         if not t._dtype._is_ref_dtype and t._op not in folded]
+        self._val_pos = [i for i, t in enumerate(seg._inputs) if not t._dtype._is_ref_dtype]
         self._traces = {}
         self._lock = threading.Lock()
         self._locking = any(op._attrs.get("use_locking") for op in seg.ops
                             if op._info.stateful)
+        # Refs an op may write (taken by a ref argument): donated where that pays.
+        slots_of = {t: k for k, t in enumerate(seg._inputs[i] for i in self._ref_pos)}
+        self._donated = sorted({slots_of[t] for op in seg.ops
+                                for t in _ref_args(op) if t in slots_of}) if _DONATE else []
         # The same ops on NumPy: what runs when a signature cannot be traced.
-        self._numpy = numpy_backend.Program(seg.ops, seg._outputs, seg._inputs, folded,
-                                            kernels, raw_refs=True)
+        self._numpy = numpy_backend.Program(
+            [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
+            [k for _, k in producers] + list(kernels), raw_refs=True)
 
     # -- tracing -------------------------------------------------------------------------
     def _trace_fn(self, entry, ref_dtypes, aliases):
@@ -242,10 +253,13 @@ class SegmentKernel:
                     reads[j] = refs.index(v)
                 results.append(None if isinstance(v, Ref) else v)
             entry.reads = reads
-            entry.written = tuple(k for k, r in enumerate(refs) if r.written)
+            entry.written = tuple(k for k, r in enumerate(refs)
+                                  if r.written or k in self._donated and r.value is not None)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
-            return (results, [refs[k].value for k in entry.written],
-                    [failed for _, failed, _, _ in checks])
+            flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
+            # One scalar says whether any check failed: a single read per step.
+            failed = jax.numpy.stack(flags) if flags else None
+            return results, [refs[k].value for k in entry.written], failed
         return fn
 
     @staticmethod
@@ -303,17 +317,15 @@ class SegmentKernel:
     # -- running ---------------------------------------------------------------------------
     def __call__(self, *args):
         slots = [args[i] for i in self._ref_pos]
-        ref_values = [s.value for s in slots]
         values = [args[i] for i in self._val_pos]
-        aliases = ()
-        if ref_values:
-            aliases = _aliases(ref_values, values)
+        aliases = _aliases(slots, values) if slots and values else ()
+        ref_values = [s.device_value(_put) for s in slots]
         key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
                tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
         entry = self._traces.get(key)
         if entry is None:
-            entry = self._compile(key, slots, ref_values, values, aliases or
-                                  (-1,) * len(values))
+            entry = self._compile(key, slots, ref_values, values,
+                                  aliases or (-1,) * len(values))
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
@@ -323,23 +335,26 @@ class SegmentKernel:
             for _, lock in locks:
                 lock.acquire()
             try:
-                return self._finish(entry, args, slots, [s.value for s in slots], values)
+                return self._finish(entry, args, slots,
+                                    [s.device_value(_put) for s in slots], values)
             finally:
                 for _, lock in reversed(locks):
                     lock.release()
         return self._finish(entry, args, slots, ref_values, values)
 
     def _finish(self, entry, args, slots, ref_values, values):
-        results, new_refs, flags = entry.fn(ref_values, values)
-        if flags and any(bool(f) for f in flags):
+        results, new_refs, failed = entry.fn(ref_values, values)
+        if failed is not None and np.any(failed):
             # A check failed: nothing was written back, so the same step on NumPy raises
             # the NumPy path's own error (class and message) for the failing op.
             self._numpy.run(list(args))
-            op, message, cls = next(c for c, f in zip(entry.checks, flags) if bool(f))
+            op, message, cls = entry.checks[int(np.argmax(np.asarray(failed)))]
             raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
                                 f"defined at {op.creation_site} ]]")
-        for k, value in zip(entry.written, new_refs):
-            _write_back(slots[k], value)
+        if new_refs:
+            step = run_state.current()
+            for k, value in zip(entry.written, new_refs):
+                slots[k].store_device(value, step)
         out = []
         reads = entry.reads
         for j, (t, v) in enumerate(zip(self.seg._outputs, results)):
@@ -361,15 +376,12 @@ class SegmentKernel:
                       hasattr(s.dtype, "base_dtype") else
                       (None if v is None else v.dtype) for s, v in zip(slots, ref_values)]
             try:
-                # Trace (and compile) now, so what tracing learns is known before use.
-                fn = self._trace_fn(entry, dtypes, aliases)
-                donate = ()
-                if _DONATE and any(v is not None for v in ref_values):
-                    # The variables' old values are dead after the step: on an accelerator
-                    # their device buffers are donated to the new values.
-                    donate = (0,)
-                entry.fn = jax.jit(fn, donate_argnums=donate).lower(ref_values,
-                                                                    values).compile()
+                # Trace and compile now, so what tracing learns is known before use; the
+                # calls then take jax's fast path, which reuses this compilation.
+                fn = jax.jit(self._trace_fn(entry, dtypes, aliases),
+                             donate_argnums=(0,) if self._donated else ())
+                fn.lower(ref_values, values).compile()
+                entry.fn = fn
             except _UninitializedRead as e:
                 raise self._uninitialized(e) from None  # not cached: it may be set later
             except errors.OpError:
@@ -412,15 +424,35 @@ def _buffer(v):
     return None
 
 
-def _aliases(ref_values, values):
-    """Per value, the index of the variable whose buffer it is (a read fed in, or a view
-    of the whole buffer), else -1."""
+def _aliases(slots, values):
+    """Per value, the index of the variable whose host buffer it is (a read made on the
+    host and fed in), else -1."""
     bufs = {}
-    for k, v in enumerate(ref_values):
-        b = _buffer(v)
+    for k, s in enumerate(slots):
+        b = _buffer(s.host_buffer())
         if b is not None:
             bufs.setdefault(b, k)
-    return tuple(bufs.get(_buffer(v), -1) for v in values)
+    if not bufs:
+        return ()
+    out = tuple(bufs.get(_buffer(v), -1) for v in values)
+    return out if any(k >= 0 for k in out) else ()
+
+
+def _put(buffer):
+    """A device copy of a host buffer (a copy: the host may write its buffer in place)."""
+    return jax.device_put(np.array(buffer))
+
+
+def _ref_args(op):
+    """The inputs `op` takes as refs (those it may write)."""
+    out, i = [], 0
+    for arg in op._info.op_def.inputs:
+        n = arg.count(op._attrs)
+        items = op._inputs[i:i + (1 if n is None else n)]
+        i += len(items)
+        if arg.is_ref:
+            out.extend(items)
+    return out
 
 
 def _attr(value):
@@ -431,18 +463,6 @@ class _UninitializedRead(Exception):
     def __init__(self, tensor):
         super().__init__(tensor.name)
         self.tensor = tensor
-
-
-def _write_back(slot, value):
-    """Stores a segment's new value of a variable: into its buffer in place when the
-    shape and dtype agree (readers holding the buffer see it), else as a new buffer."""
-    value = np.asarray(value)
-    buf = slot.value
-    if buf is not None and buf.shape == value.shape and buf.dtype == value.dtype and \
-            buf.flags.writeable:
-        np.copyto(buf, value)
-    else:
-        slot.value = np.array(value)
 
 
 def build_segments(ops, fetches, feeds, folded, kernels_for):
@@ -456,7 +476,8 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
 
     Returns:
       (program ops, their kernels): SegmentOps with SegmentKernels for each segment of
-      lowerable ops, the other ops with their NumPy kernels.
+      lowerable ops, the other ops with their NumPy kernels. Folded ops that only
+      segments read are left out (the segments bind their values).
     """
     from trainflow.runtime import planner
     fed = set(feeds)
@@ -469,6 +490,15 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
         sop = segment_op(len(out_ops), seg.ops, ordered, fetches, folded)
+        producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
+                                       if t._op in folded))
         out_ops.append(sop)
-        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops]))
-    return out_ops, out_kernels
+        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops],
+                                         [(op, kernels_for(op)) for op in producers]))
+    needed = set(fetches)
+    for op in out_ops:
+        needed.update(op._inputs)
+        needed.update(op._control_inputs)
+    keep = [k for k, op in enumerate(out_ops)
+            if op not in folded or op in needed or any(t in needed for t in op._outputs)]
+    return [out_ops[k] for k in keep], [out_kernels[k] for k in keep]
