@@ -465,7 +465,7 @@ class _UninitializedRead(Exception):
         self.tensor = tensor
 
 
-def build_segments(ops, fetches, feeds, folded, kernels_for):
+def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     """The host program's op list for `ops` with XLA segments fused.
 
     Args:
@@ -473,6 +473,9 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
       fetches, feeds: the plan's fetched and fed Tensors.
       folded: the planner's folded values.
       kernels_for: fn(op) -> its bound NumPy kernel.
+      marked_only: compile only the ops `jit_scope` marked (`_XlaCompile` true), one
+        cluster per `_XlaScope` (the session's switch is off); otherwise every op with a
+        lowering except those marked `_XlaCompile` false.
 
     Returns:
       (program ops, their kernels): SegmentOps with SegmentKernels for each segment of
@@ -482,10 +485,20 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
+    if marked_only:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
+
+        def key(op):
+            return (NAME, op._attrs.get("_XlaScope")) if op in lowerable else "host"
+    else:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is not False}
+
+        def key(op):
+            return NAME if op in lowerable else "host"
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
     out_ops, out_kernels = [], []
-    for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):
-        if seg.key != NAME or not any(op._outputs or op._inputs for op in seg.ops):
+    for seg in planner.partition(ordered, key):
+        if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
             out_ops.extend(seg.ops)
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
