@@ -212,10 +212,6 @@ class SegmentKernel:
         self._lock = threading.Lock()
         self._locking = any(op._attrs.get("use_locking") for op in seg.ops
                             if op._info.stateful)
-        # Refs an op may write (taken by a ref argument): donated where that pays.
-        slots_of = {t: k for k, t in enumerate(seg._inputs[i] for i in self._ref_pos)}
-        self._donated = sorted({slots_of[t] for op in seg.ops
-                                for t in _ref_args(op) if t in slots_of}) if _DONATE else []
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(
             [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
@@ -253,8 +249,7 @@ class SegmentKernel:
                     reads[j] = refs.index(v)
                 results.append(None if isinstance(v, Ref) else v)
             entry.reads = reads
-            entry.written = tuple(k for k, r in enumerate(refs)
-                                  if r.written or k in self._donated and r.value is not None)
+            entry.written = tuple(k for k, r in enumerate(refs) if r.written)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
             # One scalar says whether any check failed: a single read per step.
@@ -343,7 +338,7 @@ class SegmentKernel:
         return self._finish(entry, args, slots, ref_values, values)
 
     def _finish(self, entry, args, slots, ref_values, values):
-        results, new_refs, failed = entry.fn(ref_values, values)
+        results, new_refs, failed = entry.fn(*ref_values, *values)
         if failed is not None and np.any(failed):
             # A check failed: nothing was written back, so the same step on NumPy raises
             # the NumPy path's own error (class and message) for the failing op.
@@ -378,9 +373,20 @@ class SegmentKernel:
             try:
                 # Trace and compile now, so what tracing learns is known before use; the
                 # calls then take jax's fast path, which reuses this compilation.
-                fn = jax.jit(self._trace_fn(entry, dtypes, aliases),
-                             donate_argnums=(0,) if self._donated else ())
-                fn.lower(ref_values, values).compile()
+                traced = self._trace_fn(entry, dtypes, aliases)
+                n = len(ref_values)
+
+                def flat(*args):
+                    return traced(list(args[:n]), list(args[n:]))
+                fn = jax.jit(flat)
+                lowered = fn.lower(*ref_values, *values)
+                if _DONATE and entry.written and not entry.checks:
+                    # The written variables' old buffers are dead after the step: donate
+                    # them (known once traced, so trace again with the donation). Not
+                    # where a failed check re-runs the step on the old values.
+                    fn = jax.jit(flat, donate_argnums=entry.written)
+                    lowered = fn.lower(*ref_values, *values)
+                lowered.compile()
                 entry.fn = fn
             except _UninitializedRead as e:
                 raise self._uninitialized(e) from None  # not cached: it may be set later
@@ -441,18 +447,6 @@ def _aliases(slots, values):
 def _put(buffer):
     """A device copy of a host buffer (a copy: the host may write its buffer in place)."""
     return jax.device_put(np.array(buffer))
-
-
-def _ref_args(op):
-    """The inputs `op` takes as refs (those it may write)."""
-    out, i = [], 0
-    for arg in op._info.op_def.inputs:
-        n = arg.count(op._attrs)
-        items = op._inputs[i:i + (1 if n is None else n)]
-        i += len(items)
-        if arg.is_ref:
-            out.extend(items)
-    return out
 
 
 def _attr(value):
