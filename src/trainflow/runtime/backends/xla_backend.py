@@ -37,6 +37,10 @@ from trainflow.runtime.backends import numpy_backend
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
 jax.config.update("jax_enable_x64", True)
+# On CPU a step runs in the calling thread: its outputs (the variables' new values) are
+# ready when it returns, so steps of several threads never wait on each other's pending
+# results inside the CPU client's small thread pool, and no thread hand-off is paid.
+jax.config.update("jax_cpu_enable_async_dispatch", False)
 # A variable's old device buffer is dead after a step that writes it: donating it lets
 # the new value reuse its memory (on the host's memory it pays nothing).
 _DONATE = jax.default_backend() != "cpu"
