@@ -1,6 +1,8 @@
 """`tf.xla.experimental.jit_scope`: TF's XLA marks on the ops created inside, inherited by
 their gradients, and honoured by the session: marked ops are compiled with the auto-jit
 switch off, and `compile_ops=False` keeps ops off XLA with it on."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -112,7 +114,7 @@ def test_marked_training_step_matches_numpy(switch_off):
             tf.set_random_seed(1)
             x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
             w = tf.Variable(np.full((3, 2), 0.5, np.float32), name="w")
-            scope = tf.xla.experimental.jit_scope() if mark else _null()
+            scope = tf.xla.experimental.jit_scope() if mark else contextlib.nullcontext()
             with scope:
                 loss = tf.reduce_sum(tf.square(tf.matmul(x, w) - 1.0))
             step = tf.train.AdamOptimizer(0.1).minimize(loss)
@@ -122,8 +124,6 @@ def test_marked_training_step_matches_numpy(switch_off):
                 compiled = _clusters(sess)
                 return losses, sess.run(w), compiled
 
-    import contextlib
-    _null = contextlib.nullcontext
     marked, w_marked, clusters = train(True)
     plain, w_plain, none = train(False)
     np.testing.assert_allclose(marked, plain, rtol=1e-6)
