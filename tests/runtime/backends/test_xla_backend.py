@@ -13,6 +13,13 @@ from trainflow.runtime.backends import xla_backend  # noqa: E402
 xla_backend.load_lowerings()
 
 
+@pytest.fixture(autouse=True)
+def _switch_from_config_only(monkeypatch):
+    """These tests compare sessions with the switch off and on: the config decides, not
+    TF_XLA_FLAGS (set for the whole suite when TRAINFLOW_XLA=1)."""
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+
+
 def _config(jit):
     cfg = tf.ConfigProto()
     if jit:

@@ -84,6 +84,8 @@ class Ref:
 
 
 _SPECIAL = ("check", "op")
+_HOST_DTYPES = frozenset(["string", "resource", "variant"])
+_LOCKED_TYPES = frozenset(["AssignAdd", "AssignSub"])
 _lowering_info = {}
 
 
@@ -120,6 +122,9 @@ def lowerable_ops(ops, fed, folded):
             continue
         if any(t in fed for t in op._outputs):
             continue
+        if any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._inputs) or \
+                any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._outputs):
+            continue  # jax arrays hold numbers only
         out.add(op)
     return out
 
@@ -214,8 +219,10 @@ class SegmentKernel:
         self._val_pos = [i for i, t in enumerate(seg._inputs) if not t._dtype._is_ref_dtype]
         self._traces = {}
         self._lock = threading.Lock()
-        self._locking = any(op._attrs.get("use_locking") for op in seg.ops
-                            if op._info.stateful)
+        # Under the variables' locks: use_locking updates, and AssignAdd/AssignSub, which
+        # TF always runs under the variable's lock (a shared counter loses no increment).
+        self._locking = any(op._attrs.get("use_locking") or op._type in _LOCKED_TYPES
+                            for op in seg.ops if op._info.stateful)
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(
             [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
@@ -328,7 +335,9 @@ class SegmentKernel:
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
-        if self._locking:
+        try:
+            if not self._locking:
+                return self._finish(entry, args, slots, ref_values, values)
             # use_locking updates: read, compute and write back under the variables' locks.
             locks = sorted({id(s.lock): s.lock for s in slots}.items())
             for _, lock in locks:
@@ -339,17 +348,18 @@ class SegmentKernel:
             finally:
                 for _, lock in reversed(locks):
                     lock.release()
-        return self._finish(entry, args, slots, ref_values, values)
+        except _CheckFailed as e:
+            # Nothing was written back, so the same step on NumPy (which takes the locks
+            # itself) raises the NumPy path's own error (class and message).
+            self._numpy.run(list(args))
+            op, message, cls = entry.checks[e.index]
+            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
+                                f"defined at {op.creation_site} ]]") from None
 
     def _finish(self, entry, args, slots, ref_values, values):
         results, new_refs, failed = entry.fn(*ref_values, *values)
         if failed is not None and np.any(failed):
-            # A check failed: nothing was written back, so the same step on NumPy raises
-            # the NumPy path's own error (class and message) for the failing op.
-            self._numpy.run(list(args))
-            op, message, cls = entry.checks[int(np.argmax(np.asarray(failed)))]
-            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
-                                f"defined at {op.creation_site} ]]")
+            raise _CheckFailed(int(np.argmax(np.asarray(failed))))
         if new_refs:
             step = run_state.current()
             for k, value in zip(entry.written, new_refs):
@@ -455,6 +465,14 @@ def _put(buffer):
 
 def _attr(value):
     return value.decode() if isinstance(value, bytes) else value
+
+
+class _CheckFailed(Exception):
+    """A run-time check of a step failed (`index`: the first failing check)."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
 
 
 class _UninitializedRead(Exception):
