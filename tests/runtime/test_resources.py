@@ -168,3 +168,47 @@ def test_session_sees_a_reset_container_as_uninitialized():
             in_process.close()
     finally:
         server.stop()
+
+
+class _Device(np.ndarray):
+    """Stands for a device array (any array NumPy can read)."""
+
+
+def _put(host):
+    return np.array(host).view(_Device)
+
+
+def test_variable_slot_device_copy_and_host_sync():
+    slot = VariableSlot("v", tf.float32)
+    assert slot.device_value(_put) is None and not slot.initialized
+    host = np.arange(3, dtype=np.float32)
+    slot.value = host
+    dev = slot.device_value(_put)
+    assert isinstance(dev, _Device) and slot.device_value(_put) is dev  # put once
+    step = object()
+    # Exposed (assigned from the host): the first store updates the host buffer too.
+    slot.store_device(_put(host + 1), step)
+    assert host.tolist() == [1, 2, 3] and not slot._stale
+    # Within the same step the host keeps being updated; in a later one it falls behind.
+    slot.store_device(_put(host + 1), step)
+    assert host.tolist() == [2, 3, 4]
+    slot.store_device(_put(host + 1), object())
+    assert host.tolist() == [2, 3, 4] and slot._stale and slot.host_buffer() is None
+    assert slot.initialized and repr(slot) == "<VariableSlot v initialized=True>"
+    # A host read syncs into the same buffer and takes ownership back.
+    assert slot.get() is host and host.tolist() == [3, 4, 5]
+    assert slot._device is None and slot.host_buffer() is host
+    # A host write drops the device copy; the next device read puts the new buffer.
+    slot.device_value(_put)
+    slot.value = np.zeros(2, np.float32)
+    assert slot._device is None
+    assert slot.device_value(_put).tolist() == [0, 0]
+
+
+def test_variable_slot_device_value_of_a_new_shape():
+    slot = VariableSlot("v", tf.float32)
+    slot.value = np.zeros(2, np.float32)
+    slot.device_value(_put)
+    slot.store_device(_put(np.ones(3, np.float32)), object())  # exposed: host replaced
+    slot.store_device(_put(np.full(4, 2.0, np.float32)), object())
+    assert slot.value.tolist() == [2.0] * 4 and slot.value.flags.writeable

@@ -3,7 +3,7 @@ import contextlib
 import re
 import threading
 
-from trainflow.framework import registry
+from trainflow.framework import attr_scope, registry
 from trainflow.framework.device_spec import (
     apply_colocation, apply_device_functions, device_function)
 from trainflow.framework.operation import Operation
@@ -266,6 +266,8 @@ class Graph:
         state = self._state
         for controller in state.control_dependencies:
             controller.seen_ops.add(op)
+        if self._attr_scope_map:
+            attr_scope.apply(self._attr_scope_map, op)
         override = self._gradient_override_map.get(op._type)
         if override is not None:
             op._attrs["_gradient_op_type"] = override.encode()

@@ -5,8 +5,9 @@ order, calling each op type's registered gradient function (which adds ops) and
 summing the gradients that reach each tensor. Iterative, never recursive.
 """
 import collections
+import contextlib
 
-from trainflow.framework import dtypes, graph_walk, registry
+from trainflow.framework import attr_scope, dtypes, graph_walk, registry
 from trainflow.framework.graph import _get_graph_from_inputs
 from trainflow.framework.indexed_slices import IndexedSlices
 from trainflow.framework.tensor import Tensor
@@ -293,6 +294,19 @@ def _get_grad(grads, t):
     return g
 
 
+def _xla_marks(g, op):
+    """The attr scope that puts the gradient of an op marked by `jit_scope` for XLA in
+    the op's XLA scope (or a scope of its own with separate_compiled_gradients), as TF
+    does; a null context for other ops."""
+    if op._attrs.get("_XlaCompile") is not True:
+        return contextlib.nullcontext()
+    scope = op._attrs.get("_XlaScope", b"")
+    scope = scope.decode() if isinstance(scope, bytes) else scope
+    if op._attrs.get("_XlaSeparateCompiledGradients"):
+        scope = f"{scope}_grad_{g.get_name_scope()}/"
+    return attr_scope.attr_scope(g, {"_XlaCompile": True, "_XlaScope": scope.encode()})
+
+
 def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, colocate):
     ctx = g.colocate_with(op) if colocate else _null()
     with ctx:
@@ -314,7 +328,7 @@ def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, col
             for i, og in enumerate(out_grads):
                 if og is None and fill_zeros and is_trainable(op._outputs[i]):
                     out_grads[i] = _zeros_like_output(op, i)
-            with g.name_scope(op.name + "_grad"):
+            with _xla_marks(g, op), g.name_scope(op.name + "_grad"):
                 in_grads = _as_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op._inputs):
                     raise ValueError(f"Num gradients {len(in_grads)} generated for op "

@@ -8,7 +8,7 @@ each maximal segment of ops with lowerings becomes one fused call in that progra
 (runtime/backends/xla_backend.py).
 """
 from trainflow.runtime import planner
-from trainflow.runtime.backends import numpy_backend
+from trainflow.runtime.backends import numpy_backend, xla_switch
 
 
 class Plan:
@@ -34,10 +34,17 @@ class Plan:
             self.ops = planner.skip_unread(self.ops, roots)
         folded = planner.fold_constants(self.ops, fed)
         xla = getattr(session, "_xla_backend", None)
+        marked_only = False
+        if xla is None and not done and any(op._attrs.get("_XlaCompile") is True
+                                            for op in self.ops):
+            # The switch is off, but `jit_scope` marked ops for compilation.
+            xla = xla_switch.load_backend()
+            marked_only = True
         if xla is not None and not done:
             # The XLA segments become one fused call each inside the host program.
             ops, kernels = xla.build_segments(self.ops, self.fetches, self.feeds, folded,
-                                              lambda op: _bound_kernel(session, op))
+                                              lambda op: _bound_kernel(session, op),
+                                              marked_only)
             self.ops = ops
         else:
             ops = self.ops

@@ -216,7 +216,9 @@ def backend_for(op, preference=(registry.NUMPY,)):
 def group_order(ops, fed, compiled):
     """Reorders `ops` (a valid run order) into as few alternating runs of compiled ops
     (`compiled(op)` true) and host ops as a greedy pass finds: host ops first, then each
-    run takes every op of its kind that becomes ready. Ties keep the given order.
+    run takes every op of its kind that becomes ready. Blocking ops (a Recv, a queue's
+    dequeue) run only when nothing else is ready, so that what another party waits for
+    (a Send, an enqueue) is not held back behind them. Ties keep the given order.
 
     Returns:
       a new list: a valid run order of the same ops.
@@ -231,20 +233,32 @@ def group_order(ops, fed, compiled):
         waiting[op] = len(deps)
         for d in deps:
             users[d].append(op)
-    host, comp = [], []
+    host, comp, late = [], [], []
+
+    def ready(op):
+        if compiled(op):
+            heapq.heappush(comp, index[op])
+        elif op._info is not None and op._info.blocking:
+            heapq.heappush(late, index[op])
+        else:
+            heapq.heappush(host, index[op])
     for op in ops:
         if not waiting[op]:
-            heapq.heappush(comp if compiled(op) else host, index[op])
+            ready(op)
     out = []
     current = host if host else comp
-    while host or comp:
+    while host or comp or late:
         if not current:
             current = comp if current is host else host
+            if not current:
+                current = late
         k = heapq.heappop(current)
         op = ops[k]
         out.append(op)
+        if current is late:
+            current = host
         for u in users[op]:
             waiting[u] -= 1
             if not waiting[u]:
-                heapq.heappush(comp if compiled(u) else host, index[u])
+                ready(u)
     return out

@@ -2,6 +2,8 @@
 kept in containers (TensorFlow's `tf.container`, cleared by `Session.reset`)."""
 import threading
 
+import numpy as np
+
 from trainflow.framework.kernel_context import RefSlot
 
 
@@ -14,27 +16,111 @@ class Uninitialized(Exception):
 
 
 class VariableSlot(RefSlot):
-    """The storage of one ref variable; `value` is its buffer (None until assigned)."""
+    """The storage of one ref variable. `value` is its host (NumPy) buffer, None until
+    assigned.
 
-    __slots__ = ("name", "value", "dtype", "shape", "lock", "dropped")
+    A backend that computes on a device (the XLA backend) may own the value between
+    steps: `device_value` hands it the device copy and `store_device` takes the new one,
+    which then lives only there. Reading `value` on the host syncs the device copy back
+    (into the same buffer when it fits) and returns ownership to the host, since the
+    reader may write the buffer in place; assigning `value` drops the device copy.
+    `dropped` is set when its container is cleared (`Session.reset`).
+    """
+
+    __slots__ = ("name", "dtype", "shape", "lock", "dropped", "_host", "_device", "_stale",
+                 "_exposed", "_exposed_in")
 
     def __init__(self, name, dtype=None, shape=None):
         self.name = name
-        self.value = None
-        self.dropped = False  # set when its container is cleared
+        self.dropped = False
         self.dtype = dtype
         self.shape = shape
         self.lock = threading.Lock()
+        self._host = None
+        self._device = None  # the device copy, when a backend holds one
+        self._stale = False  # whether _host is behind _device
+        self._exposed = True  # whether the host buffer was handed out since the last store
+        self._exposed_in = None  # the step in which it was last handed out
+
+    @property
+    def value(self):
+        if self._device is not None:
+            self._to_host()
+        self._exposed = True
+        return self._host
+
+    @value.setter
+    def value(self, buffer):
+        self._host = buffer
+        self._device = None
+        self._stale = False
+        self._exposed = True
 
     def get(self):
         """The buffer. Raises Uninitialized if never assigned."""
-        v = self.value
+        if self._device is not None:
+            self._to_host()
+        self._exposed = True
+        v = self._host
         if v is None:
             raise Uninitialized(self.name)
         return v
 
+    @property
+    def initialized(self):
+        """Whether the variable has a value (on the host or a device), without a sync."""
+        return self._host is not None or self._device is not None
+
+    def _to_host(self):
+        """Makes the host buffer current and the host its owner."""
+        device, stale = self._device, self._stale
+        self._device = None
+        self._stale = False
+        if stale:
+            _copy_into(self, np.asarray(device))
+
+    # -- for device backends ------------------------------------------------------------
+    def host_buffer(self):
+        """The host buffer when it is current (no device copy), else None; no sync."""
+        return self._host if self._device is None else None
+
+    def device_value(self, put):
+        """The device copy (made with `put(host buffer)` if there is none); None when
+        uninitialized."""
+        device = self._device
+        if device is None and self._host is not None:
+            device = self._device = put(self._host)
+            self._stale = False
+        return device
+
+    def store_device(self, value, step):
+        """Takes `value` (a device array) as the variable's new value.
+
+        If the host buffer was handed out in this step (`step`: the current RunState),
+        a host reader may still hold it, so it is updated in place as well; otherwise
+        the host copy is left behind until something on the host reads the variable.
+        """
+        if self._exposed or self._exposed_in is step:
+            self._exposed = False
+            self._exposed_in = step
+            _copy_into(self, np.asarray(value))
+            self._stale = False
+        else:
+            self._stale = True
+        self._device = value
+
     def __repr__(self):
-        return f"<VariableSlot {self.name} initialized={self.value is not None}>"
+        return f"<VariableSlot {self.name} initialized={self.initialized}>"
+
+
+def _copy_into(slot, value):
+    """Stores `value` in the slot's host buffer, in place when shape and dtype agree."""
+    host = slot._host
+    if host is not None and host.shape == value.shape and host.dtype == value.dtype and \
+            host.flags.writeable:
+        np.copyto(host, value)
+    else:
+        slot._host = np.array(value)
 
 
 DEFAULT_CONTAINER = "localhost"  # TensorFlow's name for the default container

@@ -13,6 +13,13 @@ from trainflow.runtime.backends import xla_backend  # noqa: E402
 xla_backend.load_lowerings()
 
 
+@pytest.fixture(autouse=True)
+def _switch_from_config_only(monkeypatch):
+    """These tests compare sessions with the switch off and on: the config decides, not
+    TF_XLA_FLAGS (set for the whole suite when TRAINFLOW_XLA=1)."""
+    monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+
+
 def _config(jit):
     cfg = tf.ConfigProto()
     if jit:
@@ -425,3 +432,54 @@ def test_host_ops_split_segments():
             plan = list(sess._plans.values())[-1]
             assert [op.type for op in plan.ops if op.type != "Const"] == [
                 "XlaCluster", "PyFunc", "XlaCluster"]
+
+
+def _host_paths_scenario(jit, ckpt):
+    """Trains with host reads and writes in between (fetches, load, assign from a feed,
+    Saver save/restore, a partial run); every observation, in order."""
+    build, feeds = _mlp([6, 5, 3], lambda: tf.train.AdamOptimizer(0.05))
+    g = tf.Graph()
+    with g.as_default():
+        (loss, train), init, phs = build()
+        w = tf.trainable_variables()[0]
+        fed = tf.placeholder(tf.float32, w.shape)
+        assign = tf.assign(w, fed)
+        saver = tf.train.Saver()
+        scaled = w * 2.0
+    seen = []
+    with tf.Session(graph=g, config=_config(jit)) as sess:
+        sess.run(init)
+        steps = lambda n: [sess.run([loss, train], dict(zip(phs, feeds(i))))[0]  # noqa: E731
+                           for i in range(n)]
+        seen += steps(3)
+        if jit:
+            # Nothing on the host read the variables: their values live on the device.
+            slots = sess._resources.variables()
+            assert all(s._device is not None and s._stale for s in slots.values())
+            buf = slots[w.op.name]._host
+        seen.append(sess.run(w))  # a fetch syncs the value back
+        if jit:
+            assert slots[w.op.name]._host is buf  # into the same buffer
+        w.load(np.full(w.shape, 0.25, np.float32), sess)
+        seen += steps(2)
+        path = saver.save(sess, ckpt)
+        seen += steps(2)
+        sess.run(assign, {fed: np.full(w.shape, -0.5, np.float32)})
+        seen.append(sess.run(scaled))
+        seen += steps(1)
+        saver.restore(sess, path)
+        seen.append(w.eval(session=sess))
+        h = sess.partial_run_setup([scaled, loss], phs)
+        seen.append(sess.partial_run(h, scaled))
+        seen.append(sess.partial_run(h, loss, dict(zip(phs, feeds(0)))))
+        seen += steps(2)
+        seen.append(sess.run(w))
+    return seen
+
+
+def test_host_reads_and_writes_see_the_device_values(tmp_path):
+    got = _host_paths_scenario(True, str(tmp_path / "xla" / "model"))
+    want = _host_paths_scenario(False, str(tmp_path / "numpy" / "model"))
+    assert len(got) == len(want)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6, err_msg=f"observation {k}")

@@ -29,10 +29,13 @@ XLA = "xla"
 
 
 def _assign(ref, value, *, validate_shape, use_locking, op):
-    if validate_shape and ref.value is not None and jnp.shape(ref.value) != jnp.shape(value):
+    lhs = jnp.shape(ref.value) if ref.value is not None else None
+    if lhs is None and op._inputs[0].shape.is_fully_defined():
+        lhs = tuple(op._inputs[0].shape.as_list())  # an uninitialized variable's shape
+    if validate_shape and lhs is not None and tuple(lhs) != jnp.shape(value):
         raise errors.InvalidArgumentError(
             None, op, "Assign requires shapes of both tensors to match. lhs shape= "
-                      f"{list(jnp.shape(ref.value))} rhs shape= {list(jnp.shape(value))}")
+                      f"{list(lhs)} rhs shape= {list(jnp.shape(value))}")
     ref.set(value)
     return ref
 

@@ -34,14 +34,18 @@ import numpy as np
 
 from trainflow import tf_logging
 from trainflow.framework import errors, registry
+from trainflow.runtime import run_state
 from trainflow.runtime.backends import numpy_backend
-from trainflow.runtime.resources import VariableSlot
 
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
 jax.config.update("jax_enable_x64", True)
-# Host buffers are copied to the device on each call; donating them pays only where the
-# device is not the host's memory.
+# On CPU a step runs in the calling thread: its outputs (the variables' new values) are
+# ready when it returns, so steps of several threads never wait on each other's pending
+# results inside the CPU client's small thread pool, and no thread hand-off is paid.
+jax.config.update("jax_cpu_enable_async_dispatch", False)
+# A variable's old device buffer is dead after a step that writes it: donating it lets
+# the new value reuse its memory (on the host's memory it pays nothing).
 _DONATE = jax.default_backend() != "cpu"
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
@@ -84,6 +88,8 @@ class Ref:
 
 
 _SPECIAL = ("check", "op")
+_HOST_DTYPES = frozenset(["string", "resource", "variant"])
+_LOCKED_TYPES = frozenset(["AssignAdd", "AssignSub"])
 _lowering_info = {}
 
 
@@ -125,6 +131,9 @@ def lowerable_ops(ops, fed, folded):
             continue
         if any(t in fed for t in op._outputs):
             continue
+        if any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._inputs) or \
+                any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._outputs):
+            continue  # jax arrays hold numbers only
         out.add(op)
     return out
 
@@ -173,7 +182,8 @@ def segment_op(index, ops, plan_ops, fetches, folded):
     inputs, seen = [], set()
     for op in ops:
         for t in op._inputs:
-            if t not in produced and t not in seen:
+            # Folded values are bound as constants while tracing, not passed per step.
+            if t not in produced and t not in seen and t._op not in folded:
                 seen.add(t)
                 inputs.append(t)
     needed = set(fetches)
@@ -203,21 +213,29 @@ class SegmentKernel:
     Ref inputs arrive as VariableSlots; ref outputs are returned as VariableSlots.
     """
 
-    def __init__(self, seg, folded, kernels):
+    def __init__(self, seg, folded, kernels, producers=()):
+        """
+        Args:
+          seg: the SegmentOp.
+          folded: the planner's folded values.
+          kernels: the NumPy kernels of seg.ops (what runs when tracing fails).
+          producers: (op, kernel) of the folded ops whose values the segment reads.
+        """
         self.seg = seg
         self.ops = seg.ops
         self._folded = folded
         self._ref_pos = [i for i, t in enumerate(seg._inputs) if t._dtype._is_ref_dtype]
-        # Folded inputs are bound as constants while tracing (static shapes stay static).
-        self._val_pos = [i for i, t in enumerate(seg._inputs)
-                         if not t._dtype._is_ref_dtype and t._op not in folded]
+        self._val_pos = [i for i, t in enumerate(seg._inputs) if not t._dtype._is_ref_dtype]
         self._traces = {}
         self._lock = threading.Lock()
-        self._locking = any(op._attrs.get("use_locking") for op in seg.ops
-                            if op._info.stateful)
+        # Under the variables' locks: use_locking updates, and AssignAdd/AssignSub, which
+        # TF always runs under the variable's lock (a shared counter loses no increment).
+        self._locking = any(op._attrs.get("use_locking") or op._type in _LOCKED_TYPES
+                            for op in seg.ops if op._info.stateful)
         # The same ops on NumPy: what runs when a signature cannot be traced.
-        self._numpy = numpy_backend.Program(seg.ops, seg._outputs, seg._inputs, folded,
-                                            kernels, raw_refs=True)
+        self._numpy = numpy_backend.Program(
+            [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
+            [k for _, k in producers] + list(kernels), raw_refs=True)
 
     # -- tracing -------------------------------------------------------------------------
     def _trace_fn(self, entry, ref_dtypes, aliases):
@@ -253,8 +271,10 @@ class SegmentKernel:
             entry.reads = reads
             entry.written = tuple(k for k, r in enumerate(refs) if r.written)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
-            return (results, [refs[k].value for k in entry.written],
-                    [failed for _, failed, _, _ in checks])
+            flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
+            # One scalar says whether any check failed: a single read per step.
+            failed = jax.numpy.stack(flags) if flags else None
+            return results, [refs[k].value for k in entry.written], failed
         return fn
 
     @staticmethod
@@ -312,43 +332,47 @@ class SegmentKernel:
     # -- running ---------------------------------------------------------------------------
     def __call__(self, *args):
         slots = [args[i] for i in self._ref_pos]
-        ref_values = [s.value for s in slots]
         values = [args[i] for i in self._val_pos]
-        aliases = ()
-        if ref_values:
-            aliases = _aliases(ref_values, values)
+        aliases = _aliases(slots, values) if slots and values else ()
+        ref_values = [s.device_value(_put) for s in slots]
         key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
                tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
         entry = self._traces.get(key)
         if entry is None:
-            entry = self._compile(key, slots, ref_values, values, aliases or
-                                  (-1,) * len(values))
+            entry = self._compile(key, slots, ref_values, values,
+                                  aliases or (-1,) * len(values))
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
-        if self._locking:
+        try:
+            if not self._locking:
+                return self._finish(entry, args, slots, ref_values, values)
             # use_locking updates: read, compute and write back under the variables' locks.
             locks = sorted({id(s.lock): s.lock for s in slots}.items())
             for _, lock in locks:
                 lock.acquire()
             try:
-                return self._finish(entry, args, slots, [s.value for s in slots], values)
+                return self._finish(entry, args, slots,
+                                    [s.device_value(_put) for s in slots], values)
             finally:
                 for _, lock in reversed(locks):
                     lock.release()
-        return self._finish(entry, args, slots, ref_values, values)
+        except _CheckFailed as e:
+            # Nothing was written back, so the same step on NumPy (which takes the locks
+            # itself) raises the NumPy path's own error (class and message).
+            self._numpy.run(list(args))
+            op, message, cls = entry.checks[e.index]
+            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
+                                f"defined at {op.creation_site} ]]") from None
 
     def _finish(self, entry, args, slots, ref_values, values):
-        results, new_refs, flags = entry.fn(ref_values, values)
-        if flags and any(bool(f) for f in flags):
-            # A check failed: nothing was written back, so the same step on NumPy raises
-            # the NumPy path's own error (class and message) for the failing op.
-            self._numpy.run(list(args))
-            op, message, cls = next(c for c, f in zip(entry.checks, flags) if bool(f))
-            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
-                                f"defined at {op.creation_site} ]]")
-        for k, value in zip(entry.written, new_refs):
-            _write_back(slots[k], value)
+        results, new_refs, failed = entry.fn(*ref_values, *values)
+        if failed is not None and np.any(failed):
+            raise _CheckFailed(int(np.argmax(np.asarray(failed))))
+        if new_refs:
+            step = run_state.current()
+            for k, value in zip(entry.written, new_refs):
+                slots[k].store_device(value, step)
         out = []
         reads = entry.reads
         for j, (t, v) in enumerate(zip(self.seg._outputs, results)):
@@ -370,15 +394,23 @@ class SegmentKernel:
                       hasattr(s.dtype, "base_dtype") else
                       (None if v is None else v.dtype) for s, v in zip(slots, ref_values)]
             try:
-                # Trace (and compile) now, so what tracing learns is known before use.
-                fn = self._trace_fn(entry, dtypes, aliases)
-                donate = ()
-                if _DONATE and any(v is not None for v in ref_values):
-                    # The variables' old values are dead after the step: on an accelerator
-                    # their device buffers are donated to the new values.
-                    donate = (0,)
-                entry.fn = jax.jit(fn, donate_argnums=donate).lower(ref_values,
-                                                                    values).compile()
+                # Trace and compile now, so what tracing learns is known before use; the
+                # calls then take jax's fast path, which reuses this compilation.
+                traced = self._trace_fn(entry, dtypes, aliases)
+                n = len(ref_values)
+
+                def flat(*args):
+                    return traced(list(args[:n]), list(args[n:]))
+                fn = jax.jit(flat)
+                lowered = fn.lower(*ref_values, *values)
+                if _DONATE and entry.written and not entry.checks:
+                    # The written variables' old buffers are dead after the step: donate
+                    # them (known once traced, so trace again with the donation). Not
+                    # where a failed check re-runs the step on the old values.
+                    fn = jax.jit(flat, donate_argnums=entry.written)
+                    lowered = fn.lower(*ref_values, *values)
+                lowered.compile()
+                entry.fn = fn
             except _UninitializedRead as e:
                 raise self._uninitialized(e) from None  # not cached: it may be set later
             except errors.OpError:
@@ -429,37 +461,41 @@ def _buffer(v):
     return None
 
 
-def _aliases(ref_values, values):
-    """Per value, the index of the variable whose buffer it is (a read fed in, or a view
-    of the whole buffer), else -1."""
+def _aliases(slots, values):
+    """Per value, the index of the variable whose host buffer it is (a read made on the
+    host and fed in), else -1."""
     bufs = {}
-    for k, v in enumerate(ref_values):
-        b = _buffer(v)
+    for k, s in enumerate(slots):
+        b = _buffer(s.host_buffer())
         if b is not None:
             bufs.setdefault(b, k)
-    return tuple(bufs.get(_buffer(v), -1) for v in values)
+    if not bufs:
+        return ()
+    out = tuple(bufs.get(_buffer(v), -1) for v in values)
+    return out if any(k >= 0 for k in out) else ()
+
+
+def _put(buffer):
+    """A device copy of a host buffer (a copy: the host may write its buffer in place)."""
+    return jax.device_put(np.array(buffer))
 
 
 def _attr(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
+class _CheckFailed(Exception):
+    """A run-time check of a step failed (`index`: the first failing check)."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
 class _UninitializedRead(Exception):
     def __init__(self, tensor):
         super().__init__(tensor.name)
         self.tensor = tensor
-
-
-def _write_back(slot, value):
-    """Stores a segment's new value of a variable: into its buffer in place when the
-    shape and dtype agree (readers holding the buffer see it), else as a new buffer."""
-    value = np.asarray(value)
-    buf = slot.value
-    if buf is not None and buf.shape == value.shape and buf.dtype == value.dtype and \
-            buf.flags.writeable:
-        np.copyto(buf, value)
-    else:
-        slot.value = np.array(value)
 
 
 def _add_folded(ops, folded, lowerable):
@@ -478,7 +514,7 @@ def _add_folded(ops, folded, lowerable):
             lowerable.add(op)
 
 
-def build_segments(ops, fetches, feeds, folded, kernels_for):
+def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     """The host program's op list for `ops` with XLA segments fused.
 
     Args:
@@ -486,23 +522,46 @@ def build_segments(ops, fetches, feeds, folded, kernels_for):
       fetches, feeds: the plan's fetched and fed Tensors.
       folded: the planner's folded values.
       kernels_for: fn(op) -> its bound NumPy kernel.
+      marked_only: compile only the ops `jit_scope` marked (`_XlaCompile` true), one
+        cluster per `_XlaScope` (the session's switch is off); otherwise every op with a
+        lowering except those marked `_XlaCompile` false.
 
     Returns:
       (program ops, their kernels): SegmentOps with SegmentKernels for each segment of
-      lowerable ops, the other ops with their NumPy kernels.
+      lowerable ops, the other ops with their NumPy kernels. Folded ops that only
+      segments read are left out (the segments bind their values).
     """
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
     _add_folded(ops, folded, lowerable)
+    if marked_only:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
+
+        def key(op):
+            return (NAME, op._attrs.get("_XlaScope")) if op in lowerable else "host"
+    else:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is not False}
+
+        def key(op):
+            return NAME if op in lowerable else "host"
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
     out_ops, out_kernels = [], []
-    for seg in planner.partition(ordered, lambda op: NAME if op in lowerable else "host"):
-        if seg.key != NAME or not any(op._outputs or op._inputs for op in seg.ops):
+    for seg in planner.partition(ordered, key):
+        if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
             out_ops.extend(seg.ops)
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
         sop = segment_op(len(out_ops), seg.ops, ordered, fetches, folded)
+        producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
+                                       if t._op in folded))
         out_ops.append(sop)
-        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops]))
-    return out_ops, out_kernels
+        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops],
+                                         [(op, kernels_for(op)) for op in producers]))
+    needed = set(fetches)
+    for op in out_ops:
+        needed.update(op._inputs)
+        needed.update(op._control_inputs)
+    keep = [k for k, op in enumerate(out_ops)
+            if op not in folded or op in needed or any(t in needed for t in op._outputs)]
+    return [out_ops[k] for k in keep], [out_kernels[k] for k in keep]

@@ -53,8 +53,16 @@ def jit_level(config=None):
 def backend_for_session(config=None):
     """The XLA backend module when `config` / TF_XLA_FLAGS ask for XLA and jax imports;
     None otherwise (after one warning when jax is missing)."""
+    if jit_level(config) <= 0:
+        return None
+    return load_backend()
+
+
+def load_backend():
+    """The XLA backend module (its lowerings loaded), or None after one warning when jax
+    is not installed. Sessions with the switch off use it for `jit_scope`-marked ops."""
     global _backend, _unavailable
-    if jit_level(config) <= 0 or _unavailable:
+    if _unavailable:
         return None
     if _backend is not None:
         return _backend
@@ -67,7 +75,7 @@ def backend_for_session(config=None):
             except ImportError as e:
                 _unavailable = True
                 tf_logging.warning(
-                    "XLA was requested (global_jit_level / TF_XLA_FLAGS) but jax is not "
-                    "installed (%s); running on the NumPy backend. "
+                    "XLA was requested (global_jit_level / TF_XLA_FLAGS / jit_scope) but jax "
+                    "is not installed (%s); running on the NumPy backend. "
                     "Install it with `pip install trainflow[xla]`.", e)
     return _backend
