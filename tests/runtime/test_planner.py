@@ -1,5 +1,6 @@
 """The planner: partition into segments, backend choice, constant folding."""
 import numpy as np
+import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow.framework import registry
@@ -111,6 +112,7 @@ def test_skip_unread_keeps_roots_and_plans_with_control_flow():
         assert planner.skip_unread(ops_cf, [out_cf.op]) == ops_cf
 
 
+@pytest.mark.xla_differs("step stats list one entry per compiled segment, not per op")
 def test_training_step_skips_the_gradient_of_a_fed_input():
     # TF runs 8 of the 9 MatMuls of a 3-layer MLP step: the input's gradient is unread.
     with tf.Graph().as_default():

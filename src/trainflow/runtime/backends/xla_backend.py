@@ -498,6 +498,9 @@ class _UninitializedRead(Exception):
         self.tensor = tensor
 
 
+_SWITCH_TYPES = frozenset({"Switch", "RefSwitch"})
+
+
 def _add_folded(ops, folded, lowerable):
     """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
     nowhere) that depend on segment ops only: they may join a segment, so that one with
@@ -534,7 +537,10 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     from trainflow.runtime import planner
     fed = set(feeds)
     lowerable = lowerable_ops(ops, fed, folded)
-    _add_folded(ops, folded, lowerable)
+    if not any(op._type in _SWITCH_TYPES for op in ops):
+        # With v1 control flow in the plan a folded op may sit in a branch, where only
+        # the host tracks deadness; then folded ops stay where they are.
+        _add_folded(ops, folded, lowerable)
     if marked_only:
         lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
 
