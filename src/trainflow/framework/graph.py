@@ -75,8 +75,7 @@ class Graph:
         self._state = _ThreadState()
         self._gradient_override_map = {}
         self._attr_scope_map = {}
-        self._unfeedable = set()
-        self._unfetchable = set()
+        self._unfeedable, self._unfetchable = set(), set()
         self._functions = {}
         self._graph_def_versions = None
         self._variable_creator_stack = []
@@ -266,7 +265,7 @@ class Graph:
         state = self._state
         for controller in state.control_dependencies:
             controller.seen_ops.add(op)
-        if self._attr_scope_map:
+        if self._attr_scope_map:  # jit_scope's and other attr scopes' attrs
             attr_scope.apply(self._attr_scope_map, op)
         override = self._gradient_override_map.get(op._type)
         if override is not None:
@@ -280,7 +279,7 @@ class Graph:
         if state.cond_context is not None:
             state.cond_context.add_op(op)
 
-    def _apply_device_functions(self, op):
+    def _apply_device_functions(self, op):  # for import_graph_def
         apply_device_functions(self._state.device_functions, op)
 
     def _add_op_from_import(self, op):
@@ -583,15 +582,14 @@ class Graph:
         return op not in self._unfetchable
 
     # -- serialization ---------------------------------------------------------------
+    # The graph_def imports are lazy: they keep protobuf out of `import trainflow`.
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
-        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.graph_def import graph_to_graph_def
         return graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     @property
     def graph_def_versions(self):
-        # lazy: keeps protobuf out of `import trainflow`
         from trainflow.framework.graph_def import graph_versions
         return graph_versions()
 
