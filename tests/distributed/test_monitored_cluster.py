@@ -1,24 +1,16 @@
 """tf.train's session machinery across tasks: MonitoredTrainingSession on a grpc master,
 the chief initializing and checkpointing, a non-chief worker waiting for it."""
 import trainflow.compat.v1 as tf
-from local_cluster import local_cluster
+from local_cluster import counter_graph, local_cluster
 
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
 
 
-def _graph(cluster, task):
-    g = tf.Graph()
-    with g.as_default(), tf.device(tf.train.replica_device_setter(
-            worker_device=f"/job:worker/task:{task}", cluster=cluster)):
-        gs = tf.train.get_or_create_global_step()
-        v = tf.get_variable("v", [], initializer=tf.zeros_initializer())
-        train = tf.group(tf.assign_add(v, 1.0), tf.assign_add(gs, 1))
-    return g, gs, v, train
 
 
 def test_chief_trains_and_checkpoints_worker_sees_its_state(tmp_path):
     with local_cluster(ps=1, workers=2) as (cluster, servers):
-        g, gs, v, train = _graph(cluster, 0)
+        g, gs, v, train = counter_graph(cluster, 0)
         with g.as_default():
             with tf.train.MonitoredTrainingSession(
                     master=servers["worker"][0].target, is_chief=True,
@@ -28,7 +20,7 @@ def test_chief_trains_and_checkpoints_worker_sees_its_state(tmp_path):
                     sess.run(train)
         assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-5")
         assert tf.train.load_variable(str(tmp_path), "v") == 5.0
-        g1, gs1, v1, _ = _graph(cluster, 1)
+        g1, gs1, v1, _ = counter_graph(cluster, 1)
         with g1.as_default():
             with tf.train.MonitoredTrainingSession(
                     master=servers["worker"][1].target, is_chief=False,

@@ -5,19 +5,11 @@ import threading
 import time
 
 import trainflow.compat.v1 as tf
-from local_cluster import local_cluster
+from local_cluster import counter_graph, local_cluster
 
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)
 
 
-def _graph(cluster, task):
-    g = tf.Graph()
-    with g.as_default(), tf.device(tf.train.replica_device_setter(
-            worker_device=f"/job:worker/task:{task}", cluster=cluster)):
-        gs = tf.train.get_or_create_global_step()
-        v = tf.get_variable("v", [], initializer=tf.zeros_initializer())
-        train = tf.group(tf.assign_add(v, 1.0), tf.assign_add(gs, 1))
-    return g, gs, v, train
 
 
 def test_supervisor_non_chief_waits_for_the_chief_then_trains(tmp_path):
@@ -26,7 +18,7 @@ def test_supervisor_non_chief_waits_for_the_chief_then_trains(tmp_path):
         non_chief_waiting = threading.Event()
 
         def non_chief():
-            g, gs, v, train = _graph(cluster, 1)
+            g, gs, v, train = counter_graph(cluster, 1)
             try:
                 with g.as_default():
                     sv = tf.train.Supervisor(is_chief=False, logdir=str(tmp_path),
@@ -46,7 +38,7 @@ def test_supervisor_non_chief_waits_for_the_chief_then_trains(tmp_path):
         try:
             assert non_chief_waiting.wait(20)
             time.sleep(0.3)  # the non-chief polls the uninitialized model meanwhile
-            g, gs, v, train = _graph(cluster, 0)
+            g, gs, v, train = counter_graph(cluster, 0)
             with g.as_default():
                 sv = tf.train.Supervisor(is_chief=True, logdir=str(tmp_path),
                                          save_model_secs=0, save_summaries_secs=0)
@@ -70,8 +62,8 @@ def test_supervisor_non_chief_waits_for_the_chief_then_trains(tmp_path):
 def test_monitored_sessions_recover_from_the_last_checkpoint_when_the_ps_restarts(tmp_path):
     ckpt = str(tmp_path)
     with local_cluster(ps=1, workers=2) as (cluster, servers):
-        g0, gs0, v0, train0 = _graph(cluster, 0)
-        g1, gs1, v1, train1 = _graph(cluster, 1)
+        g0, gs0, v0, train0 = counter_graph(cluster, 0)
+        g1, gs1, v1, train1 = counter_graph(cluster, 1)
         target0 = servers["worker"][0].target
         with g0.as_default():
             saver = tf.train.Saver()

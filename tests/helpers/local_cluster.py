@@ -36,3 +36,16 @@ def local_cluster(ps=1, workers=2, config=None):
         for job in ("worker", "ps"):
             for s in servers[job]:
                 s.stop(0)
+
+
+def counter_graph(cluster, task):
+    """A graph for worker `task` of `cluster` whose train op adds 1 to a ps variable `v`
+    and to the global step: (graph, global_step, v, train_op)."""
+    import trainflow.compat.v1 as tf
+    g = tf.Graph()
+    with g.as_default(), tf.device(tf.train.replica_device_setter(
+            worker_device=f"/job:worker/task:{task}", cluster=cluster)):
+        gs = tf.train.get_or_create_global_step()
+        v = tf.get_variable("v", [], initializer=tf.zeros_initializer())
+        train = tf.group(tf.assign_add(v, 1.0), tf.assign_add(gs, 1))
+    return g, gs, v, train
