@@ -182,16 +182,6 @@ def test_corrupt_entry_lengths_are_data_loss(tmp_path):
         reader.get(b"k")
 
 
-def test_varints():
-    for value in (0, 1, 127, 128, 300, 2**32, 2**64 - 1):
-        enc = lt.encode_varint(value)
-        assert lt.decode_varint(enc + b"tail", 0) == (value, len(enc))
-    with pytest.raises(ValueError):
-        lt.decode_varint(b"\x80\x80", 0)
-    with pytest.raises(ValueError):
-        lt.decode_varint(b"\xff" * 11, 0)
-
-
 def test_write_table_helper(tmp_path):
     size = lt.write_table(tmp_path / "x", [(b"a", b"1"), (b"b", b"2")])
     assert size == os.path.getsize(tmp_path / "x")

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from trainflow.formats import crc32c
+from trainflow.formats.varint import decode_varint, encode_varint
 
 LONG = bool(os.environ.get("TRAINFLOW_FUZZ_LONG"))
 EXAMPLES = int(os.environ.get("TRAINFLOW_FUZZ_EXAMPLES", "2000" if LONG else "60"))
@@ -38,29 +39,6 @@ MUTATION = st.one_of(
 MUTATIONS = st.lists(MUTATION, min_size=1, max_size=3)
 
 
-def varint(value):
-    """Protobuf varint of `value` (negative numbers as 10-byte two's complement)."""
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _read_varint(buf, pos):
-    result = shift = 0
-    while pos < len(buf) and shift < 70:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-    raise ValueError("bad varint")
-
-
 def proto_length_spans(buf, base=0, depth=0):
     """(start, end) of every length-delimited field's length varint in a serialized proto,
     nested messages included (a string field may be walked as one; harmless here)."""
@@ -68,16 +46,16 @@ def proto_length_spans(buf, base=0, depth=0):
     pos = 0
     try:
         while pos < len(buf):
-            key, pos = _read_varint(buf, pos)
+            key, pos = decode_varint(buf, pos)
             wire = key & 7
             if wire == 0:
-                _, pos = _read_varint(buf, pos)
+                _, pos = decode_varint(buf, pos)
             elif wire == 1:
                 pos += 8
             elif wire == 5:
                 pos += 4
             elif wire == 2:
-                n, q = _read_varint(buf, pos)
+                n, q = decode_varint(buf, pos)
                 spans.append((base + pos, base + q))
                 if q + n > len(buf):
                     break
@@ -101,9 +79,9 @@ def mutate(buf, mutations, spans=None):
             cands = [s for s in cands if s[1] <= len(buf)]
             if cands:
                 s, e = cands[seed % len(cands)]
-                buf = buf[:s] + varint(arg) + buf[e:]
+                buf = buf[:s] + encode_varint(arg) + buf[e:]
             else:
-                buf = buf[:seed % (len(buf) + 1)] + varint(arg) + buf[seed % (len(buf) + 1):]
+                buf = buf[:seed % (len(buf) + 1)] + encode_varint(arg) + buf[seed % (len(buf) + 1):]
             continue
         if not buf and kind != "insert":
             continue
@@ -203,8 +181,8 @@ def table_blocks(buf):
     pos = 0
     handles = []
     for _ in range(2):
-        off, pos = _read_varint(footer, pos)
-        size, pos = _read_varint(footer, pos)
+        off, pos = decode_varint(footer, pos)
+        size, pos = decode_varint(footer, pos)
         handles.append((off, size))
     index_off, index_size = handles[1]
     block = buf[index_off:index_off + index_size]
@@ -213,13 +191,13 @@ def table_blocks(buf):
     pos = 0
     key = b""
     while pos < limit:
-        shared, pos = _read_varint(block, pos)
-        unshared, pos = _read_varint(block, pos)
-        vlen, pos = _read_varint(block, pos)
+        shared, pos = decode_varint(block, pos)
+        unshared, pos = decode_varint(block, pos)
+        vlen, pos = decode_varint(block, pos)
         key = key[:shared] + block[pos:pos + unshared]
         pos += unshared
-        off, p = _read_varint(block, pos)
-        size, _ = _read_varint(block, p)
+        off, p = decode_varint(block, pos)
+        size, _ = decode_varint(block, p)
         handles.append((off, size))
         pos += vlen
     return handles

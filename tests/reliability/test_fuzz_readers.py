@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fuzz_mutations as fm
+from trainflow.formats.varint import encode_varint
 from trainflow.protos import event_pb2
 from trainflow.protos import example_pb2
 from trainflow.protos import meta_graph_pb2
@@ -235,7 +236,7 @@ def _set_attr(node, seed, value):
 
 
 def _field(number, payload):
-    return fm.varint(number << 3 | 2) + fm.varint(len(payload)) + payload
+    return encode_varint(number << 3 | 2) + encode_varint(len(payload)) + payload
 
 
 @fm.FUZZ_SETTINGS

@@ -117,11 +117,27 @@ class TestPartialRun:
         assert sess.partial_run(h, a) == np.float32(1.0)
         assert _runs(sess, pi) == 1
 
-    def test_target_operations(self, env):
+    def test_target_operations_run_with_the_first_step_that_can(self, env):
         sess, a, p, q, pi, qi, noop, v, init = env
         h = sess.partial_run_setup([init.op, v], [])
-        assert sess.partial_run(h, init.op) is None
         np.testing.assert_array_equal(sess.partial_run(h, v), [1, 2])
+
+    def test_fetching_an_operation_raises(self, env):
+        sess, a, p, q, pi, qi, noop, v, init = env
+        h = sess.partial_run_setup([init.op, v], [])
+        with pytest.raises(RuntimeError, match="partial_run\\(\\) requires empty `target_list`"):
+            sess.partial_run(h, init.op)
+
+    def test_target_waits_for_its_feed(self, env):
+        sess, a, p, q, pi, qi, noop, v, init = env
+        with sess.graph.as_default():
+            store = tf.assign(v, tf.cast(p, tf.float32) * 10.0)
+        sess.run(init)
+        h = sess.partial_run_setup([store.op, pi, a], [p])
+        assert sess.partial_run(h, a) == np.float32(1.0)
+        np.testing.assert_array_equal(sess.run(v), [1, 2])  # p not fed yet: not run
+        sess.partial_run(h, pi, {p: [3, 4]})
+        np.testing.assert_array_equal(sess.run(v), [30, 40])
 
     @pytest.mark.parametrize("step, message", [
         (lambda s, h, e: s.partial_run(h, e["pi"], {e["p"]: [1, 2]}),
@@ -130,6 +146,8 @@ class TestPartialRun:
          "The feed q:0 was not specified in partial_run_setup."),
         (lambda s, h, e: s.partial_run(h, e["a"]),
          "The fetch a:0 was not specified in partial_run_setup."),
+        (lambda s, h, e: s.partial_run(h, e["pi"]),
+         "The fetch pi:0 has already been fetched."),
         (lambda s, h, e: s.partial_run("bogus", e["pi"]),
          "Must run 'setup' before performing partial runs!"),
     ])

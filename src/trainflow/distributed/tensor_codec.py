@@ -12,6 +12,7 @@ import numpy as np
 
 from trainflow.framework import dtypes
 from trainflow.formats import tensor_proto as _tensor_proto
+from trainflow.formats.varint import decode_varint, encode_varint
 from trainflow.protos import tensor_pb2, tensor_shape_pb2, worker_pb2
 
 _LEN, _VARINT, _I64, _I32 = 2, 0, 1, 5
@@ -30,39 +31,15 @@ class RecvTensorReply:
         self.send_start_micros = send_start_micros
 
 
-def _varint(n):
-    if n < 0:
-        n &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _read_varint(buf, pos):
-    result = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += 7
-        if shift > 63:
-            raise ValueError("malformed varint")
-
-
 def _skip(buf, pos, wire_type):
     if wire_type == _VARINT:
-        return _read_varint(buf, pos)[1]
+        return decode_varint(buf, pos)[1]
     if wire_type == _I64:
         return pos + 8
     if wire_type == _I32:
         return pos + 4
     if wire_type == _LEN:
-        n, pos = _read_varint(buf, pos)
+        n, pos = decode_varint(buf, pos)
         return pos + n
     raise ValueError(f"unsupported wire type {wire_type}")
 
@@ -74,16 +51,16 @@ def tensor_chunks(value):
     if arr.dtype.kind in "OSUV":
         return [_tensor_proto.make_tensor_proto(arr).SerializeToString()]
     head = bytearray(b"\x08")
-    head += _varint(dtypes.as_dtype(arr.dtype).as_datatype_enum)
+    head += encode_varint(dtypes.as_dtype(arr.dtype).as_datatype_enum)
     if arr.ndim:
         shape = tensor_shape_pb2.TensorShapeProto(
             dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in arr.shape])
         shape_bytes = shape.SerializeToString()
-        head += b"\x12" + _varint(len(shape_bytes)) + shape_bytes
+        head += b"\x12" + encode_varint(len(shape_bytes)) + shape_bytes
     if not arr.size:
         return [bytes(head)]
     content = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-    head += b"\x22" + _varint(content.size)
+    head += b"\x22" + encode_varint(content.size)
     return [bytes(head), content]
 
 
@@ -95,13 +72,13 @@ def encode_recv_tensor_response(reply):
     if not reply.is_dead and reply.value is not None:
         tensor = tensor_chunks(reply.value)
         size = sum(len(c) if isinstance(c, bytes) else c.nbytes for c in tensor)
-        chunks.append(b"\x0a" + _varint(size))
+        chunks.append(b"\x0a" + encode_varint(size))
         chunks.extend(tensor)
     tail = b""
     if reply.is_dead:
         tail += b"\x10\x01"
     if reply.send_start_micros:
-        tail += b"\x18" + _varint(reply.send_start_micros)
+        tail += b"\x18" + encode_varint(reply.send_start_micros)
     chunks.append(tail)
     return b"".join(chunks)
 
@@ -114,21 +91,21 @@ def decode_tensor(buf, start, end):
     dims = ()
     content = None
     while pos < end:
-        tag, pos = _read_varint(buf, pos)
+        tag, pos = decode_varint(buf, pos)
         field, wire_type = tag >> 3, tag & 7
         if field == 1 and wire_type == _VARINT:
-            dtype_enum, pos = _read_varint(buf, pos)
+            dtype_enum, pos = decode_varint(buf, pos)
         elif field == 2 and wire_type == _LEN:
-            n, pos = _read_varint(buf, pos)
+            n, pos = decode_varint(buf, pos)
             shape = tensor_shape_pb2.TensorShapeProto.FromString(bytes(buf[pos:pos + n]))
             if shape.unknown_rank:
                 return _slow_tensor(buf, start, end)
             dims = tuple(d.size for d in shape.dim)
             pos += n
         elif field == 3 and wire_type == _VARINT:
-            pos = _read_varint(buf, pos)[1]  # version_number
+            pos = decode_varint(buf, pos)[1]  # version_number
         elif field == 4 and wire_type == _LEN:
-            n, pos = _read_varint(buf, pos)
+            n, pos = decode_varint(buf, pos)
             content = (pos, n)
             pos += n
         else:
@@ -158,17 +135,17 @@ def decode_recv_tensor_response(data):
     is_dead = False
     micros = 0
     while pos < end:
-        tag, pos = _read_varint(data, pos)
+        tag, pos = decode_varint(data, pos)
         field, wire_type = tag >> 3, tag & 7
         if field == 1 and wire_type == _LEN:
-            n, pos = _read_varint(data, pos)
+            n, pos = decode_varint(data, pos)
             tensor = (pos, pos + n)
             pos += n
         elif field == 2 and wire_type == _VARINT:
-            v, pos = _read_varint(data, pos)
+            v, pos = decode_varint(data, pos)
             is_dead = bool(v)
         elif field == 3 and wire_type == _VARINT:
-            micros, pos = _read_varint(data, pos)
+            micros, pos = decode_varint(data, pos)
             if micros >= 1 << 63:
                 micros -= 1 << 64
         else:

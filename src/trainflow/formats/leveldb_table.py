@@ -19,6 +19,7 @@ import os
 import struct
 
 from trainflow.formats import crc32c
+from trainflow.formats.varint import decode_varint, encode_varint
 from trainflow.framework import errors
 
 TABLE_MAGIC = 0xDB4775248B80FB57
@@ -31,37 +32,6 @@ DEFAULT_BLOCK_SIZE = 262144
 DEFAULT_RESTART_INTERVAL = 16
 
 _U32 = struct.Struct("<I")
-
-
-# ----------------------------------------------------------------------------- varints
-def encode_varint(value):
-    """Encodes a non-negative int as a LevelDB/protobuf varint; returns bytes."""
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def decode_varint(buf, pos, limit=None):
-    """Decodes a varint from `buf` at `pos`; returns (value, new_pos).
-
-    Raises:
-      ValueError: if the varint runs past `limit` (default: the end of `buf`) or past 64 bits.
-    """
-    limit = len(buf) if limit is None else limit
-    result = 0
-    shift = 0
-    while True:
-        if pos >= limit or shift > 63:
-            raise ValueError("truncated or overlong varint")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
 
 
 # ----------------------------------------------------------------------------- writing

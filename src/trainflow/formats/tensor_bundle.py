@@ -20,6 +20,7 @@ import numpy as np
 from trainflow.formats import atomic
 from trainflow.formats import crc32c
 from trainflow.formats import leveldb_table
+from trainflow.formats.varint import encode_varint
 from trainflow.formats.tensor_bundle_slices import TensorSlice, encode_tensor_name_slice
 from trainflow.framework import dtypes
 from trainflow.framework import errors
@@ -113,7 +114,7 @@ def encode_string_tensor(flat):
     crc = 0
     for s in flat:
         n = len(s)
-        lengths += leveldb_table.encode_varint(n)
+        lengths += encode_varint(n)
         crc = crc32c.extend(crc, struct.pack("<I", n) if n <= 0xFFFFFFFF else
                             struct.pack("<Q", n))
     checksum = struct.pack("<I", crc32c.mask(crc))

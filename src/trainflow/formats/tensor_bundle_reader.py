@@ -9,6 +9,7 @@ import numpy as np
 from trainflow.formats import atomic
 from trainflow.formats import crc32c
 from trainflow.formats import leveldb_table
+from trainflow.formats.varint import decode_varint
 from trainflow.formats import tensor_bundle_checks as checks
 from trainflow.formats.tensor_bundle import (
     FORMAT_VERSION, HEADER_KEY, as_key, data_filename, index_filename, key_str, readonly_bytes)
@@ -311,7 +312,7 @@ class BundleReader:
         where = f"string tensor {checks.key_for_message(key)} in checkpoint {self.prefix}"
         try:
             for _ in range(count):
-                n, pos = leveldb_table.decode_varint(buf, pos)
+                n, pos = decode_varint(buf, pos)
                 lengths.append(n)
                 crc = crc32c.extend(crc, u32.pack(n) if n <= 0xFFFFFFFF else u64.pack(n))
         except ValueError:

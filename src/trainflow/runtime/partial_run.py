@@ -20,22 +20,30 @@ class PartialRun:
     far (fed or computed), and the ops already run."""
 
     def __init__(self, fetch_elements, feed_tensors):
-        self.fetches = set(fetch_elements)
-        # The run ends once every declared tensor has been fetched (ops do not count).
-        self.pending_fetches = {e for e in fetch_elements if isinstance(e, Tensor)}
+        self.fetches = {e for e in fetch_elements if isinstance(e, Tensor)}
+        self.targets = [e for e in fetch_elements if isinstance(e, Operation)]
+        # The run ends once every declared tensor has been fetched.
+        self.pending_fetches = set(self.fetches)
         self.feeds = set(feed_tensors)
         self.values = {}
         self.done = set()
 
 
+def declared_feeds(session, feeds):
+    """The Tensors a partial run's `feeds` declare (feed keys expanded as Session.run
+    expands them)."""
+    out = []
+    for f in feeds or []:
+        for sub, _ in session._expand_feed(f, None):
+            out.append(session._graph.as_graph_element(sub, allow_tensor=True,
+                                                       allow_operation=False))
+    return out
+
+
 def setup(session, fetches, feeds):
     """Registers a partial run on `session`; returns its handle string."""
     structure = FetchStructure(session._graph, fetches)
-    feed_tensors = []
-    for f in feeds or []:
-        for sub, _ in session._expand_feed(f, None):
-            feed_tensors.append(session._graph.as_graph_element(sub, allow_tensor=True,
-                                                                allow_operation=False))
+    feed_tensors = declared_feeds(session, feeds)
     handle = f"partial_run_{next(_handles)}"
     with session._lock:
         session._partial_runs[handle] = PartialRun(structure.elements, feed_tensors)
@@ -54,25 +62,38 @@ def _check_request(state, feed_tensors, elements):
         if el not in state.fetches:
             raise errors.InvalidArgumentError(
                 None, None, f"The fetch {el.name} was not specified in partial_run_setup.")
+        if el not in state.pending_fetches:
+            raise errors.InvalidArgumentError(
+                None, None, f"The fetch {el.name} has already been fetched.")
 
 
-def _check_computable(state, known, wanted_tensors, wanted_ops):
-    """Raises if a wanted value depends on a declared feed that was not fed yet."""
+def reject_op_fetches(structure):
+    """Raises RuntimeError, as TensorFlow's partial_run does, when the fetches hold an
+    Operation: ops run as targets of the setup, once what they need has been fed."""
+    targets = [el for el in structure.elements if isinstance(el, Operation)]
+    if targets:
+        raise RuntimeError("partial_run() requires empty `target_list`. Received: "
+                           f"target_list={targets} (non-empty)")
+
+
+def _blocking_feed(state, known, roots):
+    """A declared feed, not fed yet, that one of `roots` needs; None if there is none."""
+    blocked = []
+
     def next_ops(op):
         out = []
         for t in op._inputs:
             if t in known:
                 continue
             if t in state.feeds:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Fetch {t.name} can't be computed from the feeds that have "
-                                "been fed so far.")
+                blocked.append(t)
+                continue
             out.append(t._op)
         out.extend(op._control_inputs)
         return [o for o in out if o not in state.done]
 
-    roots = [t._op for t in wanted_tensors] + list(wanted_ops)
     graph_walk.reachable([op for op in roots if op not in state.done], next_ops)
+    return blocked[0] if blocked else None
 
 
 def run(session, handle, fetches, feed_dict):
@@ -82,14 +103,20 @@ def run(session, handle, fetches, feed_dict):
         raise errors.InvalidArgumentError(None, None,
                                           "Must run 'setup' before performing partial runs!")
     structure = FetchStructure(session._graph, fetches)
+    reject_op_fetches(structure)
     feed_tensors, feed_values = session._process_feeds(feed_dict)
     _check_request(state, feed_tensors, structure.elements)
     known = dict(state.values)
     known.update(zip(feed_tensors, feed_values))
-    wanted_t = [e for e in structure.elements if isinstance(e, Tensor) and e not in known]
-    wanted_ops = [e for e in structure.elements if isinstance(e, Operation)
-                  and e not in state.done]
-    _check_computable(state, known, wanted_t, wanted_ops)
+    wanted_t = [e for e in structure.elements if e not in known]
+    blocked = _blocking_feed(state, known, [t._op for t in wanted_t])
+    if blocked is not None:
+        raise errors.InvalidArgumentError(
+            None, None, f"Fetch {blocked.name} can't be computed from the feeds that have "
+                        "been fed so far.")
+    # The setup's target ops run with the first step after which they can.
+    wanted_ops = [op for op in state.targets if op not in state.done and
+                  _blocking_feed(state, known, [op]) is None]
     if wanted_t or wanted_ops:
         fed = set(known)
         ran = planner.needed_ops([t._op for t in wanted_t if t not in fed] + wanted_ops, fed,
@@ -110,9 +137,6 @@ def run(session, handle, fetches, feed_dict):
     out = []
     for el in structure.elements:
         state.pending_fetches.discard(el)
-        if isinstance(el, Operation):
-            out.append(None)
-            continue
         v = known[el]
         if isinstance(v, VariableSlot):
             v = v.get()

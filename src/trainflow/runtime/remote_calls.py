@@ -8,17 +8,14 @@ from trainflow.framework import errors
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.runtime.fetches import FetchStructure
+from trainflow.runtime.partial_run import declared_feeds, reject_op_fetches
 
 
 def partial_run_setup(session, fetches, feeds):
     """The handle of a partial run on the master (see Session.partial_run_setup)."""
     structure = FetchStructure(session._graph, fetches)
-    feed_tensors = []
-    for f in feeds or []:
-        for sub, _ in session._expand_feed(f, None):
-            feed_tensors.append(session._graph.as_graph_element(sub, allow_tensor=True,
-                                                                allow_operation=False))
-    return session._remote.partial_run_setup(structure.elements, feed_tensors)
+    return session._remote.partial_run_setup(structure.elements,
+                                             declared_feeds(session, feeds))
 
 
 def partial_run(session, handle, fetches, feed_dict):
@@ -29,10 +26,7 @@ def partial_run(session, handle, fetches, feed_dict):
         setup's targets, once their inputs are fed).
     """
     structure = FetchStructure(session._graph, fetches)
-    targets = [el for el in structure.elements if isinstance(el, Operation)]
-    if targets:
-        raise RuntimeError("partial_run() requires empty `target_list`. Received: "
-                           f"target_list={targets} (non-empty)")
+    reject_op_fetches(structure)
     feed_tensors, feed_values = session._process_feeds(feed_dict)
     values = session._remote.run(tuple(structure.elements), feed_tensors, feed_values, None,
                                  None, partial_run_handle=handle)

@@ -11,6 +11,7 @@ import numpy as np
 from trainflow.framework import errors
 from trainflow.framework.op_def_proto import op_def_proto
 from trainflow.formats.tensor_proto import make_tensor_proto
+from trainflow.formats.varint import encode_varint
 from trainflow.protos import graph_pb2, types_pb2
 
 _TARGETS = ("MatMul", "Conv2D")
@@ -198,22 +199,13 @@ class _Rewriter:
         self.add(name, "SaveV2", data + list(variables), dtypes=("types", dtypes))
 
 
-def _varint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _string_tensor_content(values):
     """A string vector TensorProto packed as TF re-packs an edited Const: every length as
     a varint, then every string's bytes, in tensor_content."""
     from trainflow.protos import tensor_pb2
     proto = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING)
     proto.tensor_shape.dim.add(size=len(values))
-    proto.tensor_content = (b"".join(_varint(len(v)) for v in values) + b"".join(values))
+    proto.tensor_content = (b"".join(encode_varint(len(v)) for v in values) + b"".join(values))
     return proto
 
 

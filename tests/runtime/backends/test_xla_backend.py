@@ -9,6 +9,8 @@ from trainflow.framework import registry
 
 pytest.importorskip("jax")
 from trainflow.runtime.backends import xla_backend  # noqa: E402
+from xla_compare import config as _config  # noqa: E402
+from xla_compare import segment_kernels as _segment_kernels  # noqa: E402
 
 xla_backend.load_lowerings()
 
@@ -18,13 +20,6 @@ def _switch_from_config_only(monkeypatch):
     """These tests compare sessions with the switch off and on: the config decides, not
     TF_XLA_FLAGS (set for the whole suite when TRAINFLOW_XLA=1)."""
     monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
-
-
-def _config(jit):
-    cfg = tf.ConfigProto()
-    if jit:
-        cfg.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_2
-    return cfg
 
 
 def _run_both(build, feeds_of, steps=1):
@@ -44,13 +39,6 @@ def _run_both(build, feeds_of, steps=1):
                 _assert_compiled(sess)
         out.append(vals)
     return out
-
-
-def _segment_kernels(sess):
-    for plan in sess._plans.values():
-        for k in plan._program._env.values():
-            if isinstance(k, xla_backend.SegmentKernel):
-                yield k
 
 
 def _assert_compiled(sess):

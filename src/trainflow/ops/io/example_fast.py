@@ -9,20 +9,9 @@ the exact per-record path, which fills defaults and words the errors.
 """
 import numpy as np
 
+from trainflow.formats.varint import encode_varint
 from trainflow.protos.feature_pb2 import Feature
 from trainflow.protos.raw_example_pb2 import RawExample
-
-
-def _varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
 
 
 def raw_maps(records):
@@ -43,8 +32,8 @@ def _column_bytes(maps, key):
 
 def _floats(parts, size):
     body = 4 * size
-    inner = b"\x0a" + _varint(body)
-    prefix = b"\x12" + _varint(len(inner) + body) + inner
+    inner = b"\x0a" + encode_varint(body)
+    prefix = b"\x12" + encode_varint(len(inner) + body) + inner
     width = len(prefix) + body
     n = len(parts)
     lengths = np.fromiter(map(len, parts), np.int64, n)
