@@ -359,3 +359,11 @@ resource_scatter_min = _scatter_function("resource_scatter_min", "ResourceScatte
                                          "rows `indices` = min(rows, `updates`)")
 resource_scatter_max = _scatter_function("resource_scatter_max", "ResourceScatterMax",
                                          "rows `indices` = max(rows, `updates`)")
+
+
+def resource_count_up_to(resource, limit, T, name=None):  # noqa: N803 - TF's attr name
+    """A `ResourceCountUpTo`: the value before incrementing the scalar int variable.
+
+    Raises OutOfRangeError at run time once the value has reached `limit`."""
+    return apply_op("ResourceCountUpTo", resource=resource, limit=limit,
+                    T=dtypes.as_dtype(T), name=name).outputs[0]
