@@ -19,7 +19,8 @@ False stay on the host (a While whose gradient records its iterations).
 
 Ref inputs (of Assign / Apply* ops) arrive as `Ref` objects: read ``ref.value``, write
 with ``ref.set(new)``; the segment writes the new values back into the session's
-variable buffers after the call, in place where the shape allows (contract 5).
+variable buffers after the call, in place where the shape allows (contract 5). Resource
+handles arrive as Refs too, to lowerings marked ``takes_resources`` (xla_resources.py).
 
 An op whose inputs are all values known while tracing (constants, static shapes) runs
 its NumPy kernel at trace time, so shape arithmetic stays static. A segment that cannot
