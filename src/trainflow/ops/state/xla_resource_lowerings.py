@@ -31,7 +31,8 @@ def _value(ref, op):
     if ref.value is None:
         raise NotLowerable(f"{op.name}: variable {op._inputs[0].name} is uninitialized")
     want = op._attrs.get("dtype")
-    if want is not None and np.dtype(ref.dtype) != want.base_dtype.as_numpy_dtype:
+    if want is not None and ref.dtype is not None and \
+            np.dtype(ref.dtype) != want.base_dtype.as_numpy_dtype:
         raise NotLowerable(f"{op.name}: read as {want.name}, the variable is {ref.dtype}")
     return ref.value
 
@@ -61,7 +62,7 @@ def _declared_shape(op):
 @resource_lowering
 def _assign(ref, value, *, validate_shape, op):
     want = op._attrs["dtype"].base_dtype.as_numpy_dtype
-    if np.dtype(ref.dtype) != want:
+    if ref.dtype is not None and np.dtype(ref.dtype) != want:
         raise NotLowerable(f"{op.name}: assigns {want} to a {ref.dtype} variable")
     declared = _declared_shape(op)
     shape = jnp.shape(value)
