@@ -143,7 +143,6 @@ def _train(make_opt, use_resource, steps=3):
             return sess.run([w, emb]), types
 
 
-@pytest.mark.xla_differs("ref updates fused by XLA vs resource ones on NumPy: round-off > 1e-6")
 @pytest.mark.parametrize("name", sorted(_OPTIMIZERS))
 def test_optimizers_on_resource_variables_match_ref_variables(name):
     (ref_w, ref_e), ref_types = _train(_OPTIMIZERS[name], False)

@@ -99,3 +99,38 @@ def test_same_graph_numbers_and_checkpoints_as_tensorflow(tmp_path):
                             "b/Read/ReadVariableOp:0"])
     for tf_value, mine in zip(theirs["values"], got):
         np.testing.assert_allclose(mine, tf_value, rtol=2e-6, atol=1e-7)
+
+
+# Scatter updates and an embedding lookup on resource variables (ResourceScatterMul/Div/
+# Min/Max, ResourceGather), each run twice; fills `out` under either library.
+SCATTER_PROGRAM = r"""
+graph = tf.Graph()
+with graph.as_default():
+    v = tf.get_variable("v", initializer=[[1., 2.], [3., 4.], [5., 6.]], use_resource=True)
+    n = tf.get_variable("n", initializer=[7, -7, 9, 100], use_resource=True)
+    ops = [tf.scatter_mul(v, [0, 2, 0], [[2., 3.], [0.5, 2.], [-1., 4.]]),
+           tf.scatter_div(v, [1, 1], [[2., 8.], [4., 0.5]]),
+           tf.scatter_min(v, [2], [[1., 30.]]), tf.scatter_max(v, [0], [[-5., 100.]]),
+           tf.scatter_div(n, [0, 1, 0, 3], [2, 2, -3, 7])]
+    rows = tf.nn.embedding_lookup(v, [2, 0, 2])
+    init = tf.global_variables_initializer()
+out["nodes"] = [[op.name, op.type] for op in graph.get_operations()
+                if "Initializer" not in op.name]
+with tf.Session(graph=graph) as sess:
+    sess.run(init)
+    out["values"] = []
+    for _ in range(2):
+        for op in ops:
+            sess.run(op)
+        out["values"] += [sess.run(v).tolist(), sess.run(n).tolist(), sess.run(rows).tolist()]
+"""
+
+
+def test_resource_scatters_and_embedding_lookup_match_tensorflow():
+    ours = {}
+    exec(SCATTER_PROGRAM, {"tf": tf, "out": ours})
+    theirs = run_json(TF_DRIVER, spec={"program": SCATTER_PROGRAM, "prefix": "",
+                                       "restore_from": ""})
+    assert ours["nodes"] == theirs["nodes"]
+    for mine, tf_value in zip(ours["values"], theirs["values"]):
+        np.testing.assert_allclose(mine, tf_value, rtol=1e-6)

@@ -39,7 +39,7 @@ IDS = np.array([np.r_[p, p[:2]] for p in (RNG.permutation(12)[:8] for _ in range
                np.int32)
 
 
-def _programs():
+def _programs(use_resource):
     """One copy of the model per optimizer, all trained by one run call."""
     def build():
         ids = tf.placeholder(tf.int32, [None])
@@ -48,12 +48,14 @@ def _programs():
         for name in sorted(OPTIMIZERS):
             with tf.variable_scope(name):
                 emb = tf.Variable(np.random.RandomState(1).uniform(-1, 1, (12, 4)).astype(
-                    np.float32))
-                w = tf.Variable(np.random.RandomState(2).randn(4).astype(np.float32) * 0.3)
+                    np.float32), use_resource=use_resource)
+                w = tf.Variable(np.random.RandomState(2).randn(4).astype(np.float32) * 0.3,
+                                use_resource=use_resource)
                 logits = tf.nn.embedding_lookup(emb, ids) + w
                 loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
                     labels=labels, logits=logits))
-                step = tf.Variable(0, dtype=tf.int64, trainable=False)
+                step = tf.Variable(0, dtype=tf.int64, trainable=False,
+                                   use_resource=use_resource)
                 train = OPTIMIZERS[name](step).minimize(loss, global_step=step,
                                                         var_list=[emb, w])
                 fetches.append([loss, train, emb, w])
@@ -61,18 +63,25 @@ def _programs():
     return build
 
 
-def test_every_optimizer_trains_20_steps_as_on_numpy():
+@pytest.mark.parametrize("use_resource", [False, True], ids=["ref", "resource"])
+def test_every_optimizer_trains_20_steps_as_on_numpy(use_resource):
+    """Ref variables use the Apply*/SparseApply* ops, resource variables their
+    ResourceApply*/ResourceSparseApply* twins (GradientDescent's sparse update is a
+    ResourceScatterAdd)."""
+    prefix = "Resource" if use_resource else ""
+
     def applies(sess):
         types = xla_compare.lowered_types(sess)
         for name in ("Momentum", "Adagrad", "AdagradDA", "Adadelta", "RMSProp",
                      "CenteredRMSProp", "Ftrl", "FtrlV2", "ProximalGradientDescent",
                      "ProximalAdagrad"):
-            assert {"Apply" + name, "SparseApply" + name} <= types, name
-        assert {"ApplyGradientDescent", "ApplyAdam"} <= types
+            assert {prefix + "Apply" + name, prefix + "SparseApply" + name} <= types, name
+        assert {prefix + "ApplyGradientDescent", prefix + "ApplyAdam"} <= types
 
     def feeds(i):
         return IDS[i], IDS[i].astype(np.int64) % 4
-    np_run, xla_run = xla_compare.run_both(_programs(), feeds, steps=20, check=applies)
+    np_run, xla_run = xla_compare.run_both(_programs(use_resource), feeds, steps=20,
+                                           check=applies, on_host=["VarHandleOp"])
     for k, name in enumerate(sorted(OPTIMIZERS)):
         for a, b in zip(np_run, xla_run):
             for va, vb in zip(a[k][:1] + a[k][2:], b[k][:1] + b[k][2:]):

@@ -118,7 +118,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     params = _as_param_list(params)
     with name_scope(name, "embedding_lookup", params + [ids]) as name:
         n = len(params)
-        params = [convert_to_tensor(p, name="params") for p in params]
+        if not any(getattr(p, "_is_resource_variable", False) for p in params):
+            # Resource variables stay variables: gathering one reads only the rows
+            # (ResourceGather), not the whole table.
+            params = [convert_to_tensor(p, name="params") for p in params]
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0].op):

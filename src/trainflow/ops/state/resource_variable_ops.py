@@ -13,7 +13,7 @@ from trainflow.framework.op_builder import apply_op
 from trainflow.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow.framework.tensor_shape import TensorShape
 from trainflow.ops.array.shape_util import fmt_dims, invalid_argument
-from trainflow.ops.state.state_ops import assign_into
+from trainflow.ops.state.state_ops import assign_into, scatter_div_into
 
 _NUMBER = "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, " \
           "qint32, bfloat16, uint16, complex128, half, uint32, uint64}"
@@ -217,6 +217,10 @@ def _scatter_update(buf, flat, updates):
 
 _SCATTERS = (("ResourceScatterAdd", np.add.at, _NUMBER),
              ("ResourceScatterSub", np.subtract.at, _NUMBER),
+             ("ResourceScatterMul", np.multiply.at, _NUMBER),
+             ("ResourceScatterDiv", scatter_div_into, _NUMBER),
+             ("ResourceScatterMin", np.minimum.at, _NUMBER),
+             ("ResourceScatterMax", np.maximum.at, _NUMBER),
              ("ResourceScatterUpdate", _scatter_update, "type"))
 for _op_type, _combine, _types in _SCATTERS:
     register_op(_op_type, inputs=["resource: resource", "indices: Tindices",
@@ -336,10 +340,25 @@ def resource_scatter_sub(resource, indices, updates, name=None):
                     name=name)
 
 
-def resource_scatter_update(resource, indices, updates, name=None):
-    """A `ResourceScatterUpdate` (returns the Operation)."""
-    return apply_op("ResourceScatterUpdate", resource=resource, indices=indices,
-                    updates=updates, name=name)
+def _scatter_function(py_name, op_type, what):
+    def fn(resource, indices, updates, name=None):
+        return apply_op(op_type, resource=resource, indices=indices, updates=updates,
+                        name=name)
+    fn.__name__ = fn.__qualname__ = py_name
+    fn.__doc__ = f"A `{op_type}`: {what} (returns the Operation)."
+    return fn
+
+
+resource_scatter_update = _scatter_function("resource_scatter_update", "ResourceScatterUpdate",
+                                            "rows `indices` of the variable set to `updates`")
+resource_scatter_mul = _scatter_function("resource_scatter_mul", "ResourceScatterMul",
+                                         "rows `indices` of the variable *= `updates`")
+resource_scatter_div = _scatter_function("resource_scatter_div", "ResourceScatterDiv",
+                                         "rows `indices` of the variable /= `updates`")
+resource_scatter_min = _scatter_function("resource_scatter_min", "ResourceScatterMin",
+                                         "rows `indices` = min(rows, `updates`)")
+resource_scatter_max = _scatter_function("resource_scatter_max", "ResourceScatterMax",
+                                         "rows `indices` = max(rows, `updates`)")
 
 
 def resource_count_up_to(resource, limit, T, name=None):  # noqa: N803 - TF's attr name

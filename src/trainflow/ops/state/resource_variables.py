@@ -226,10 +226,13 @@ class ResourceVariable(Variable):
     def _scatter_op(self, op_type, indices, updates, name=None):
         fn = {"ScatterAdd": rv_ops.resource_scatter_add,
               "ScatterSub": rv_ops.resource_scatter_sub,
-              "ScatterUpdate": rv_ops.resource_scatter_update}.get(op_type)
+              "ScatterUpdate": rv_ops.resource_scatter_update,
+              "ScatterMul": rv_ops.resource_scatter_mul,
+              "ScatterDiv": rv_ops.resource_scatter_div,
+              "ScatterMin": rv_ops.resource_scatter_min,
+              "ScatterMax": rv_ops.resource_scatter_max}.get(op_type)
         if fn is None:
-            raise TypeError(f"{op_type} is not available on resource variables here; "
-                            "use scatter_add, scatter_sub or scatter_update")
+            raise TypeError(f"{op_type} is not available on resource variables")
         op = fn(self._variable, indices, convert_to_tensor(updates, dtype=self._dtype),
                 name=name)
         return self._after(op, True)
@@ -237,8 +240,9 @@ class ResourceVariable(Variable):
     def _scatter(self, fn, sparse_delta, use_locking, name):
         if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
-        op_type = {"scatter_add": "ScatterAdd", "scatter_sub": "ScatterSub",
-                   "scatter_update": "ScatterUpdate"}.get(fn.__name__, fn.__name__)
+        kinds = ("add", "sub", "update", "mul", "div", "min", "max")
+        op_type = {f"scatter_{k}": f"Scatter{k.capitalize()}" for k in kinds}.get(
+            fn.__name__, fn.__name__)
         return self._scatter_op(op_type, sparse_delta.indices, sparse_delta.values, name)
 
     def count_up_to(self, limit):

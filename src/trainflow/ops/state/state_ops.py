@@ -148,7 +148,8 @@ def _trunc_divide(a, b):
     return np.where((a < 0) != (b < 0), -q, q).astype(a.dtype, copy=False)
 
 
-def _scatter_div(params, idx, updates):
+def scatter_div_into(params, idx, updates):
+    """params[idx] /= updates in place, duplicates applied in turn (TF's ScatterDiv)."""
     if params.dtype.kind in "iu":
         # x / a / b == x / (a*b) for truncating integer division: combine duplicates first.
         divisor = np.ones((params.shape[0],) + params.shape[1:], dtype=params.dtype)
@@ -252,7 +253,7 @@ _SCATTER_OPS = (
     ("ScatterAdd", np.add.at, _NUMBER_TYPES, "false", True),
     ("ScatterSub", np.subtract.at, _NUMBER_TYPES, "false", True),
     ("ScatterMul", np.multiply.at, _NUMBER_TYPES, "false", True),
-    ("ScatterDiv", _scatter_div, _NUMBER_TYPES, "false", True),
+    ("ScatterDiv", scatter_div_into, _NUMBER_TYPES, "false", True),
     ("ScatterMin", np.minimum.at, _MINMAX_TYPES, "false", False),
     ("ScatterMax", np.maximum.at, _MINMAX_TYPES, "false", False),
     ("ScatterNdUpdate", _scatter_update, "type", "true", True),

@@ -12,7 +12,9 @@ and scatters the results back, in rounds so that a repeated index is updated onc
 occurrence, as TF's kernel does. A rule that branches in Python on a hyperparameter
 (`l1 > 0`, `lr_power == -0.5`) needs that hyperparameter to be known while tracing (a
 constant, as the tf.train optimizers make it); fed or computed, the segment runs on NumPy.
-The ResourceApply* twins have no lowering: resource handles do not enter segments.
+The ResourceApply*/ResourceSparseApply* twins are registered with the very same
+lowerings: their resource inputs arrive as the same Refs (resource-variable ops:
+ops/state/xla_resource_lowerings.py).
 """
 import types
 
@@ -85,6 +87,18 @@ class NotLowerable(Exception):
     then runs on NumPy, whose kernel raises TensorFlow's error for them."""
 
 
+def resource_lowering(fn):
+    """Marks `fn` as a lowering whose resource (handle) inputs arrive as Refs: ops of
+    its types may take resource inputs inside a segment."""
+    fn.takes_resources = True
+    return fn
+
+
+def _initialized(op, values):
+    if any(v is None for v in values):
+        raise NotLowerable(f"{op.name}: a variable is uninitialized")
+
+
 def _check_dense(op, refs, values, value_names):
     shape = jnp.shape(refs[0])
     for ref in refs[1:]:
@@ -97,11 +111,12 @@ def _check_dense(op, refs, values, value_names):
 
 
 def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()):
-    """Registers the lowering of a dense Apply op from its pure update rule.
+    """Registers the lowering of a dense Apply op and of its ResourceApply twin from
+    their pure update rule.
 
     Args:
-      op_type: TF's op type, e.g. "ApplyAdam".
-      ref_names: the Ref inputs (the variable, then its slots).
+      op_type: TF's op type, e.g. "ApplyAdam" (its twin: "ResourceApplyAdam").
+      ref_names: the Ref (or resource) inputs: the variable, then its slots.
       value_names: the other inputs in TF's order.
       rule: ``rule(*ref values, *other inputs, **attrs) -> tuple of new ref values``,
         written with array operators and `np` (see `_traced_rules`).
@@ -112,6 +127,7 @@ def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()
     def lower(*args, op):
         refs = args[:n_refs]
         old = [r.value for r in refs]
+        _initialized(op, old)
         values = [jnp.asarray(v) if isinstance(v, (int, float)) else v
                   for v in args[n_refs:]]
         _check_dense(op, old, values, value_names)
@@ -119,7 +135,8 @@ def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()
         for r, v in zip(refs, rule(*old, *values, **kwargs)):
             r.set(v)
         return refs[0]
-    register_kernel(op_type, lower, backend=XLA)
+    for name in (op_type, "Resource" + op_type):
+        register_kernel(name, resource_lowering(lower), backend=XLA)
 
 
 # Up to this many indices, occurrences are counted by comparing all pairs (quick to
@@ -127,7 +144,7 @@ def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()
 _PAIRWISE_MAX = 4096
 
 
-def _occurrences(indices):
+def occurrences(indices):
     """Per position of `indices`, how many earlier positions hold the same index."""
     n = indices.shape[0]
     positions = jnp.arange(n)
@@ -143,9 +160,10 @@ def _occurrences(indices):
 
 
 def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()):
-    """Registers the lowering of a SparseApply op: the rule runs on the gathered rows and
-    the results are scattered back. As in TF's kernel (and the NumPy one), a repeated
-    index is updated once per occurrence: round k updates the k-th occurrences."""
+    """Registers the lowering of a SparseApply op (and its ResourceSparseApply twin): the
+    rule runs on the gathered rows and the results are scattered back. As in TF's kernel
+    (and the NumPy one), a repeated index is updated once per occurrence: round k
+    updates the k-th occurrences."""
     n_refs = len(ref_names)
     idx_pos = value_names.index("indices")
     grad_pos = value_names.index("grad")
@@ -153,6 +171,7 @@ def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_n
     def lower(*args, op, check):
         refs = args[:n_refs]
         old = [r.value for r in refs]
+        _initialized(op, old)
         values = list(args[n_refs:])
         indices, grad = jnp.asarray(values[idx_pos]), jnp.asarray(values[grad_pos])
         rows = jnp.shape(old[0])[0] if jnp.ndim(old[0]) else 0
@@ -167,7 +186,7 @@ def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_n
         check(jnp.any((indices < 0) | (indices >= rows)), "indices out of range")
         kwargs = {a: op._attrs[a] for a in attr_names}
         at_grad = grad_pos - (1 if idx_pos < grad_pos else 0)
-        occurrence = _occurrences(indices)
+        occurrence = occurrences(indices)
         rounds = jnp.max(occurrence, initial=-1) + 1
 
         def one_round(k, buffers):
@@ -181,7 +200,8 @@ def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_n
         for r, v in zip(refs, jax.lax.fori_loop(0, rounds, one_round, old)):
             r.set(v)
         return refs[0]
-    register_kernel(op_type, lower, backend=XLA)
+    for name in (op_type, "Resource" + op_type):
+        register_kernel(name, resource_lowering(lower), backend=XLA)
 
 
 def register_all():
@@ -204,3 +224,5 @@ def register_all():
 
 
 register_all()
+# The resource-variable ops (reads, assignments, gather, scatters) beside them.
+from trainflow.ops.state import xla_resource_lowerings  # noqa: E402,F401

@@ -19,7 +19,8 @@ False stay on the host (a While whose gradient records its iterations).
 
 Ref inputs (of Assign / Apply* ops) arrive as `Ref` objects: read ``ref.value``, write
 with ``ref.set(new)``; the segment writes the new values back into the session's
-variable buffers after the call, in place where the shape allows (contract 5).
+variable buffers after the call, in place where the shape allows (contract 5). Resource
+handles arrive as Refs too, to lowerings marked ``takes_resources`` (xla_resources.py).
 
 An op whose inputs are all values known while tracing (constants, static shapes) runs
 its NumPy kernel at trace time, so shape arithmetic stays static. A segment that cannot
@@ -35,7 +36,7 @@ import numpy as np
 from trainflow import tf_logging
 from trainflow.framework import errors, registry
 from trainflow.runtime import run_state
-from trainflow.runtime.backends import numpy_backend
+from trainflow.runtime.backends import numpy_backend, xla_resources
 
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
@@ -89,7 +90,7 @@ class Ref:
 
 _SPECIAL = ("check", "op")
 _HOST_DTYPES = frozenset(["string", "resource", "variant"])
-_LOCKED_TYPES = frozenset(["AssignAdd", "AssignSub"])
+_LOCKED_TYPES = frozenset(["AssignAdd", "AssignSub"]) | xla_resources.LOCKED_TYPES
 _lowering_info = {}
 
 
@@ -131,9 +132,10 @@ def lowerable_ops(ops, fed, folded):
             continue
         if any(t in fed for t in op._outputs):
             continue
-        if any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._inputs) or \
+        if any(t._dtype.base_dtype.name in _HOST_DTYPES and
+               not xla_resources.takes_handle(t, fn) for t in op._inputs) or \
                 any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._outputs):
-            continue  # jax arrays hold numbers only
+            continue  # jax arrays hold numbers only (resource handles become Refs)
         out.add(op)
     return out
 
@@ -224,8 +226,9 @@ class SegmentKernel:
         self.seg = seg
         self.ops = seg.ops
         self._folded = folded
-        self._ref_pos = [i for i, t in enumerate(seg._inputs) if t._dtype._is_ref_dtype]
-        self._val_pos = [i for i, t in enumerate(seg._inputs) if not t._dtype._is_ref_dtype]
+        self._ref_pos = [i for i, t in enumerate(seg._inputs) if xla_resources.is_variable(t)]
+        self._val_pos = [i for i, t in enumerate(seg._inputs)
+                         if not xla_resources.is_variable(t)]
         self._traces = {}
         self._lock = threading.Lock()
         # Under the variables' locks: use_locking updates, and AssignAdd/AssignSub, which
@@ -289,7 +292,7 @@ class SegmentKernel:
                     v = v[t._value_index] if isinstance(v, tuple) else v
                 else:
                     v = env[t]
-                if isinstance(v, Ref) and not arg.is_ref:
+                if isinstance(v, Ref) and not arg.is_ref and not xla_resources.is_handle(t):
                     if v.value is None:
                         raise _UninitializedRead(t)
                     v = v.value
@@ -331,7 +334,7 @@ class SegmentKernel:
 
     # -- running ---------------------------------------------------------------------------
     def __call__(self, *args):
-        slots = [args[i] for i in self._ref_pos]
+        slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos]  # handles: slots
         values = [args[i] for i in self._val_pos]
         aliases = _aliases(slots, values) if slots and values else ()
         ref_values = [s.device_value(_put) for s in slots]

@@ -1,0 +1,37 @@
+"""Resource variables inside XLA segments.
+
+A resource handle (a VarHandleOp's output, computed on the host before the segment)
+enters a segment like a ref variable: the segment takes the handle, looks up the
+variable's `VariableSlot` behind it, and its ops see the variable as a `Ref` (see
+xla_backend.py): reads take the Ref's current value, updates set it, and the segment
+writes the new values back into the slots after the call, where they stay in device
+memory between steps until something on the host reads them.
+
+Only ops whose lowering is marked ``takes_resources`` (ops/state/xla_lowerings.py,
+ops/state/xla_resource_lowerings.py) take resource inputs inside a segment; an op
+with a resource output (VarHandleOp) or another resource consumer stays on the host.
+"""
+from trainflow.ops.state.resource_variable_ops import slot_of
+
+__all__ = ["LOCKED_TYPES", "is_handle", "is_variable", "takes_handle", "slot_of"]
+
+# Updates that the NumPy kernels always make under the variable's lock.
+LOCKED_TYPES = frozenset(["AssignAddVariableOp", "AssignSubVariableOp"] + [
+    "ResourceScatter" + k for k in ("Add", "Sub", "Mul", "Div", "Min", "Max", "Update")])
+
+
+def is_handle(t):
+    """Whether tensor `t` is a resource handle."""
+    return t._dtype.base_dtype.name == "resource"
+
+
+def is_variable(t):
+    """Whether a segment input `t` stands for a variable (a ref or a resource handle):
+    its value arrives as a slot (`slot_of`), and its ops see it as a Ref."""
+    return t._dtype._is_ref_dtype or is_handle(t)
+
+
+def takes_handle(t, lowering):
+    """Whether input `t` of an op lowered by `lowering` is a handle that may enter a
+    segment."""
+    return is_handle(t) and getattr(lowering, "takes_resources", False)
