@@ -156,11 +156,14 @@ def _image_chunks(n, rows_per_image, width, itemsize):
     least CHUNKS_PER_THREAD per intra-op thread where the batch allows, so that the
     threads share the im2col copies too."""
     per_image = max(1, rows_per_image * width * itemsize)
-    step = max(1, COLS_BYTES // per_image)
+    count = -(-n // max(1, COLS_BYTES // per_image))
     threads = intra_op.threads()
     if threads > 1 and n * rows_per_image * width >= blas_threads.PARALLEL_MIN:
-        step = max(1, min(step, n // (threads * CHUNKS_PER_THREAD)))
-    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+        # A multiple of the thread count, so that the threads get equal shares.
+        count = -(-max(count, threads * CHUNKS_PER_THREAD) // threads) * threads
+    count = min(n, count)
+    cuts = [n * k // count for k in range(count + 1)]
+    return [slice(a, b) for a, b in zip(cuts, cuts[1:])]
 
 
 def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NHWC",
@@ -182,13 +185,14 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NH
     xp = pad_nhwc(x, geo.pads)
     wf = _group_filter(w, groups)
     chunks = _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize)
-    if len(chunks) == 1 and result is y and y.dtype == np.result_type(x, w):
-        # One chunk, NHWC: the product is the result (no copy into `y`).
-        part = blas_threads.matmul(_group_cols(im2col(xp, geo), kh * kw, groups), wf)
-        return _ungroup_out(part, groups).reshape(shape)
+    # One group, NHWC, the product's dtype: each product writes its rows of `y` directly.
+    direct = groups == 1 and result is y and y.dtype == np.result_type(x, w)
 
     def chunk(sl):
         cols = im2col(xp[sl], geo)
+        if direct:
+            blas_threads.matmul(cols, wf, out=y[sl].reshape(-1, o))
+            return
         part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
         y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
 
