@@ -29,9 +29,9 @@ _CHANNELS_FIRST_BELOW = 16
 # The multi-pass loops work on batch chunks of about this many input bytes, so that
 # the intermediates of one chunk stay in the CPU cache from one pass to the next.
 CHUNK_BYTES = 1 << 20
-# The convolutions build their im2col matrices a batch chunk of about this many bytes at a
-# time (a fair share of a 32 MB L3 cache).
-COLS_BYTES = 12 << 20
+# The convolutions build their im2col matrices a batch chunk of at most about this many
+# bytes at a time (two threads' chunks at once: a fair share of a 32 MB L3 cache).
+COLS_BYTES = 6 << 20
 # Filter gradients with fewer im2col columns than this multiply dy^T @ cols with dy^T a
 # transposed view (no copy).
 _NARROW_COLS = 512
