@@ -81,3 +81,13 @@ def test_non_finite_chunks_take_the_general_path(poison, monkeypatch):
     expected = reference_grad(x, dy, geo)
     with np.errstate(invalid="ignore"):
         np.testing.assert_allclose(L.max_backward(x, dy, geo), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_integer_pools_take_the_general_path():
+    xs, ksize, strides, padding, explicit = CASES[1]
+    geo = _geo(xs, ksize, strides, padding, explicit)
+    x = RNG.randint(-3, 3, xs).astype(np.int32)
+    dy = RNG.randint(-5, 5, (xs[0], geo.out_h, geo.out_w, xs[3])).astype(np.int32)
+    dx = np.zeros(xs, np.int32)
+    assert not F.max_backward_chunk(x, dy, dx, StridePhases(geo, xs[1], xs[2]))
+    np.testing.assert_array_equal(L.max_backward(x, dy, geo), reference_grad(x, dy, geo))

@@ -14,7 +14,9 @@ import numpy as np
 def max_backward_chunk(xc, g, dxc, layout):
     """MaxPoolGrad of one batch chunk, written into `dxc` over the phase layout `layout`
     (a StridePhases); returns False (with `dxc` untouched) when the chunk needs the
-    general rules (a NaN or -inf input, a non-finite gradient)."""
+    general rules (a NaN or -inf input, a non-finite gradient, integer dtypes)."""
+    if xc.dtype.kind != "f" or g.dtype.kind != "f":
+        return False
     # A float32 sum that overflows only sends a finite chunk down the general path.
     if not xc.min() > -np.inf or not np.isfinite(g.sum()):
         return False
