@@ -42,6 +42,19 @@ def best_rate(fn, seconds=1.0, rounds=3):
     return best
 
 
+def best_cpu_ms(fn, calls=5, rounds=3):
+    """CPU milliseconds per call of `fn` (all the process's threads), the best of `rounds`
+    rounds of `calls` calls: on a shared machine this varies less than the wall time."""
+    fn()
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - start) / calls * 1e3)
+    return best
+
+
 def _adam(params, grads, state, lr=F32(1e-3), b1=F32(0.9), b2=F32(0.999), eps=F32(1e-8)):
     state["t"] += 1
     t = state["t"]
@@ -242,13 +255,17 @@ def main():
         ms = 1e3 / best_rate(gemms)
         with one_thread_blas():
             ms1 = 1e3 / best_rate(gemms)
+            cpu1 = best_cpu_ms(gemms)
+            step1 = best_cpu_ms(conv_step(layer))
         rows[f"{layer} gemms ms"] = (ms, None)
         rows[f"{layer} gemms 1-thread ms"] = (ms1, None)
+        rows[f"{layer} gemms 1-thread cpu ms"] = (cpu1, None)
         rows[f"{layer} gemm GFLOP/s"] = (flops / ms / 1e6, None)
-        bare_steps[layer] = 1e3 / best_rate(conv_step(layer))
+        bare_steps[layer] = (1e3 / best_rate(conv_step(layer)), step1)
     for layer in CONV_LAYERS:
-        rows[f"{layer} step ms"] = (bare_steps[layer],
-                                    1e3 / best_rate(trainflow_conv_step(layer)))
+        ours = trainflow_conv_step(layer)
+        rows[f"{layer} step ms"] = (bare_steps[layer][0], 1e3 / best_rate(ours))
+        rows[f"{layer} step cpu ms (1 thread)"] = (bare_steps[layer][1], None)
     if not args.conv_only:
         bare_adam, our_adam = adam_pair()
         rows["mlp_big steps/s"] = (best_rate(numpy_mlp_step()), best_rate(trainflow_mlp_step()))
@@ -257,9 +274,9 @@ def main():
         print(json.dumps(rows))
         return
     print(f"bare NumPy floors (load average {load_average()})")
-    print(f"{'workload':22} {'bare NumPy':>12} {'trainflow':>12}")
+    print(f"{'workload':34} {'bare NumPy':>12} {'trainflow':>12}")
     for name, (bare, ours) in rows.items():
-        print(f"{name:22} {bare:12.1f} {'-' if ours is None else f'{ours:.1f}':>12}")
+        print(f"{name:34} {bare:12.1f} {'-' if ours is None else f'{ours:.1f}':>12}")
 
 
 if __name__ == "__main__":
