@@ -63,6 +63,7 @@ def test_fast_path_follows_tf_pick(xs, ksize, strides, padding, explicit):
     assert F.max_backward_chunk(x, dy, dx, StridePhases(geo, xs[1], xs[2]))
     np.testing.assert_allclose(dx, reference_grad(x, dy, geo), rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(L.max_backward(x, dy, geo), dx, rtol=1e-6, atol=1e-6)
+    assert not np.signbit(dx[dx == 0]).any()  # cells no pick reaches are +0, as in TF
 
 
 @pytest.mark.parametrize("poison", ["nan_x", "ninf_x", "inf_dy", "nan_dy"])

@@ -40,5 +40,11 @@ def max_backward_chunk(xc, g, dxc, layout):
         else:  # the first tap of a phase writes its block of the zeros directly
             np.multiply(g, hit, out=dphases[ab][block])
             written.add(ab)
-    layout.merge_into(dxc, dphases)
+    # Merged by adding +0: a negative gradient times a miss is -0.0, and TF's cells that
+    # no pick reaches hold +0.0.
+    zero = g.dtype.type(0)
+    for (a, b), p in dphases.items():
+        _, dst_a, src_a = layout.rows[a]
+        _, dst_b, src_b = layout.cols[b]
+        np.add(p[:, dst_a, dst_b], zero, out=dxc[:, src_a, src_b])
     return True
