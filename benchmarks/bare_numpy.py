@@ -11,14 +11,18 @@ loops) or to trainflow itself.
 - `adam_10m`: Adam's update of 10M float32 parameters as NumPy `out=` ufunc calls over the
   whole arrays (the fewest passes NumPy can do it in), updates/s; beside trainflow's
   ApplyAdam kernel on the same buffers.
-- `conv2_gemms`: the three products of conv2's forward and backward passes (im2col
-  matrix 8192x1600 with a 1600x64 filter), ms; the floor under any im2col convolution.
+- `conv1`/`conv2` (benchmarks/conv_step.py's layers): the three im2col products of the
+  forward and backward passes at the shapes trainflow's kernels use (ms with NumPy's
+  BLAS threads and on one thread, and GFLOP/s), the floor under any im2col convolution
+  on this BLAS; and the whole layer step (conv, max pool, their gradients) written
+  straight in NumPy, ms, beside trainflow's step.
 """
 import argparse
 import json
 import time
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from _harness import load_average
 
@@ -35,6 +39,19 @@ def best_rate(fn, seconds=1.0, rounds=3):
             fn()
             n += 1
         best = max(best, n / (time.perf_counter() - start))
+    return best
+
+
+def best_cpu_ms(fn, calls=5, rounds=3):
+    """CPU milliseconds per call of `fn` (all the process's threads), the best of `rounds`
+    rounds of `calls` calls: on a shared machine this varies less than the wall time."""
+    fn()
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.process_time() - start) / calls * 1e3)
     return best
 
 
@@ -121,37 +138,145 @@ def adam_pair(n=10_000_000):
     return bare, ours
 
 
-def conv2_gemms():
-    """A function running conv2's three im2col products through NumPy's matmul."""
-    rng = np.random.default_rng(0)
-    cols = rng.random((8192, 1600), dtype=F32)
-    w = rng.random((1600, 64), dtype=F32)
-    dy = rng.random((8192, 64), dtype=F32)
+CONV_LAYERS = {"conv1": ((32, 32, 32, 3), (5, 5, 3, 64)),
+               "conv2": ((32, 16, 16, 64), (5, 5, 64, 64))}
 
-    def gemms():
-        cols @ w          # forward
-        dy @ w.T          # input gradient (before col2im)
-        cols.T @ dy       # filter gradient
-    return gemms
+
+def _im2col(x, k):
+    """The [N*H*W, k*k*C] windows of NHWC `x` for a k x k stride-1 SAME convolution."""
+    n, h, w, c = x.shape
+    p = k // 2
+    xp = np.pad(x, ((0, 0), (p, p), (p, p), (0, 0)))
+    win = sliding_window_view(xp, (k, k), axis=(1, 2))  # [N, H, W, C, k, k]
+    return win.transpose(0, 1, 2, 4, 5, 3).reshape(n * h * w, k * k * c)
+
+
+def conv_gemms(layer):
+    """A function running the three products of one conv_step layer at the shapes
+    trainflow's kernels use: forward cols @ w, the filter gradient dy^T @ cols, and the
+    input gradient (few channels: w @ dy^T before col2im; else the forward shape, as
+    the turned-filter convolution of dy)."""
+    (n, h, w_, c), (k, _, _, o) = CONV_LAYERS[layer]
+    rng = np.random.default_rng(0)
+    m, taps = n * h * w_, k * k * c
+    cols = rng.random((m, taps), dtype=F32)
+    wf = rng.random((taps, o), dtype=F32)
+    dy = rng.random((m, o), dtype=F32)
+    if c < 16:
+        def gemms():
+            cols @ wf
+            dy.T @ cols
+            wf @ dy.T
+    else:
+        dcols = rng.random((m, k * k * o), dtype=F32)
+        wt = rng.random((k * k * o, c), dtype=F32)
+
+        def gemms():
+            cols @ wf
+            np.ascontiguousarray(dy.T) @ cols
+            dcols @ wt
+    return gemms, 3 * 2 * m * taps * o
+
+
+def conv_step(layer):
+    """A function running one conv_step layer's forward and backward pass written
+    straight in NumPy (im2col products, a 3x3 stride-2 max pool over strided views, its
+    gradient routed to every cell equal to the window's maximum, col2im by taps): the
+    arithmetic and the memory passes, with no tie rules, graph or checks."""
+    (n, h, w_, c), (k, _, _, o) = CONV_LAYERS[layer]
+    rng = np.random.default_rng(0)
+    x = rng.random((n, h, w_, c), dtype=F32)
+    w = rng.normal(0, 0.05, (k, k, c, o)).astype(F32)
+    oh, ow = h // 2, w_ // 2
+    g = rng.random((n, oh, ow, o), dtype=F32)
+    wf = w.reshape(-1, o)
+    wt = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(-1, c)
+    taps = [(i, j) for i in range(3) for j in range(3)]
+
+    def tap(a, i, j):
+        return a[:, i:i + 2 * oh - 1:2, j:j + 2 * ow - 1:2]
+
+    def step():
+        cols = _im2col(x, k)
+        y = (cols @ wf).reshape(n, h, w_, o)
+        yp = np.pad(y, ((0, 0), (0, 1), (0, 1), (0, 0)), constant_values=-np.inf)
+        m = tap(yp, 0, 0).copy()
+        for i, j in taps[1:]:
+            np.maximum(m, tap(yp, i, j), out=m)
+        dyp = np.zeros_like(yp)
+        for i, j in taps:
+            tap(dyp, i, j)[...] += g * (tap(yp, i, j) == m)
+        d2 = np.ascontiguousarray(dyp[:, :h, :w_]).reshape(-1, o)
+        d2.T @ cols  # the filter gradient
+        if c >= 16:  # the input gradient as a convolution of dy with the turned filter
+            _im2col(d2.reshape(n, h, w_, o), k) @ wt
+            return
+        dcols = (wf @ d2.T).reshape(k, k, c, n, h, w_)
+        p = k // 2
+        dx = np.zeros((c, n, h + 2 * p, w_ + 2 * p), F32)
+        for i in range(k):
+            for j in range(k):
+                dx[:, :, i:i + h, j:j + w_] += dcols[i, j]
+        dx[:, :, p:p + h, p:p + w_].transpose(1, 2, 3, 0).copy()
+    return step
+
+
+def trainflow_conv_step(layer):
+    """A function running one trainflow conv_step layer (benchmarks/conv_step.py)."""
+    import trainflow.compat.v1 as tf
+    from conv_step import build
+    x_shape, w_shape = CONV_LAYERS[layer]
+    graph = tf.Graph()
+    with graph.as_default():
+        x, dy, fetches = build(tf, list(x_shape), list(w_shape))
+        sess = tf.Session(graph=graph)
+    rng = np.random.RandomState(1)
+    feed = {x: rng.rand(*x_shape).astype(F32),
+            dy: rng.rand(*dy.shape.as_list()).astype(F32)}
+    return lambda: sess.run(fetches, feed)
+
+
+def one_thread_blas():
+    """A context in which NumPy's BLAS runs on one thread."""
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(1, user_api="blas")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--conv-only", action="store_true", help="only the conv_step rows")
     args = parser.parse_args()
-    bare_adam, our_adam = adam_pair()
-    rows = {
-        "mlp_big steps/s": (best_rate(numpy_mlp_step()), best_rate(trainflow_mlp_step())),
-        "adam_10m updates/s": (best_rate(bare_adam), best_rate(our_adam)),
-        "conv2_gemms ms": (1e3 / best_rate(conv2_gemms()), None),
-    }
+    rows = {}
+    # The bare rows first: trainflow sets NumPy's BLAS to one thread for the process.
+    bare_steps = {}
+    for layer in CONV_LAYERS:
+        gemms, flops = conv_gemms(layer)
+        ms = 1e3 / best_rate(gemms)
+        with one_thread_blas():
+            ms1 = 1e3 / best_rate(gemms)
+            cpu1 = best_cpu_ms(gemms)
+            step1 = best_cpu_ms(conv_step(layer))
+        rows[f"{layer} gemms ms"] = (ms, None)
+        rows[f"{layer} gemms 1-thread ms"] = (ms1, None)
+        rows[f"{layer} gemms 1-thread cpu ms"] = (cpu1, None)
+        rows[f"{layer} gemm GFLOP/s"] = (flops / ms / 1e6, None)
+        bare_steps[layer] = (1e3 / best_rate(conv_step(layer)), step1)
+    for layer in CONV_LAYERS:
+        ours = trainflow_conv_step(layer)
+        rows[f"{layer} step ms"] = (bare_steps[layer][0], 1e3 / best_rate(ours))
+        rows[f"{layer} step cpu ms (1 thread)"] = (bare_steps[layer][1], None)
+    if not args.conv_only:
+        bare_adam, our_adam = adam_pair()
+        rows["mlp_big steps/s"] = (best_rate(numpy_mlp_step()), best_rate(trainflow_mlp_step()))
+        rows["adam_10m updates/s"] = (best_rate(bare_adam), best_rate(our_adam))
     if args.json:
         print(json.dumps(rows))
         return
     print(f"bare NumPy floors (load average {load_average()})")
-    print(f"{'workload':22} {'bare NumPy':>12} {'trainflow':>12}")
+    print(f"{'workload':34} {'bare NumPy':>12} {'trainflow':>12}")
     for name, (bare, ours) in rows.items():
-        print(f"{name:22} {bare:12.1f} {'-' if ours is None else f'{ours:.1f}':>12}")
+        print(f"{name:34} {bare:12.1f} {'-' if ours is None else f'{ours:.1f}':>12}")
 
 
 if __name__ == "__main__":

@@ -124,7 +124,10 @@ CONV_CASES = [  # x shape, w shape, strides, dilations, padding
     ((1, 8, 7, 2), (3, 2, 2, 2), (1, 1), (2, 3), "SAME"),
     ((1, 8, 8, 2), (2, 2, 2, 3), (2, 1), (3, 2), "VALID"),
     ((2, 5, 5, 4), (3, 3, 2, 6), (1, 2), (1, 1), "SAME"),           # 2 groups
-    ((1, 5, 6, 20), (2, 2, 20, 3), (1, 1), (1, 1), "SAME"),         # NHWC col2im path
+    ((1, 5, 6, 20), (2, 2, 20, 3), (1, 1), (1, 1), "SAME"),         # dx as a forward conv
+    ((1, 7, 6, 20), (3, 2, 20, 3), (2, 1), (1, 1), "SAME"),         # NHWC col2im path
+    ((2, 7, 8, 16), (3, 2, 16, 5), (1, 1), (2, 3), "SAME"),         # forward conv, dilated
+    ((1, 6, 7, 16), (3, 4, 16, 2), (1, 1), (1, 2), "VALID"),
     ((1, 4, 4, 32), (3, 3, 8, 8), (2, 2), (1, 1), "VALID"),         # 4 groups, NHWC col2im
     ((3, 4, 3, 64), (3, 3, 64, 2), (1, 1), (1, 1), "SAME"),         # wide filter gradient
     ((3, 3, 3, 128), (3, 3, 64, 4), (2, 1), (1, 1), "SAME"),        # wide, 2 groups
@@ -158,6 +161,26 @@ def test_conv_explicit_padding_matches_loops():
     pads = ((1, 2), (0, 3))
     y = K.conv2d_nhwc(x, w, (1, 2), (1, 1), "EXPLICIT", pads)
     np.testing.assert_allclose(y, ref_conv(x, w, (1, 2), (1, 1), pads), atol=1e-10)
+
+
+@pytest.mark.parametrize("pads", [((1, 2), (0, 1)), ((3, 0), (1, 1)), ((0, 0), (2, 2))])
+@pytest.mark.parametrize("out_format", ["NHWC", "NCHW"])
+def test_input_gradient_as_forward_conv_equals_col2im(pads, out_format, monkeypatch):
+    """Stride 1, one group, 16+ channels: dy convolved with the turned filter, against the
+    col2im path (pads wider than the window, ((3, 0), ...), fall back to it)."""
+    x = RNG.randn(2, 6, 5, 16).astype(np.float32)
+    w = RNG.randn(3, 3, 16, 8).astype(np.float32)
+    geo = K.Geometry(6, 5, 3, 3, (1, 1), (1, 1), "EXPLICIT", pads)
+    dy = RNG.randn(2, geo.out_h, geo.out_w, 8).astype(np.float32)
+    args = (x.shape, w, dy, (1, 1), (1, 1), "EXPLICIT", pads)
+    fast = K.conv2d_backprop_input_nhwc(*args, out_format=out_format)
+    monkeypatch.setattr(K, "_transposed_pads", lambda *a: None)
+    slow = K.conv2d_backprop_input_nhwc(*args, out_format=out_format)
+    assert fast.dtype == np.float32 and fast.shape == slow.shape
+    np.testing.assert_allclose(fast, slow, rtol=1e-5, atol=1e-5)
+    dx_ref, _ = ref_conv_backprop(x, w, dy, (1, 1), (1, 1), pads)
+    to_nhwc = fast.transpose(0, 2, 3, 1) if out_format == "NCHW" else fast
+    np.testing.assert_allclose(to_nhwc, dx_ref, rtol=1e-4, atol=1e-4)
 
 
 ATTRS = dict(strides=[1, 1, 1, 1], padding=b"SAME", explicit_paddings=[], data_format=b"NHWC",
@@ -447,3 +470,11 @@ def test_lrn_errors_and_dtype():
                        beta=0.5)
     assert out.dtype == np.float16
     np.testing.assert_allclose(out.astype(np.float32), np.full((1, 1, 1, 3), 0.5), rtol=1e-3)
+
+
+def test_run_chunks_on_threads_keeps_chunk_order(monkeypatch):
+    from trainflow.kernels import intra_op
+    monkeypatch.setattr(intra_op, "threads", lambda: 2)
+    chunks = K._image_chunks(32, 1024, 75, 4)  # conv1's im2col: 2 chunks a thread at least
+    assert len(chunks) >= 4 and chunks[0].start == 0 and chunks[-1].stop == 32
+    assert K.run_chunks(lambda sl: sl.start, chunks) == [sl.start for sl in chunks]

@@ -1,10 +1,12 @@
 """NumPy kernels of the 2-D convolution ops (Conv2D, its two backprops, and the
 depthwise variants), vectorised as im2col + BLAS products. The im2col matrix is built
 a batch chunk at a time (COLS_BYTES) and multiplied while it is still in the CPU
-cache; col2im adds the chunk's columns back the same way.
+cache, the chunks shared among the intra-op threads; col2im adds the chunk's columns
+back the same way. With stride 1 the input gradient is itself a forward convolution
+(of dy, with the filter turned around), which skips col2im.
 
 Everything runs in NHWC internally; NCHW tensors are transposed on the way in
-and out. The padding arithmetic is TensorFlow's (`GetWindowedOutputSizeVerbose`):
+and out. The padding arithmetic (in `conv_geometry`) is TensorFlow's:
 SAME pads ``max((out - 1) * stride + eff - in, 0)`` cells with the smaller half
 before, VALID pads nothing, EXPLICIT takes the pairs from `explicit_paddings`.
 Grouped convolutions (input depth a multiple of the filter's input depth) and
@@ -12,164 +14,29 @@ depthwise convolutions (a grouped convolution with one input channel per
 group) share the same code path. Half and bfloat16 compute in float32 and round
 the result back; every other dtype computes in itself.
 """
+import functools
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from trainflow.framework import errors
-from trainflow.kernels import blas_threads
+from trainflow.kernels import blas_threads, intra_op
+from trainflow.ops.nn.conv_geometry import (  # noqa: F401 - re-exported
+    Geometry, compute_dtype, empty_result, explicit_pairs, fmt_shape, from_nhwc, invalid,
+    shape_to_nhwc, spatial_attrs, text, to_nhwc, unimplemented, windowed_output_size)
 
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16
 # The multi-pass loops work on batch chunks of about this many input bytes, so that
 # the intermediates of one chunk stay in the CPU cache from one pass to the next.
 CHUNK_BYTES = 1 << 20
-# The convolutions build their im2col matrices a batch chunk of about this many bytes at a
-# time (a fair share of a 32 MB L3 cache).
-COLS_BYTES = 12 << 20
-# Filter gradients with fewer im2col columns than this multiply cols^T @ dy directly.
+# The convolutions build their im2col matrices a batch chunk of at most about this many
+# bytes at a time (two threads' chunks at once: a fair share of a 32 MB L3 cache).
+COLS_BYTES = 6 << 20
+# Filter gradients with fewer im2col columns than this multiply dy^T @ cols with dy^T a
+# transposed view (no copy).
 _NARROW_COLS = 512
-
-
-def invalid(message):
-    """An InvalidArgumentError for a kernel to raise (the executor names the node)."""
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def unimplemented(message):
-    """An UnimplementedError for a kernel to raise."""
-    return errors.UnimplementedError(None, None, message)
-
-
-def fmt_shape(shape):
-    """"[a,b,c]" as TF's kernel messages print shapes."""
-    return "[" + ",".join(str(int(d)) for d in shape) + "]"
-
-
-def compute_dtype(dtype):
-    """The dtype the arithmetic runs in: float32 for half and bfloat16."""
-    dtype = np.dtype(dtype)
-    if dtype == np.float16 or dtype.name == "bfloat16":
-        return np.dtype(np.float32)
-    return dtype
-
-
-def text(value):
-    """A str from a bytes or str attr."""
-    return value.decode() if isinstance(value, bytes) else value
-
-
-# -- geometry ----------------------------------------------------------------------------------
-def windowed_output_size(in_size, ksize, stride, dilation, padding, pad_before=0, pad_after=0):
-    """Output size and padding of one windowed dimension, as TF's kernels compute them.
-
-    Args:
-      in_size: the input size.
-      ksize: the window (filter) size.
-      stride, dilation: positive ints.
-      padding: "SAME", "VALID" or "EXPLICIT" (str or bytes).
-      pad_before, pad_after: the EXPLICIT padding of this dimension.
-
-    Returns:
-      (out_size, pad_before, pad_after).
-
-    Raises:
-      InvalidArgumentError: if the output size would be negative.
-    """
-    padding = text(padding)
-    eff = (ksize - 1) * dilation + 1
-    if padding == "SAME":
-        out = (in_size + stride - 1) // stride
-        need = max((out - 1) * stride + eff - in_size, 0)
-        pad_before, pad_after = need // 2, need - need // 2
-    else:
-        if padding == "VALID":
-            pad_before = pad_after = 0
-        num = in_size + pad_before + pad_after - eff + stride
-        out = num // stride if num >= 0 else -((-num) // stride)  # C++ truncation
-    if out < 0:
-        raise invalid(f"Computed output size would be negative: {out} [input_size: {in_size}, "
-                      f"effective_filter_size: {eff}, stride: {stride}]")
-    return out, pad_before, pad_after
-
-
-def spatial_attrs(values, data_format):
-    """The (H, W) entries of a 4-entry attr (strides, dilations, ksize) for `data_format`."""
-    if text(data_format).startswith("NC"):
-        return int(values[2]), int(values[3])
-    return int(values[1]), int(values[2])
-
-
-def explicit_pairs(explicit_paddings, data_format):
-    """The ((top, bottom), (left, right)) explicit padding pairs for `data_format`."""
-    p = [int(v) for v in explicit_paddings]
-    if text(data_format).startswith("NC"):
-        return (p[4], p[5]), (p[6], p[7])
-    return (p[2], p[3]), (p[4], p[5])
-
-
-def to_nhwc(x, data_format):
-    """`x` viewed in NHWC order."""
-    return x.transpose(0, 2, 3, 1) if text(data_format).startswith("NC") else x
-
-
-def from_nhwc(x, data_format):
-    """An NHWC result put back in `data_format` order (contiguous)."""
-    if text(data_format).startswith("NC"):
-        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-    return x
-
-
-def empty_result(shape, dtype, data_format="NHWC", zeros=False):
-    """(array, NHWC view of it): a result of NHWC `shape` laid out in `data_format`, so
-    that kernels write NCHW results in place instead of transposing an NHWC one."""
-    make = np.zeros if zeros else np.empty
-    if text(data_format).startswith("NC"):
-        n, h, w, c = shape
-        arr = make((n, c, h, w), dtype)
-        return arr, arr.transpose(0, 2, 3, 1)
-    arr = make(shape, dtype)
-    return arr, arr
-
-
-def shape_to_nhwc(shape, data_format):
-    """A 4-entry shape in `data_format` order rewritten in NHWC order."""
-    n, a, b, c = (int(d) for d in shape)
-    return (n, b, c, a) if text(data_format).startswith("NC") else (n, a, b, c)
-
-
-class Geometry:
-    """Output sizes and paddings of a 2-D window op over an NHWC input."""
-
-    __slots__ = ("out_h", "out_w", "pads", "strides", "dilations", "ksize")
-
-    def __init__(self, in_h, in_w, kh, kw, strides, dilations, padding, explicit=None):
-        (pt, pb), (pl, pr) = explicit if explicit is not None else ((0, 0), (0, 0))
-        sh, sw = strides
-        dh, dw = dilations
-        self.out_h, pt, pb = windowed_output_size(in_h, kh, sh, dh, padding, pt, pb)
-        self.out_w, pl, pr = windowed_output_size(in_w, kw, sw, dw, padding, pl, pr)
-        self.pads = ((pt, pb), (pl, pr))
-        self.strides = (sh, sw)
-        self.dilations = (dh, dw)
-        self.ksize = (kh, kw)
-
-    def tap_slices(self, i, j):
-        """Index of the padded input cells that window tap (i, j) reads, one per output."""
-        sh, sw = self.strides
-        dh, dw = self.dilations
-        r0, c0 = i * dh, j * dw
-        rows = slice(r0, r0 + sh * (self.out_h - 1) + 1, sh) if self.out_h else slice(r0, r0)
-        cols = slice(c0, c0 + sw * (self.out_w - 1) + 1, sw) if self.out_w else slice(c0, c0)
-        return slice(None), rows, cols
-
-    def padded_extent(self, in_h, in_w):
-        """(rows, cols) of the padded input actually read by the windows."""
-        sh, sw = self.strides
-        (kh, kw), (dh, dw) = self.ksize, self.dilations
-        need_h = sh * (self.out_h - 1) + (kh - 1) * dh + 1 if self.out_h else 0
-        need_w = sw * (self.out_w - 1) + (kw - 1) * dw + 1 if self.out_w else 0
-        (pt, pb), (pl, pr) = self.pads
-        return max(need_h, in_h + pt + pb), max(need_w, in_w + pl + pr)
+# The convolutions cut the batch into at least this many chunks per intra-op thread.
+CHUNKS_PER_THREAD = 2
 
 
 def batch_chunks(x, target=None):
@@ -181,9 +48,18 @@ def batch_chunks(x, target=None):
 
 
 def run_chunks(fn, chunks):
-    """[fn(chunk) for chunk in chunks]. Every call writes only its own batch slice of its
-    outputs, so the calls are independent of one another and may run on parallel threads."""
-    return [fn(chunk) for chunk in chunks]
+    """[fn(chunk) for chunk in chunks], the calls shared among the intra-op threads. Every
+    call writes only its own batch slice of its outputs, so the calls are independent of
+    one another; a product inside a call then runs whole on its thread (the pool is busy)."""
+    if len(chunks) <= 1 or intra_op.threads() <= 1:
+        return [fn(chunk) for chunk in chunks]
+    results = [None] * len(chunks)
+
+    def task(k):
+        results[k] = fn(chunks[k])
+
+    intra_op.run([functools.partial(task, k) for k in range(len(chunks))])
+    return results
 
 
 def pad_nhwc(x, pads, fill=0):
@@ -275,11 +151,19 @@ def _group_dy(dy2, groups):
 
 # -- the three convolutions (NHWC, compute dtype) -------------------------------------------------
 def _image_chunks(n, rows_per_image, width, itemsize):
-    """Batch slices whose im2col matrices are about COLS_BYTES each: the matrix of one chunk
-    is built and consumed by BLAS while it is still in the CPU cache."""
+    """Batch slices whose im2col matrices are at most about COLS_BYTES each (the matrix of
+    one chunk is built and consumed by BLAS while it is still in the CPU cache), and at
+    least CHUNKS_PER_THREAD per intra-op thread where the batch allows, so that the
+    threads share the im2col copies too."""
     per_image = max(1, rows_per_image * width * itemsize)
-    step = max(1, COLS_BYTES // per_image)
-    return [slice(i, min(n, i + step)) for i in range(0, n, step)]
+    count = -(-n // max(1, COLS_BYTES // per_image))
+    threads = intra_op.threads()
+    if threads > 1 and n * rows_per_image * width >= blas_threads.PARALLEL_MIN:
+        # A multiple of the thread count, so that the threads get equal shares.
+        count = -(-max(count, threads * CHUNKS_PER_THREAD) // threads) * threads
+    count = min(n, count)
+    cuts = [n * k // count for k in range(count + 1)]
+    return [slice(a, b) for a, b in zip(cuts, cuts[1:])]
 
 
 def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NHWC",
@@ -301,13 +185,14 @@ def conv2d_nhwc(x, w, strides, dilations, padding, explicit=None, out_format="NH
     xp = pad_nhwc(x, geo.pads)
     wf = _group_filter(w, groups)
     chunks = _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c, x.itemsize)
-    if len(chunks) == 1 and result is y and y.dtype == np.result_type(x, w):
-        # One chunk, NHWC: the product is the result (no copy into `y`).
-        part = blas_threads.matmul(_group_cols(im2col(xp, geo), kh * kw, groups), wf)
-        return _ungroup_out(part, groups).reshape(shape)
+    # One group, NHWC, the product's dtype: each product writes its rows of `y` directly.
+    direct = groups == 1 and result is y and y.dtype == np.result_type(x, w)
 
     def chunk(sl):
         cols = im2col(xp[sl], geo)
+        if direct:
+            blas_threads.matmul(cols, wf, out=y[sl].reshape(-1, o))
+            return
         part = blas_threads.matmul(_group_cols(cols, kh * kw, groups), wf)
         y[sl] = _ungroup_out(part, groups).reshape(y[sl].shape)
 
@@ -328,6 +213,14 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
                               zeros=dy.size == 0)
     if dy.size == 0:
         return result
+    flipped_pads = _transposed_pads(geo, c, groups)
+    if flipped_pads is not None:
+        # dx is the stride-1 convolution of dy with the filter turned 180 degrees and its
+        # in/out channels swapped: one im2col + product like the forward pass, instead of
+        # a product as large as the im2col matrix and a col2im pass per tap.
+        flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+        return conv2d_nhwc(dy, flipped, (1, 1), geo.dilations, "EXPLICIT", flipped_pads,
+                           out_format=out_format, out_dtype=out_dtype or dy.dtype)
     wf = _group_filter(w, groups)
     wf_t = np.ascontiguousarray(np.swapaxes(wf, -1, -2))
 
@@ -349,6 +242,21 @@ def conv2d_backprop_input_nhwc(input_shape, w, dy, strides, dilations, padding, 
     return result
 
 
+def _transposed_pads(geo, channels, groups):
+    """The explicit pads of the input gradient as a forward convolution of dy, or None
+    where the col2im path serves better (strides, groups, few input channels, pads wider
+    than the window)."""
+    if geo.strides != (1, 1) or groups != 1 or channels < _CHANNELS_FIRST_BELOW:
+        return None
+    pads = []
+    for (before, after), k, d in zip(geo.pads, geo.ksize, geo.dilations):
+        eff = (k - 1) * d + 1
+        if before > eff - 1 or after > eff - 1:
+            return None
+        pads.append((eff - 1 - before, eff - 1 - after))
+    return tuple(pads)
+
+
 def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding,
                                 explicit=None):
     """Gradient of conv2d_nhwc with respect to its HWIO filter of shape `filter_shape`."""
@@ -360,17 +268,17 @@ def conv2d_backprop_filter_nhwc(x, filter_shape, dy, strides, dilations, padding
     if dy.size == 0 or x.size == 0:
         return np.zeros((kh, kw, cg, o), dtype=x.dtype)
     xp = pad_nhwc(x, geo.pads)
-    # Narrow column matrices multiply best as cols^T @ dy (BLAS reads the transpose in
-    # place, and a transposed copy of a long dy costs as much as the product). Wide ones
-    # as a contiguous dy^T @ cols: OpenBLAS is much slower on those long-inner-dimension
-    # shapes when handed a transposed operand; the copy is of one cached chunk.
+    # Narrow column matrices multiply best as dy^T @ cols with dy^T read in place (a
+    # transposed copy of a long dy costs as much as the product). Wide ones as a contiguous
+    # dy^T @ cols: OpenBLAS is much slower on those long-inner-dimension shapes when handed
+    # a transposed operand; the copy is of one cached chunk.
     narrow = kh * kw * cg < _NARROW_COLS
 
     def chunk(sl):
         cols = _group_cols(im2col(xp[sl], geo), kh * kw, groups)
         dy2 = _group_dy(dy[sl].reshape(-1, o), groups)
-        if narrow:  # ([(G,) taps*Cg, Og] product)^T
-            return np.swapaxes(blas_threads.matmul(np.swapaxes(cols, -1, -2), dy2), -1, -2)
+        if narrow:
+            return blas_threads.matmul(np.swapaxes(dy2, -1, -2), cols)
         return blas_threads.matmul(np.ascontiguousarray(np.swapaxes(dy2, -1, -2)), cols)
 
     parts = run_chunks(chunk, _image_chunks(n, geo.out_h * geo.out_w, kh * kw * c,

@@ -16,6 +16,7 @@ Padded cells never take part.
 """
 import numpy as np
 
+from trainflow.ops.nn import max_pool_fast
 from trainflow.ops.nn.conv_kernels import batch_chunks, pad_nhwc, run_chunks
 from trainflow.ops.nn.window_phases import StridePhases
 
@@ -151,14 +152,21 @@ def max_backward(x, dy, geo):
     taps = layout.taps()
 
     def chunk(sl):
+        if max_pool_fast.max_backward_chunk(x[sl], dy[sl], dx[sl], layout):
+            return
         _, idx = _argmax_chunk(x[sl], layout, firsts)
         g = dy[sl]
         dphases = layout.zeros(g.shape[0], g.shape[3], dy.dtype)
         hit = np.empty(idx.shape, bool)
         routed = np.empty(g.shape, dy.dtype)
+        finite = np.isfinite(g.sum())  # else g * 0 would spread inf/NaN as NaN
         for t, ab, block in taps:
             np.equal(idx, t, out=hit)
-            np.multiply(g, hit, out=routed)
+            if finite:
+                np.multiply(g, hit, out=routed)
+            else:
+                routed.fill(0)
+                np.copyto(routed, g, where=hit)
             dphases[ab][block] += routed
         layout.merge_into(dx[sl], dphases)
 
