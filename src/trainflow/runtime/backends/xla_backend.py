@@ -108,15 +108,16 @@ def _lowering(op_type):
     return info
 
 
-def lowerable_ops(ops, fed, folded):
+def lowerable_ops(ops, fed, folded, frames=False):
     """The ops of a plan that may run inside an XLA segment: those with a lowering, not
     host-only or blocking, with no fed output, not folded (folded values are bound as
-    constants), and not downstream of a Switch (a dead branch is a host matter)."""
+    constants), and, unless `frames` (xla_cond decides about TF1 conds), not downstream
+    of a Switch (a dead branch is then a host matter)."""
     dead = set()
     out = set()
     for op in ops:
-        if op._type in ("Switch", "RefSwitch") or any(t._op in dead for t in op._inputs) or \
-                any(c in dead for c in op._control_inputs):
+        if not frames and (op._type in ("Switch", "RefSwitch") or any(
+                t._op in dead for t in op._inputs) or any(c in dead for c in op._control_inputs)):
             dead.add(op)
             continue
         info = op._info
@@ -253,10 +254,7 @@ class SegmentKernel:
                 # where it is used, as the buffer would (contract 5).
                 env[seg._inputs[i]] = v if k < 0 else refs[k]
             checks = []
-            for op in self.ops:
-                outs = self._lower(op, env, folded, checks)
-                for t, v in zip(op._outputs, outs):
-                    env[t] = v
+            self._lower_ops(env, folded, checks)
             results = []
             reads = {}
             for j, t in enumerate(seg._outputs):
@@ -276,6 +274,11 @@ class SegmentKernel:
             failed = jax.numpy.stack(flags) if flags else None
             return results, [refs[k].value for k in entry.written], failed
         return fn
+
+    def _lower_ops(self, env, folded, checks):
+        for op in self.ops:
+            for t, v in zip(op._outputs, self._lower(op, env, folded, checks)):
+                env[t] = v
 
     @staticmethod
     def _arg_values(op, env, folded):
@@ -535,9 +538,13 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
       segments read are left out (the segments bind their values).
     """
     from trainflow.runtime import planner
+    from trainflow.runtime.backends import xla_cond
     fed = set(feeds)
-    lowerable = lowerable_ops(ops, fed, folded)
-    if not any(op._type in _SWITCH_TYPES for op in ops):
+    frames = None if marked_only else xla_cond.Frames.build(ops, fetches, fed, folded)
+    lowerable = lowerable_ops(ops, fed, folded, frames is not None)
+    if frames is not None:
+        ops, lowerable, kernels_for = frames.settle(ops, lowerable, kernels_for)
+    if not any(op._type in _SWITCH_TYPES for op in ops) or (frames and frames.all_lowered):
         # With v1 control flow in the plan a folded op may sit in a branch, where only
         # the host tracks deadness; then folded ops stay where they are.
         _add_folded(ops, folded, lowerable)
@@ -551,19 +558,23 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
 
         def key(op):
             return NAME if op in lowerable else "host"
-    ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
+    ordered = planner.group_order(ops, fed, lambda op: op in lowerable,
+                                  frames.deps if frames else None)
     out_ops, out_kernels = [], []
     for seg in planner.partition(ordered, key):
         if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
             out_ops.extend(seg.ops)
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
-        sop = segment_op(len(out_ops), seg.ops, ordered, fetches, folded)
+        sop = segment_op(len(out_ops), seg.ops, ordered,
+                         list(fetches) + (frames.pred_roots(ordered) if frames else []), folded)
         producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
                                        if t._op in folded))
+        args = ([kernels_for(op) for op in seg.ops], [(op, kernels_for(op)) for op in producers])
+        sop, kernel = frames.segment_kernel(len(out_ops), sop, *args) if frames else \
+            (sop, SegmentKernel(sop, folded, *args))
         out_ops.append(sop)
-        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops],
-                                         [(op, kernels_for(op)) for op in producers]))
+        out_kernels.append(kernel)
     needed = set(fetches)
     for op in out_ops:
         needed.update(op._inputs)

@@ -1,0 +1,522 @@
+"""TF1 conditionals (the Switch/Merge frames `tf.cond` builds, and their gradients) inside
+XLA segments.
+
+Whether an op of a TF1 cond runs is a conjunction of literals "predicate P is true" /
+"P is false", one per Switch it lies behind: its *condition*, found when the plan is
+built. A literal's predicate is the tensor behind the Switch's `pred` input, traced back
+through Identity (a cond's `pred_id`), a Switch's data and an unfed
+PlaceholderWithDefault, so the Switches of a cond, of its nested conds and of its
+gradient (tf.gradients builds more Switch/Merge frames on the same `pred_id`) share
+their literals. A Merge's condition is the disjunction of its inputs' conditions, which
+a cond reduces to its own frame's (C and P) or (C and not P) = C.
+
+Ops joined by values that may be dead form a *component*. A component whose every op has
+a lowering, is a constant folded when the plan was built, or is a host op whose outputs
+have fully known shapes, is lowered:
+
+  - its lowered ops join the segments; inside a segment each op is traced with its
+    condition as a traced flag (or a static one when the predicate is known while
+    tracing, where only the taken branch is traced): both branches are computed and
+    a Merge selects the live input's value (`where`), a run-time check (Assert, a
+    gather index, CheckNumerics) fires only when its op's condition holds, and a
+    variable written in a branch keeps its old value when the branch is not taken;
+  - its host ops (a random op of a dropout branch, a Print) stay on the host behind a
+    gate that evaluates their condition from the predicates' values, so they run, and
+    advance their state, only when taken; their dead outputs enter a segment as zeros;
+  - its folded constants are bound where they are read.
+
+Every op downstream of a component's Merges is unconditional again and lowers as usual.
+Other components (an op without a lowering and with an unknown output shape in a
+branch, a RefMerge, a Merge whose inputs' conditions do not reduce) stay wholly on the
+host, where dead branches are skipped as before; so do the plans holding v1 while-loop
+frames (Enter/Exit/NextIteration).
+
+When a segment runs on NumPy (a signature that cannot be traced, or the re-run after a
+failed check, which raises the NumPy path's own error), its conditional ops run behind
+the same gates, so untaken branches are skipped there too.
+"""
+import jax.numpy as jnp
+import numpy as np
+
+from trainflow.framework.kernel_context import DEAD
+from trainflow.runtime.backends import xla_backend
+
+_SWITCH = frozenset(["Switch", "RefSwitch"])
+_MERGE = frozenset(["Merge", "RefMerge"])
+_LOOP = frozenset(["Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                   "RefNextIteration", "LoopCond"])
+_NONE = frozenset()
+
+
+class NotLowerable(Exception):
+    """A conditional op that cannot be traced: the segment runs on NumPy."""
+
+
+def _reduce_or(conds):
+    """The conjunction equal to the disjunction of the conjunctions `conds`, or None."""
+    conds = {c for c in conds if not any((p, 1 - b) in c for p, b in c)}  # never live
+    changed = True
+    while changed and len(conds) > 1:
+        changed = False
+        items = list(conds)
+        for i, a in enumerate(items):
+            for b in items[i + 1:]:
+                if a <= b or b <= a:  # the stronger one implies the weaker
+                    conds.discard(b if a <= b else a)
+                    changed = True
+                    break
+                diff = a ^ b
+                if len(diff) == 2 and len({p for p, _ in diff}) == 1:
+                    conds -= {a, b}
+                    conds.add(a & b)
+                    changed = True
+                    break
+            if changed:
+                break
+    if len(conds) == 1:
+        return next(iter(conds))
+    return None
+
+
+class Frames:
+    """The conditions of a plan's ops and what lowers of its TF1 conds."""
+
+    @classmethod
+    def build(cls, ops, fetches, fed, folded):
+        """The Frames of a plan, or None when it holds no Switch, holds v1 loop frames,
+        or has a Merge whose condition does not reduce (all stay on the host)."""
+        if not any(op._type in _SWITCH for op in ops) or any(op._type in _LOOP for op in ops):
+            return None
+        frames = cls(ops, fetches, fed, folded)
+        return frames if frames.ok else None
+
+    def __init__(self, ops, fetches, fed, folded):
+        self.fed, self.folded = fed, folded
+        self.fetches = list(fetches)
+        self.cond = {}
+        self.ok = True
+        for op in ops:
+            if op._type in _MERGE:
+                c = _reduce_or([self.tcond(t) for t in op._inputs])
+                if c is None:
+                    self.ok = False
+                    return
+                c = set(c)
+            else:
+                c = set()
+                for t in op._inputs:
+                    c |= self.tcond(t)
+            for dep in op._control_inputs:
+                c |= self.cond.get(dep, _NONE)
+            self.cond[op] = frozenset(c)
+        self.proxies = {}
+        self.bound = set()
+        self.host = set()
+
+    def root(self, t):
+        """The tensor whose value a predicate `t` forwards."""
+        seen = set()
+        while t not in self.fed and t not in seen:
+            seen.add(t)
+            op = t._op
+            if op in self.folded:
+                break
+            if op._type == "Identity" or op._type in _SWITCH or \
+                    op._type == "PlaceholderWithDefault":
+                t = op._inputs[0]
+            else:
+                break
+        return t
+
+    def tcond(self, t):
+        """The condition under which tensor `t` is live."""
+        if t in self.fed:
+            return _NONE
+        op = t._op
+        c = self.cond.get(op, _NONE)
+        if op._type in _SWITCH:
+            c = c | {(self.root(op._inputs[1]), t._value_index)}
+        return c
+
+    def op_cond(self, op):
+        return self.cond.get(op, _NONE)
+
+    # -- what lowers ----------------------------------------------------------------------
+    def _conditional(self, op):
+        return bool(self.op_cond(op)) or op._type in _SWITCH or (
+            op._type in _MERGE and any(self.tcond(t) for t in op._inputs))
+
+    def _components(self, ops):
+        parent = {}
+
+        def find(x):
+            while parent[x] is not x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+        members = [op for op in ops if self._conditional(op)]
+        for op in members:
+            parent[op] = op
+        for op in members:
+            deps = [t._op for t in op._inputs if self.tcond(t)]
+            deps += [c for c in op._control_inputs if self.op_cond(c)]
+            for d in deps:
+                if d in parent:
+                    a, b = find(op), find(d)
+                    if a is not b:
+                        parent[a] = b
+        comps = {}
+        for op in members:
+            comps.setdefault(find(op), []).append(op)
+        return list(comps.values())
+
+    def _lowers(self, comp, lowerable, consumers):
+        fetched = set(self.fetches)
+        for op in comp:
+            if any(self.tcond(t) and t in fetched for t in op._outputs):
+                return False
+            if op in self.folded:
+                continue
+            if op._type in _SWITCH:
+                # Its data (a ref or a number) enters a segment; a string cannot.
+                if op._inputs[0]._dtype.base_dtype.name in xla_backend._HOST_DTYPES or \
+                        op._attrs.get("_XlaCompile") is False:
+                    return False
+                continue
+            if op._type in _MERGE:
+                if op._type != "Merge" or \
+                        op._inputs[0]._dtype.base_dtype.name in xla_backend._HOST_DTYPES or \
+                        op._attrs.get("_XlaCompile") is False:
+                    return False
+                continue
+            if op in lowerable:
+                continue
+            # A host op behind a gate: its outputs that segments read enter them as
+            # zeros when dead, so their shapes must be known.
+            info = op._info
+            if info is None or any(t._dtype._is_ref_dtype for t in op._outputs):
+                return False
+            for t in op._outputs:
+                if any(c in lowerable or c._type in _SWITCH or c._type in _MERGE
+                       for c in consumers.get(t, ())) and not t._shape.is_fully_defined():
+                    return False
+        return True
+
+    def settle(self, ops, lowerable, kernels_for):
+        """Decides which components lower.
+
+        Returns:
+          (ops for ordering: gated host ops stand in for theirs and the folded constants
+          of lowered components are left out, the lowerable set, kernels_for with the
+          gates' kernels).
+        """
+        consumers = {}
+        for op in ops:
+            for t in op._inputs:
+                consumers.setdefault(t, []).append(op)
+        lowerable = set(lowerable)
+        for comp in self._components(ops):
+            if not self._lowers(comp, lowerable, consumers):
+                self.host.update(comp)
+                lowerable.difference_update(comp)
+                continue
+            for op in comp:
+                if op in self.folded:
+                    self.bound.add(op)
+                elif op._type in _SWITCH or op._type in _MERGE:
+                    lowerable.add(op)
+                elif op not in lowerable:
+                    self.proxies[op] = GatedOp(op, self)
+        out = [self.proxies.get(op, op) for op in ops if op not in self.bound]
+        self._entries = {e.op if isinstance(e, GatedOp) else e: e for e in out}
+
+        def kernels(op):
+            if isinstance(op, GatedOp):
+                return op.gate(kernels_for(op.op))
+            return kernels_for(op)
+        return out, lowerable, kernels
+
+    @property
+    def all_lowered(self):
+        return not self.host
+
+    def deps(self, entry):
+        """The entries of the settled op list that `entry` waits on."""
+        index = self._entries
+        deps = {index.get(t._op) for t in entry._inputs if t not in self.fed}
+        deps.update(index.get(c) for c in entry._control_inputs)
+        deps.discard(None)
+        return deps
+
+    def pred_roots(self, ops):
+        """The predicates that the conditions of `ops` read (not known at plan time)."""
+        out = []
+        for op in ops:
+            lits = set(self.op_cond(op))
+            if op._type in _MERGE:
+                for t in op._inputs:
+                    lits |= self.tcond(t)
+            for p, _ in lits:
+                if p._op not in self.folded and p not in out:
+                    out.append(p)
+        return out
+
+    def segment_kernel(self, index, seg, kernels, producers):
+        """(the SegmentOp `seg` with its predicates added to its inputs, its kernel)."""
+        produced = {t for op in seg.ops for t in op._outputs}
+        extra = [p for p in self.pred_roots(seg.ops)
+                 if p not in produced and p not in seg._inputs]
+        if extra:
+            seg = xla_backend.SegmentOp(index, seg.ops, seg._inputs + extra, seg._outputs)
+        return seg, CondSegmentKernel(seg, self.folded, kernels, producers, self)
+
+    def truth(self, value, branch):
+        """Whether a literal holds for a predicate's host value (DEAD: never)."""
+        if value is DEAD:
+            return False
+        return bool(np.asarray(value).reshape(())) == bool(branch)
+
+
+class _GateInfo:
+    """The OpInfo of a gated op: the original's, with one argument per input."""
+
+    def __init__(self, info, args):
+        self._info = info
+        self.op_def = type("GatedOpDef", (), {"inputs": args})()
+
+    def __getattr__(self, name):
+        return getattr(self._info, name)
+
+
+class GatedOp:
+    """Stands for a conditional op in a host program: its inputs less the folded ones,
+    plus its predicates; its kernel (`gate`) runs the op's only when its condition holds
+    and returns DEAD outputs otherwise."""
+
+    def __init__(self, op, frames, value=None):
+        """`value`: the folded value of a constant that runs in no other way (its
+        inputs are then not read)."""
+        self.op = op
+        self.frames = frames
+        folded = frames.folded
+        lits = set(frames.op_cond(op))
+        self.merge_conds = None
+        if op._type in _MERGE:
+            self.merge_conds = [tuple(frames.tcond(t)) for t in op._inputs]
+            for c in self.merge_conds:
+                lits |= set(c)
+        self.static, self.preds = {}, []
+        for p, _ in lits:
+            if p._op in folded:
+                v = folded[p._op]
+                self.static[p] = v[p._value_index] if isinstance(v, tuple) else v
+            elif p not in self.preds:
+                self.preds.append(p)
+        self.literals = tuple(frames.op_cond(op))
+        self.value = value
+        # The op's arguments: per argument, (list count or None, sources), a source
+        # ("in", position) or ("const", folded value).
+        self.layout = []
+        inputs, args = [], []
+        i = 0
+        for arg in ([] if value is not None else op._info.op_def.inputs):
+            n = arg.count(op._attrs)
+            srcs = []
+            for t in op._inputs[i:i + (1 if n is None else n)]:
+                if t._op in folded:
+                    v = folded[t._op]
+                    srcs.append(("const", v[t._value_index] if isinstance(v, tuple) else v))
+                else:
+                    srcs.append(("in", len(inputs)))
+                    inputs.append(t)
+                    args.append(xla_backend._Arg(arg.is_ref))
+            i += len(srcs)
+            self.layout.append((n, srcs))
+        self._n_in = len(inputs)
+        self._inputs = inputs + self.preds
+        self._outputs = op._outputs
+        self._control_inputs = op._control_inputs
+        self._type = self.type = op._type
+        self.name = self._name = op.name
+        self.creation_site = op.creation_site
+        self._attrs = {}
+        self._info = _GateInfo(op._info, args + [xla_backend._Arg(False) for _ in self.preds])
+
+    def __getattr__(self, name):
+        return getattr(self.op, name)
+
+    def _holds(self, lits, values):
+        for p, b in lits:
+            v = self.static[p] if p in self.static else values[self.preds.index(p)]
+            if not self.frames.truth(v, b):
+                return False
+        return True
+
+    def gate(self, kernel):
+        """`kernel` behind this op's condition (a Merge: choosing the first input whose
+        condition holds; a bound constant: its value)."""
+        n_in, layout, n_out = self._n_in, self.layout, len(self._outputs)
+        dead = None if n_out == 0 else (DEAD if n_out == 1 else (DEAD,) * n_out)
+        conds, value = self.merge_conds, self.value
+
+        def run(*values):
+            preds = values[n_in:]
+            if not self._holds(self.literals, preds):
+                return dead
+            if value is not None:
+                return value
+            args = []
+            for n, srcs in layout:
+                items = [values[s] if kind == "in" else s for kind, s in srcs]
+                args.append(items[0] if n is None else items)
+            if conds is None:
+                return kernel(*args)
+            for k, c in enumerate(conds):
+                if self._holds(c, preds):
+                    return args[0][k], np.int32(k)
+            return dead
+        return run
+
+
+class CondSegmentKernel(xla_backend.SegmentKernel):
+    """A segment holding ops of lowered TF1 conds: each is traced under its condition."""
+
+    def __init__(self, seg, folded, kernels, producers, frames):
+        super().__init__(seg, folded, kernels, producers)
+        self.frames = frames
+        # Dead inputs (from gated host ops) enter as zeros of their static shapes.
+        self._zeros = {}
+        for i, t in enumerate(seg._inputs):
+            if frames.tcond(t) and not t._dtype._is_ref_dtype and t._shape.is_fully_defined():
+                self._zeros[i] = np.zeros(t._shape.as_list(),
+                                          t._dtype.base_dtype.as_numpy_dtype)
+        # On NumPy, the conditional ops run behind their gates.
+        from trainflow.runtime.backends import numpy_backend
+        prog_ops, prog_kernels = [], []
+        # A conditional constant is gated on predicates the segment may compute: it
+        # goes right before its first reader.
+        late = {op: k for op, k in producers if frames.op_cond(op)}
+        for op, k in list(producers) + list(zip(seg.ops, kernels)):
+            for t in op._inputs:
+                if t._op in late and op not in late:
+                    gated = GatedOp(t._op, frames, folded[t._op])
+                    prog_ops.append(gated)
+                    prog_kernels.append(gated.gate(None))
+                    del late[t._op]
+            if op in folded and frames.op_cond(op):
+                continue
+            if frames._conditional(op):
+                gated = GatedOp(op, frames)
+                prog_ops.append(gated)
+                prog_kernels.append(gated.gate(k))
+            else:
+                prog_ops.append(op)
+                prog_kernels.append(k)
+        self._numpy = numpy_backend.Program(prog_ops, seg._outputs, seg._inputs, folded,
+                                            prog_kernels, raw_refs=True)
+
+    def __call__(self, *args):
+        if self._zeros and any(args[i] is DEAD for i in self._zeros):
+            args = [self._zeros[i] if a is DEAD and i in self._zeros else a
+                    for i, a in enumerate(args)]
+        return super().__call__(*args)
+
+    def _lower_ops(self, env, folded, checks):
+        frames = self.frames
+        flags = {}
+
+        def literal(p, b):
+            key = (p, b)
+            if key not in flags:
+                if p._op in folded:
+                    v = folded[p._op]
+                    v = v[p._value_index] if isinstance(v, tuple) else v
+                else:
+                    v = env[p]
+                if isinstance(v, (np.ndarray, np.generic, bool)):
+                    flags[key] = frames.truth(v, b)
+                else:
+                    v = jnp.reshape(jnp.asarray(v), ()).astype(bool)
+                    flags[key] = v if b else jnp.logical_not(v)
+            return flags[key]
+
+        def flag(cond):
+            out = True
+            for p, b in sorted(cond, key=lambda lit: (lit[0].name, lit[1])):
+                f = literal(p, b)
+                if f is False:
+                    return False
+                out = f if out is True else (out if f is True else jnp.logical_and(out, f))
+            return out
+
+        for op in self.ops:
+            if op._type in _MERGE:
+                outs = _merge(op, env, folded, [flag(frames.tcond(t)) for t in op._inputs])
+            else:
+                live = flag(frames.op_cond(op))
+                if live is False:
+                    outs = (None,) * len(op._outputs)  # never runs: not traced
+                elif op._type in _SWITCH:
+                    data = env[op._inputs[0]] if op._inputs[0]._op not in folded else \
+                        self._arg_values(op, env, folded)[0]
+                    outs = (data, data)
+                elif live is True:
+                    outs = self._lower(op, env, folded, checks)
+                else:
+                    outs = self._lower_under(op, live, env, folded, checks)
+            for t, v in zip(op._outputs, outs):
+                env[t] = v
+        for t in self.seg._outputs:
+            if env.get(t, 0) is None:
+                # The output of an op that never runs here: zeros for the host's gates.
+                if t._dtype._is_ref_dtype or not t._shape.is_fully_defined():
+                    raise NotLowerable(f"{t.name} is never live")
+                env[t] = jnp.zeros(t._shape.as_list(), t._dtype.base_dtype.as_numpy_dtype)
+
+    def _lower_under(self, op, live, env, folded, checks):
+        """Traces `op` whose condition is the traced flag `live`: its checks fire and its
+        variable writes land only when it holds."""
+        refs = []
+        for t in op._inputs:
+            r = env.get(t)
+            if isinstance(r, xla_backend.Ref) and all(r is not x for x, _ in refs):
+                refs.append((r, r.value))
+        first = len(checks)
+        outs = self._lower(op, env, folded, checks)
+        for k in range(first, len(checks)):
+            o, failed, message, cls = checks[k]
+            checks[k] = (o, jnp.logical_and(live, jnp.asarray(failed, bool)), message, cls)
+        for r, old in refs:
+            if r.value is not old:
+                if old is None:
+                    raise NotLowerable(f"{op.name} initializes a variable in a branch")
+                r.value = jnp.where(live, r.value, old)
+        return outs
+
+
+def _merge(op, env, folded, flags):
+    """(value, value_index) of a Merge: the first input whose condition holds."""
+    cands = []
+    for k, (t, f) in enumerate(zip(op._inputs, flags)):
+        if f is False:
+            continue
+        v = folded[t._op] if t._op in folded else env[t]
+        if isinstance(v, tuple):
+            v = v[t._value_index]
+        if isinstance(v, xla_backend.Ref):
+            v = v.value
+        cands.append((k, v, f))
+        if f is True:
+            break
+    if not cands:
+        return None, None
+    shapes = {tuple(jnp.shape(v)) for _, v, _ in cands}
+    if len(shapes) > 1:
+        raise NotLowerable(f"{op.name}: its branches give shapes {sorted(shapes)}")
+    dtype = op._outputs[0]._dtype.base_dtype.as_numpy_dtype
+    k, value, f = cands[-1]
+    value, index = jnp.asarray(value, dtype), jnp.asarray(k, jnp.int32)
+    for k, v, f in reversed(cands[:-1]):
+        value = jnp.where(f, jnp.asarray(v, dtype), value)
+        index = jnp.where(f, jnp.int32(k), index)
+    return value, index
