@@ -156,7 +156,8 @@ def test_assert_fires_only_in_the_taken_branch(jit):
             if jit:
                 assert "Switch" in xla_compare.lowered_types(sess)
                 assert not xla_compare.fallback_reasons(sess)
-    assert e.value.op.name == "cond/positive/Assert"
+    assert e.value.op.name == "cond/positive/Assert" and e.value.op.type == "Assert"
+    assert isinstance(e.value.op, tf.Operation)
     assert "test_xla_cond.py" in e.value.message
 
 
@@ -255,3 +256,40 @@ def test_check_numerics_in_a_branch_fires_only_when_taken():
             plan = list(sess._plans.values())[-1]
             assert [op.type for op in plan.ops] == ["XlaCluster"]
     assert e.value.op.type == "CheckNumerics"
+
+
+def test_a_loop_in_the_untaken_branch_does_not_run():
+    """A branch holding a loop runs under lax.cond: on the untaken branch's values
+    (zeros) this loop would never end."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        grow = tf.cond(x > 0.0, lambda: tf.while_loop(lambda v: v < 100.0,
+                                                      lambda v: v * 2.0, [x]),
+                       lambda: x - 1.0)
+        with tf.Session(config=xla_compare.config(True)) as sess:
+            assert sess.run(grow, {x: 0.0}) == -1.0
+            assert sess.run(grow, {x: 3.0}) == 192.0
+            assert "StatelessWhile" in xla_compare.lowered_types(sess) or \
+                "While" in xla_compare.lowered_types(sess)
+            assert not xla_compare.fallback_reasons(sess)
+
+
+def test_a_branch_with_products_runs_under_lax_cond(monkeypatch):
+    import jax
+    calls = []
+    real = jax.lax.cond
+
+    def counting(pred, *args, **kwargs):
+        calls.append(pred)
+        return real(pred, *args, **kwargs)
+    monkeypatch.setattr(jax.lax, "cond", counting)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2])
+        p = tf.placeholder(tf.bool, [])
+        y = tf.cond(p, lambda: tf.matmul(x, x), lambda: x + 1.0)
+        with tf.Session(config=xla_compare.config(True)) as sess:
+            a = np.float32([[1, 2], [3, 4]])
+            np.testing.assert_allclose(sess.run(y, {x: a, p: True}), a @ a)
+            np.testing.assert_allclose(sess.run(y, {x: a, p: False}), a + 1)
+            assert not xla_compare.fallback_reasons(sess)
+    assert len(calls) == 1  # traced once: the product's branch; the other is predicated

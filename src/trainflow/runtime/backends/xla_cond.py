@@ -35,7 +35,6 @@ When a segment runs on NumPy (a signature that cannot be traced, or the re-run a
 failed check, which raises the NumPy path's own error), its conditional ops run behind
 the same gates, so untaken branches are skipped there too.
 """
-import jax.numpy as jnp
 import numpy as np
 
 from trainflow.framework.kernel_context import DEAD
@@ -268,6 +267,7 @@ class Frames:
                  if p not in produced and p not in seg._inputs]
         if extra:
             seg = xla_backend.SegmentOp(index, seg.ops, seg._inputs + extra, seg._outputs)
+        from trainflow.runtime.backends.xla_cond_segment import CondSegmentKernel
         return seg, CondSegmentKernel(seg, self.folded, kernels, producers, self)
 
     def truth(self, value, branch):
@@ -296,7 +296,7 @@ class GatedOp:
     def __init__(self, op, frames, value=None):
         """`value`: the folded value of a constant that runs in no other way (its
         inputs are then not read)."""
-        self.op = op
+        self.op = self.source_op = op
         self.frames = frames
         folded = frames.folded
         lits = set(frames.op_cond(op))
@@ -376,147 +376,3 @@ class GatedOp:
                     return args[0][k], np.int32(k)
             return dead
         return run
-
-
-class CondSegmentKernel(xla_backend.SegmentKernel):
-    """A segment holding ops of lowered TF1 conds: each is traced under its condition."""
-
-    def __init__(self, seg, folded, kernels, producers, frames):
-        super().__init__(seg, folded, kernels, producers)
-        self.frames = frames
-        # Dead inputs (from gated host ops) enter as zeros of their static shapes.
-        self._zeros = {}
-        for i, t in enumerate(seg._inputs):
-            if frames.tcond(t) and not t._dtype._is_ref_dtype and t._shape.is_fully_defined():
-                self._zeros[i] = np.zeros(t._shape.as_list(),
-                                          t._dtype.base_dtype.as_numpy_dtype)
-        # On NumPy, the conditional ops run behind their gates.
-        from trainflow.runtime.backends import numpy_backend
-        prog_ops, prog_kernels = [], []
-        # A conditional constant is gated on predicates the segment may compute: it
-        # goes right before its first reader.
-        late = {op: k for op, k in producers if frames.op_cond(op)}
-        for op, k in list(producers) + list(zip(seg.ops, kernels)):
-            for t in op._inputs:
-                if t._op in late and op not in late:
-                    gated = GatedOp(t._op, frames, folded[t._op])
-                    prog_ops.append(gated)
-                    prog_kernels.append(gated.gate(None))
-                    del late[t._op]
-            if op in folded and frames.op_cond(op):
-                continue
-            if frames._conditional(op):
-                gated = GatedOp(op, frames)
-                prog_ops.append(gated)
-                prog_kernels.append(gated.gate(k))
-            else:
-                prog_ops.append(op)
-                prog_kernels.append(k)
-        self._numpy = numpy_backend.Program(prog_ops, seg._outputs, seg._inputs, folded,
-                                            prog_kernels, raw_refs=True)
-
-    def __call__(self, *args):
-        if self._zeros and any(args[i] is DEAD for i in self._zeros):
-            args = [self._zeros[i] if a is DEAD and i in self._zeros else a
-                    for i, a in enumerate(args)]
-        return super().__call__(*args)
-
-    def _lower_ops(self, env, folded, checks):
-        frames = self.frames
-        flags = {}
-
-        def literal(p, b):
-            key = (p, b)
-            if key not in flags:
-                if p._op in folded:
-                    v = folded[p._op]
-                    v = v[p._value_index] if isinstance(v, tuple) else v
-                else:
-                    v = env[p]
-                if isinstance(v, (np.ndarray, np.generic, bool)):
-                    flags[key] = frames.truth(v, b)
-                else:
-                    v = jnp.reshape(jnp.asarray(v), ()).astype(bool)
-                    flags[key] = v if b else jnp.logical_not(v)
-            return flags[key]
-
-        def flag(cond):
-            out = True
-            for p, b in sorted(cond, key=lambda lit: (lit[0].name, lit[1])):
-                f = literal(p, b)
-                if f is False:
-                    return False
-                out = f if out is True else (out if f is True else jnp.logical_and(out, f))
-            return out
-
-        for op in self.ops:
-            if op._type in _MERGE:
-                outs = _merge(op, env, folded, [flag(frames.tcond(t)) for t in op._inputs])
-            else:
-                live = flag(frames.op_cond(op))
-                if live is False:
-                    outs = (None,) * len(op._outputs)  # never runs: not traced
-                elif op._type in _SWITCH:
-                    data = env[op._inputs[0]] if op._inputs[0]._op not in folded else \
-                        self._arg_values(op, env, folded)[0]
-                    outs = (data, data)
-                elif live is True:
-                    outs = self._lower(op, env, folded, checks)
-                else:
-                    outs = self._lower_under(op, live, env, folded, checks)
-            for t, v in zip(op._outputs, outs):
-                env[t] = v
-        for t in self.seg._outputs:
-            if env.get(t, 0) is None:
-                # The output of an op that never runs here: zeros for the host's gates.
-                if t._dtype._is_ref_dtype or not t._shape.is_fully_defined():
-                    raise NotLowerable(f"{t.name} is never live")
-                env[t] = jnp.zeros(t._shape.as_list(), t._dtype.base_dtype.as_numpy_dtype)
-
-    def _lower_under(self, op, live, env, folded, checks):
-        """Traces `op` whose condition is the traced flag `live`: its checks fire and its
-        variable writes land only when it holds."""
-        refs = []
-        for t in op._inputs:
-            r = env.get(t)
-            if isinstance(r, xla_backend.Ref) and all(r is not x for x, _ in refs):
-                refs.append((r, r.value))
-        first = len(checks)
-        outs = self._lower(op, env, folded, checks)
-        for k in range(first, len(checks)):
-            o, failed, message, cls = checks[k]
-            checks[k] = (o, jnp.logical_and(live, jnp.asarray(failed, bool)), message, cls)
-        for r, old in refs:
-            if r.value is not old:
-                if old is None:
-                    raise NotLowerable(f"{op.name} initializes a variable in a branch")
-                r.value = jnp.where(live, r.value, old)
-        return outs
-
-
-def _merge(op, env, folded, flags):
-    """(value, value_index) of a Merge: the first input whose condition holds."""
-    cands = []
-    for k, (t, f) in enumerate(zip(op._inputs, flags)):
-        if f is False:
-            continue
-        v = folded[t._op] if t._op in folded else env[t]
-        if isinstance(v, tuple):
-            v = v[t._value_index]
-        if isinstance(v, xla_backend.Ref):
-            v = v.value
-        cands.append((k, v, f))
-        if f is True:
-            break
-    if not cands:
-        return None, None
-    shapes = {tuple(jnp.shape(v)) for _, v, _ in cands}
-    if len(shapes) > 1:
-        raise NotLowerable(f"{op.name}: its branches give shapes {sorted(shapes)}")
-    dtype = op._outputs[0]._dtype.base_dtype.as_numpy_dtype
-    k, value, f = cands[-1]
-    value, index = jnp.asarray(value, dtype), jnp.asarray(k, jnp.int32)
-    for k, v, f in reversed(cands[:-1]):
-        value = jnp.where(f, jnp.asarray(v, dtype), value)
-        index = jnp.where(f, jnp.int32(k), index)
-    return value, index
