@@ -49,21 +49,24 @@ def _dropout_mlp():
 
 
 def _lr_schedule():
-    """`tf.cond` on the global step choosing a learning rate (and a layers dropout)."""
+    """`tf.cond` on the global step choosing a learning rate; batch norm and dropout
+    layers behind an `is_training` placeholder."""
     x = tf.placeholder(tf.float32, [16, 6])
     y = tf.placeholder(tf.int64, [16])
     training = tf.placeholder(tf.bool, [])
     step = tf.train.get_or_create_global_step()
-    h = tf.nn.relu(_dense(x, 6, 12, 3))
-    h = tf.layers.dropout(h, 0.4, training=training, seed=5)
+    h = tf.layers.batch_normalization(_dense(x, 6, 12, 3), training=training)
+    h = tf.layers.dropout(tf.nn.relu(h), 0.4, training=training, seed=5)
     loss = _loss(_dense(h, 12, 3, 4), y)
     lr = tf.cond(step < 20, lambda: tf.constant(0.05), lambda: tf.constant(0.01))
-    train = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, step)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = tf.train.MomentumOptimizer(lr, 0.9).minimize(loss, step)
     return [loss, train, lr], [x, y, training]
 
 
 def _nested():
-    """A cond inside a cond's branch, trained through (the gradient of both)."""
+    """A cond inside a cond's branch, trained through (the gradient of both); the
+    learning rate from `piecewise_constant` (tf.case: nested conds and an Assert)."""
     x = tf.placeholder(tf.float32, [None, 6])
     y = tf.placeholder(tf.int64, [None])
     p = tf.placeholder(tf.bool, [])
@@ -74,8 +77,10 @@ def _nested():
         return tf.cond(inner, lambda: tf.nn.relu(h) * 1.5, lambda: tf.tanh(h) - 0.5)
     h = tf.cond(p, outer_true, lambda: tf.sigmoid(h))
     loss = _loss(_dense(h, 12, 3, 6), y)
-    train = tf.train.AdamOptimizer(0.02).minimize(loss)
-    return [loss, train], [x, y, p]
+    step = tf.train.get_or_create_global_step()
+    lr = tf.train.piecewise_constant(step, [15, 30], [0.02, 0.01, 0.005])
+    train = tf.train.AdamOptimizer(lr).minimize(loss, step)
+    return [loss, train, lr], [x, y, p]
 
 
 def _gradient():
@@ -293,3 +298,20 @@ def test_a_branch_with_products_runs_under_lax_cond(monkeypatch):
             np.testing.assert_allclose(sess.run(y, {x: a, p: False}), a + 1)
             assert not xla_compare.fallback_reasons(sess)
     assert len(calls) == 1  # traced once: the product's branch; the other is predicated
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["numpy", "xla"])
+def test_uninitialized_variable_in_the_untaken_branch_is_not_read(jit):
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0])
+        p = tf.placeholder(tf.bool, [])
+        ref = v.op.outputs[0]  # the variable itself, not its unconditional `read`
+        y = tf.cond(p, lambda: ref * 2.0, lambda: tf.zeros([2])) + 1.0
+        with tf.Session(config=xla_compare.config(jit)) as sess:
+            assert sess.run(y, {p: False}).tolist() == [1.0, 1.0]
+            with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized"):
+                sess.run(y, {p: True})
+            sess.run(v.initializer)
+            assert sess.run(y, {p: True}).tolist() == [3.0, 5.0]
+            if jit:
+                assert not xla_compare.fallback_reasons(sess)

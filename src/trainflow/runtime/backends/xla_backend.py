@@ -132,9 +132,11 @@ def lowerable_ops(ops, fed, folded, frames=False):
             continue
         if any(t in fed for t in op._outputs):
             continue
-        if any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._inputs) or \
+        # jax arrays hold numbers only (a folded string, an Assert's message, is bound).
+        if any(t._dtype.base_dtype.name in _HOST_DTYPES and t._op not in folded
+               for t in op._inputs) or \
                 any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._outputs):
-            continue  # jax arrays hold numbers only
+            continue
         out.add(op)
     return out
 

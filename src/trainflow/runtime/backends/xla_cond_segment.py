@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from trainflow.framework import errors
 from trainflow.framework.kernel_context import DEAD
 from trainflow.runtime.backends import numpy_backend, xla_backend
 from trainflow.runtime.backends.xla_cond import _MERGE, _SWITCH, GatedOp, NotLowerable
@@ -158,12 +159,40 @@ class CondSegmentKernel(xla_backend.SegmentKernel):
             data = env[op._inputs[0]] if op._inputs[0]._op not in folded else \
                 self._arg_values(op, env, folded)[0]
             outs = (data, data)
-        elif live is True:
-            outs = self._lower(op, env, folded, checks)
         else:
-            outs = self._predicated(op, live, env, folded, checks)
+            unset = self._unset_reads(op, env) if self.frames.op_cond(op) else ()
+            try:
+                if unset:
+                    # A branch reading a variable not initialized yet (when this was
+                    # traced): it reads zeros, and fails as on NumPy if taken.
+                    checks.append((op, live, "Attempting to use uninitialized value",
+                                   errors.FailedPreconditionError))
+                    for r, t in unset:
+                        r.value = jnp.zeros(t._shape.as_list(), r.dtype)
+                if live is True:
+                    outs = self._lower(op, env, folded, checks)
+                else:
+                    outs = self._predicated(op, live, env, folded, checks)
+            finally:
+                for r, _ in unset:
+                    r.value = None
         for t, v in zip(op._outputs, outs):
             env[t] = v
+
+    @staticmethod
+    def _unset_reads(op, env):
+        """(variable, tensor) of the uninitialized variables `op` reads."""
+        out, i = [], 0
+        for arg in op._info.op_def.inputs:
+            n = arg.count(op._attrs)
+            for t in op._inputs[i:i + (1 if n is None else n)]:
+                r = env.get(t)
+                if isinstance(r, Ref) and r.value is None and not arg.is_ref:
+                    if not t._shape.is_fully_defined():
+                        raise NotLowerable(f"{op.name} reads a variable of unknown shape")
+                    out.append((r, t))
+            i += 1 if n is None else n
+        return out
 
     def _predicated(self, op, live, env, folded, checks):
         """Traces `op` whatever `live` says: its checks fire and its variable writes land
