@@ -503,25 +503,6 @@ class _UninitializedRead(Exception):
         self.tensor = tensor
 
 
-_SWITCH_TYPES = frozenset({"Switch", "RefSwitch"})
-
-
-def _add_folded(ops, folded, lowerable):
-    """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
-    nowhere) that depend on segment ops only: they may join a segment, so that one with
-    control inputs on segment ops (TF1's `control_dependencies(UPDATE_OPS)` around
-    `minimize`) does not cut the step in two. One under a Switch stays on the host,
-    where a dead branch is skipped."""
-    for op in ops:
-        if op not in folded or not (op._inputs or op._control_inputs) or \
-                any(t._dtype.base_dtype.name == "string" for t in op._outputs):
-            continue
-        if all(c in lowerable for c in op._control_inputs) and all(
-                t._op in lowerable or (t._op in folded and not t._op._control_inputs)
-                for t in op._inputs):
-            lowerable.add(op)
-
-
 def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     """The host program's op list for `ops` with XLA segments fused.
 
@@ -546,10 +527,7 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     lowerable = lowerable_ops(ops, fed, folded, frames is not None)
     if frames is not None:
         ops, lowerable, kernels_for = frames.settle(ops, lowerable, kernels_for)
-    if not any(op._type in _SWITCH_TYPES for op in ops) or (frames and frames.all_lowered):
-        # With v1 control flow in the plan a folded op may sit in a branch, where only
-        # the host tracks deadness; then folded ops stay where they are.
-        _add_folded(ops, folded, lowerable)
+    xla_cond.add_folded(ops, folded, lowerable, frames)
     if marked_only:
         lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
 
@@ -563,13 +541,13 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     ordered = planner.group_order(ops, fed, lambda op: op in lowerable,
                                   frames.deps if frames else None)
     out_ops, out_kernels = [], []
+    preds = frames.pred_roots(ordered) if frames else []  # outputs for later segments
     for seg in planner.partition(ordered, key):
         if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
             out_ops.extend(seg.ops)
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
-        sop = segment_op(len(out_ops), seg.ops, ordered,
-                         list(fetches) + (frames.pred_roots(ordered) if frames else []), folded)
+        sop = segment_op(len(out_ops), seg.ops, ordered, list(fetches) + preds, folded)
         producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
                                        if t._op in folded))
         args = ([kernels_for(op) for op in seg.ops], [(op, kernels_for(op)) for op in producers])

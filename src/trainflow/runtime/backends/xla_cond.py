@@ -213,7 +213,8 @@ class Frames:
         for op in ops:
             for t in op._inputs:
                 consumers.setdefault(t, []).append(op)
-        lowerable = set(lowerable)
+        # Ops marked `compile_ops=False` run on the host (behind gates in a branch).
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is not False}
         for comp in self._components(ops):
             if not self._lowers(comp, lowerable, consumers):
                 self.host.update(comp)
@@ -249,16 +250,16 @@ class Frames:
 
     def pred_roots(self, ops):
         """The predicates that the conditions of `ops` read (not known at plan time)."""
-        out = []
+        out = {}
         for op in ops:
             lits = set(self.op_cond(op))
             if op._type in _MERGE:
                 for t in op._inputs:
                     lits |= self.tcond(t)
             for p, _ in lits:
-                if p._op not in self.folded and p not in out:
-                    out.append(p)
-        return out
+                if p._op not in self.folded:
+                    out[p] = None
+        return list(out)
 
     def segment_kernel(self, index, seg, kernels, producers):
         """(the SegmentOp `seg` with its predicates added to its inputs, its kernel)."""
@@ -312,6 +313,7 @@ class GatedOp:
                 self.static[p] = v[p._value_index] if isinstance(v, tuple) else v
             elif p not in self.preds:
                 self.preds.append(p)
+        self._pos = {p: k for k, p in enumerate(self.preds)}
         self.literals = tuple(frames.op_cond(op))
         self.value = value
         # The op's arguments: per argument, (list count or None, sources), a source
@@ -347,7 +349,7 @@ class GatedOp:
 
     def _holds(self, lits, values):
         for p, b in lits:
-            v = self.static[p] if p in self.static else values[self.preds.index(p)]
+            v = self.static[p] if p in self.static else values[self._pos[p]]
             if not self.frames.truth(v, b):
                 return False
         return True
@@ -376,3 +378,22 @@ class GatedOp:
                     return args[0][k], np.int32(k)
             return dead
         return run
+
+
+def add_folded(ops, folded, lowerable, frames):
+    """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
+    nowhere) that depend on segment ops only: they may join a segment, so that one with
+    control inputs on segment ops (TF1's `control_dependencies(UPDATE_OPS)` around
+    `minimize`) does not cut the step in two. Not in a plan with a TF1 cond left on the
+    host (or with v1 loop frames), where a folded op in a branch must stay where the
+    host tracks its deadness (the folded ops of lowered conds are bound, not run)."""
+    if any(op._type in _SWITCH for op in ops) and (frames is None or not frames.all_lowered):
+        return
+    for op in ops:
+        if op not in folded or not (op._inputs or op._control_inputs) or \
+                any(t._dtype.base_dtype.name == "string" for t in op._outputs):
+            continue
+        if all(c in lowerable for c in op._control_inputs) and all(
+                t._op in lowerable or (t._op in folded and not t._op._control_inputs)
+                for t in op._inputs):
+            lowerable.add(op)
