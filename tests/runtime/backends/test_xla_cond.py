@@ -315,3 +315,19 @@ def test_uninitialized_variable_in_the_untaken_branch_is_not_read(jit):
             assert sess.run(y, {p: True}).tolist() == [3.0, 5.0]
             if jit:
                 assert not xla_compare.fallback_reasons(sess)
+
+
+def test_initialized_value_of_an_uninitialized_variable_compiles():
+    """`initialized_value` is a cond on `is_variable_initialized` whose taken side reads
+    the variable: before it is initialized, its initial value is used."""
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        w2 = tf.Variable(w.initialized_value() * 2.0, name="w2")
+        with tf.Session(config=xla_compare.config(True)) as sess:
+            sess.run(w2.initializer)
+            assert sess.run(w2).tolist() == [2.0, 4.0]
+            sess.run(w.initializer)
+            sess.run(w.assign([5.0, 6.0]))
+            sess.run(w2.initializer)
+            assert sess.run(w2).tolist() == [10.0, 12.0]
+            assert not xla_compare.fallback_reasons(sess)

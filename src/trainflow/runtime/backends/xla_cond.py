@@ -14,12 +14,10 @@ Ops joined by values that may be dead form a *component*. A component whose ever
 a lowering, is a constant folded when the plan was built, or is a host op whose outputs
 have fully known shapes, is lowered:
 
-  - its lowered ops join the segments; inside a segment each op is traced with its
-    condition as a traced flag (or a static one when the predicate is known while
-    tracing, where only the taken branch is traced): both branches are computed and
-    a Merge selects the live input's value (`where`), a run-time check (Assert, a
-    gather index, CheckNumerics) fires only when its op's condition holds, and a
-    variable written in a branch keeps its old value when the branch is not taken;
+  - its lowered ops join the segments, traced under their conditions
+    (xla_cond_segment.py: a branch runs under `lax.cond`, or, when small, is computed
+    and selected; a Merge selects the live input's value; a run-time check fires, and
+    a variable written in a branch changes, only when the branch is taken);
   - its host ops (a random op of a dropout branch, a Print) stay on the host behind a
     gate that evaluates their condition from the predicates' values, so they run, and
     advance their state, only when taken; their dead outputs enter a segment as zeros;
@@ -27,9 +25,10 @@ have fully known shapes, is lowered:
 
 Every op downstream of a component's Merges is unconditional again and lowers as usual.
 Other components (an op without a lowering and with an unknown output shape in a
-branch, a RefMerge, a Merge whose inputs' conditions do not reduce) stay wholly on the
-host, where dead branches are skipped as before; so do the plans holding v1 while-loop
-frames (Enter/Exit/NextIteration).
+branch, a RefMerge, a fetched branch value) stay wholly on the host, where dead
+branches are skipped as before; so do plans holding v1 while-loop frames
+(Enter/Exit/NextIteration) or a Merge whose inputs' conditions do not reduce (a
+hand-built Switch/Merge), where every op downstream of a Switch stays on the host.
 
 When a segment runs on NumPy (a signature that cannot be traced, or the re-run after a
 failed check, which raises the NumPy path's own error), its conditional ops run behind

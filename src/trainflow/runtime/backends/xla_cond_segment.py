@@ -153,8 +153,7 @@ class CondSegmentKernel(xla_backend.SegmentKernel):
     def _one(self, op, live, env, folded, checks, flags):
         """Traces one op whose condition's flag is `live`."""
         if op._type in _MERGE:
-            outs = _merge(op, env, folded, [flags.of(self.frames.tcond(t))
-                                            for t in op._inputs])
+            outs = _merge(op, env, folded, checks, flags)
         elif op._type in _SWITCH:
             data = env[op._inputs[0]] if op._inputs[0]._op not in folded else \
                 self._arg_values(op, env, folded)[0]
@@ -348,17 +347,27 @@ def _cluster(ops, cond_of):
     return out
 
 
-def _merge(op, env, folded, flags):
+def _merge(op, env, folded, checks, flags):
     """(value, value_index) of a Merge: the first input whose condition holds."""
     cands = []
-    for k, (t, f) in enumerate(zip(op._inputs, flags)):
+    for k, t in enumerate(op._inputs):
+        f = flags.of(flags.frames.tcond(t))
         if f is False:
             continue
         v = folded[t._op] if t._op in folded else env[t]
         if isinstance(v, tuple):
             v = v[t._value_index]
         if isinstance(v, Ref):
-            v = v.value
+            if v.value is None:
+                # A variable not initialized yet (`initialized_value`'s taken side when
+                # it is): zeros here, and the NumPy error if this side is taken.
+                if not t._shape.is_fully_defined():
+                    raise NotLowerable(f"{op.name} reads a variable of unknown shape")
+                checks.append((op, f, "Attempting to use uninitialized value",
+                               errors.FailedPreconditionError))
+                v = np.zeros(t._shape.as_list(), v.dtype)
+            else:
+                v = v.value
         cands.append((k, v, f))
         if f is True:
             break
