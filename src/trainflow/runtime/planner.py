@@ -213,12 +213,14 @@ def backend_for(op, preference=(registry.NUMPY,)):
     return registry.NUMPY
 
 
-def group_order(ops, fed, compiled):
+def group_order(ops, fed, compiled, deps_of=None):
     """Reorders `ops` (a valid run order) into as few alternating runs of compiled ops
     (`compiled(op)` true) and host ops as a greedy pass finds: host ops first, then each
     run takes every op of its kind that becomes ready. Blocking ops (a Recv, a queue's
     dequeue) run only when nothing else is ready, so that what another party waits for
     (a Send, an enqueue) is not held back behind them. Ties keep the given order.
+    `deps_of(op)`, when given, names the ops of `ops` that `op` waits on (the XLA
+    backend's gated conditional ops wait on other ops than their inputs' producers).
 
     Returns:
       a new list: a valid run order of the same ops.
@@ -228,8 +230,11 @@ def group_order(ops, fed, compiled):
     users = collections.defaultdict(list)
     waiting = {}
     for op in ops:
-        deps = {t._op for t in op._inputs if t not in fed and t._op in index}
-        deps.update(c for c in op._control_inputs if c in index)
+        if deps_of is not None:
+            deps = deps_of(op)
+        else:
+            deps = {t._op for t in op._inputs if t not in fed and t._op in index}
+            deps.update(c for c in op._control_inputs if c in index)
         waiting[op] = len(deps)
         for d in deps:
             users[d].append(op)

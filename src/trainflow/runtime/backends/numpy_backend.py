@@ -217,7 +217,8 @@ class Program:
         if found is None:
             return None
         idx = bisect.bisect_right(found[0], found[1]) - 1
-        return self.ops[idx] if 0 <= idx < len(self.ops) else None
+        op = self.ops[idx] if 0 <= idx < len(self.ops) else None
+        return getattr(op, "source_op", op)  # a stand-in (xla_cond.GatedOp) names its op
 
     def _translate(self, exc):
         op = self._failing_op(exc)

@@ -109,15 +109,16 @@ def _lowering(op_type):
     return info
 
 
-def lowerable_ops(ops, fed, folded):
+def lowerable_ops(ops, fed, folded, frames=False):
     """The ops of a plan that may run inside an XLA segment: those with a lowering, not
     host-only or blocking, with no fed output, not folded (folded values are bound as
-    constants), and not downstream of a Switch (a dead branch is a host matter)."""
+    constants), and, unless `frames` (xla_cond decides about TF1 conds), not downstream
+    of a Switch (a dead branch is then a host matter)."""
     dead = set()
     out = set()
     for op in ops:
-        if op._type in ("Switch", "RefSwitch") or any(t._op in dead for t in op._inputs) or \
-                any(c in dead for c in op._control_inputs):
+        if not frames and (op._type in ("Switch", "RefSwitch") or any(
+                t._op in dead for t in op._inputs) or any(c in dead for c in op._control_inputs)):
             dead.add(op)
             continue
         info = op._info
@@ -132,10 +133,12 @@ def lowerable_ops(ops, fed, folded):
             continue
         if any(t in fed for t in op._outputs):
             continue
-        if any(t._dtype.base_dtype.name in _HOST_DTYPES and
+        # jax arrays hold numbers only: a folded string (an Assert's message) is bound,
+        # a resource handle becomes a Ref.
+        if any(t._dtype.base_dtype.name in _HOST_DTYPES and t._op not in folded and
                not xla_resources.takes_handle(t, fn) for t in op._inputs) or \
                 any(t._dtype.base_dtype.name in _HOST_DTYPES for t in op._outputs):
-            continue  # jax arrays hold numbers only (resource handles become Refs)
+            continue
         out.add(op)
     return out
 
@@ -256,10 +259,7 @@ class SegmentKernel:
                 # where it is used, as the buffer would (contract 5).
                 env[seg._inputs[i]] = v if k < 0 else refs[k]
             checks = []
-            for op in self.ops:
-                outs = self._lower(op, env, folded, checks)
-                for t, v in zip(op._outputs, outs):
-                    env[t] = v
+            self._lower_ops(env, folded, checks)
             results = []
             reads = {}
             for j, t in enumerate(seg._outputs):
@@ -279,6 +279,11 @@ class SegmentKernel:
             failed = jax.numpy.stack(flags) if flags else None
             return results, [refs[k].value for k in entry.written], failed
         return fn
+
+    def _lower_ops(self, env, folded, checks):
+        for op in self.ops:
+            for t, v in zip(op._outputs, self._lower(op, env, folded, checks)):
+                env[t] = v
 
     @staticmethod
     def _arg_values(op, env, folded):
@@ -501,25 +506,6 @@ class _UninitializedRead(Exception):
         self.tensor = tensor
 
 
-_SWITCH_TYPES = frozenset({"Switch", "RefSwitch"})
-
-
-def _add_folded(ops, folded, lowerable):
-    """Adds to `lowerable` the folded ops (computed when the plan was built, so they run
-    nowhere) that depend on segment ops only: they may join a segment, so that one with
-    control inputs on segment ops (TF1's `control_dependencies(UPDATE_OPS)` around
-    `minimize`) does not cut the step in two. One under a Switch stays on the host,
-    where a dead branch is skipped."""
-    for op in ops:
-        if op not in folded or not (op._inputs or op._control_inputs) or \
-                any(t._dtype.base_dtype.name == "string" for t in op._outputs):
-            continue
-        if all(c in lowerable for c in op._control_inputs) and all(
-                t._op in lowerable or (t._op in folded and not t._op._control_inputs)
-                for t in op._inputs):
-            lowerable.add(op)
-
-
 def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
     """The host program's op list for `ops` with XLA segments fused.
 
@@ -538,12 +524,13 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
       segments read are left out (the segments bind their values).
     """
     from trainflow.runtime import planner
+    from trainflow.runtime.backends import xla_cond
     fed = set(feeds)
-    lowerable = lowerable_ops(ops, fed, folded)
-    if not any(op._type in _SWITCH_TYPES for op in ops):
-        # With v1 control flow in the plan a folded op may sit in a branch, where only
-        # the host tracks deadness; then folded ops stay where they are.
-        _add_folded(ops, folded, lowerable)
+    frames = None if marked_only else xla_cond.Frames.build(ops, fetches, fed, folded)
+    lowerable = lowerable_ops(ops, fed, folded, frames is not None)
+    if frames is not None:
+        ops, lowerable, kernels_for = frames.settle(ops, lowerable, kernels_for)
+    xla_cond.add_folded(ops, folded, lowerable, frames)
     if marked_only:
         lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
 
@@ -554,19 +541,23 @@ def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
 
         def key(op):
             return NAME if op in lowerable else "host"
-    ordered = planner.group_order(ops, fed, lambda op: op in lowerable)
+    ordered = planner.group_order(ops, fed, lambda op: op in lowerable,
+                                  frames.deps if frames else None)
     out_ops, out_kernels = [], []
+    preds = frames.pred_roots(ordered) if frames else []  # outputs for later segments
     for seg in planner.partition(ordered, key):
         if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
             out_ops.extend(seg.ops)
             out_kernels.extend(kernels_for(op) for op in seg.ops)
             continue
-        sop = segment_op(len(out_ops), seg.ops, ordered, fetches, folded)
+        sop = segment_op(len(out_ops), seg.ops, ordered, list(fetches) + preds, folded)
         producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
                                        if t._op in folded))
+        args = ([kernels_for(op) for op in seg.ops], [(op, kernels_for(op)) for op in producers])
+        sop, kernel = frames.segment_kernel(len(out_ops), sop, *args) if frames else \
+            (sop, SegmentKernel(sop, folded, *args))
         out_ops.append(sop)
-        out_kernels.append(SegmentKernel(sop, folded, [kernels_for(op) for op in seg.ops],
-                                         [(op, kernels_for(op)) for op in producers]))
+        out_kernels.append(kernel)
     needed = set(fetches)
     for op in out_ops:
         needed.update(op._inputs)

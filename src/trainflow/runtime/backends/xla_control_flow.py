@@ -17,8 +17,8 @@ the session's planner, so with XLA on they are compiled plans of their own):
   (Switch/Merge, e.g. a `tf.cond` inside a loop body), or a captured variable that the
   body assigns to (a REF capture);
 - If branches that capture outer tensors.
-TF1's own frames (Switch/Merge/Enter/Exit/NextIteration) always run on the host: a
-dead branch is a host matter, so they split segments.
+TF1 conds in a plan (Switch/Merge) are lowered by xla_cond.py; inside a function body
+they keep the body on the host.
 """
 import weakref
 
