@@ -84,8 +84,15 @@ def _load_op_modules():
     return registry
 
 
+# Ops with no lowering of their own that compile as part of a TF1 `tf.cond` frame
+# (runtime/backends/xla_cond.py); a RefMerge keeps its cond on the host.
+XLA_COND_FRAME_OPS = frozenset(["Switch", "RefSwitch", "Merge"])
+
+
 def _has_lowering(name, backend):
     from trainflow.framework import registry
+    if backend == "xla" and name in XLA_COND_FRAME_OPS:
+        return True
     return registry.kernel(name, backend) is not None
 
 
@@ -159,7 +166,9 @@ def markdown(symbols, op_types):
         f"differentiable as in TensorFlow, {xla} with an XLA lowering. Gradient \"none in "
         "TF\": TensorFlow registers none either, and `tf.gradients` raises LookupError if "
         "a gradient must flow through it; \"missing\": TensorFlow has one, trainflow not "
-        "yet (" + ", ".join(f"`{n}`" for n in missing) + ").",
+        "yet (" + ", ".join(f"`{n}`" for n in missing) + "). XLA for "
+        + ", ".join(f"`{n}`" for n in sorted(XLA_COND_FRAME_OPS)) + ": as part of a "
+        "`tf.cond` frame compiled whole (docs/xla_lowerings.md).",
         "",
         "| op type | NumPy kernel | gradient | XLA |",
         "|---|---|---|---|",
