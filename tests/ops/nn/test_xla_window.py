@@ -117,3 +117,18 @@ def test_static_shape_arguments_emit_no_deprecation_warning():
         (want,), (got,) = xla_compare.run_both(build, lambda i: [value])
     for a, b in zip(want, got):
         np.testing.assert_allclose(b, a, rtol=1e-5)
+
+
+def test_backprop_input_with_two_spatial_sizes_matches_numpy():
+    w = R.randn(3, 3, 2, 4).astype(np.float32)
+    dy = R.randn(2, 3, 3, 4).astype(np.float32)
+
+    def build():
+        ph = tf.placeholder(tf.float32, dy.shape)
+        dx = apply_op("Conv2DBackpropInput", input_sizes=tf.constant([5, 6]),
+                      filter=tf.constant(w), out_backprop=ph, strides=[1, 2, 2, 1],
+                      padding="SAME").outputs[0]
+        return [dx], None, [ph]
+    (want,), (got,) = xla_compare.run_both(build, lambda i: [dy])
+    assert want[0].shape == got[0].shape == (2, 5, 6, 2)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
