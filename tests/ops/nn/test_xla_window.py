@@ -132,3 +132,24 @@ def test_backprop_input_with_two_spatial_sizes_matches_numpy():
     (want,), (got,) = xla_compare.run_both(build, lambda i: [dy])
     assert want[0].shape == got[0].shape == (2, 5, 6, 2)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-5)
+
+
+def test_half_precision_pool_and_filter_gradient_match_numpy():
+    x = R.randn(2, 6, 6, 3).astype(np.float16)
+    x[0, :2, :2, 0] = np.nan
+    w_value = R.randn(3, 3, 3, 2).astype(np.float16)
+    dy_value = R.randn(2, 6, 6, 2).astype(np.float16)
+
+    def build():
+        ph = tf.placeholder(tf.float16, x.shape)
+        w = tf.constant(w_value)
+        y = tf.nn.conv2d(ph, w, 1, "SAME")
+        dy = tf.constant(dy_value)
+        clean = tf.where(tf.is_nan(ph), tf.zeros_like(ph), ph)
+        dw = tf.gradients(tf.nn.conv2d(clean, w, 1, "SAME"), w, grad_ys=dy)
+        return [tf.nn.max_pool(ph, 2, 2, "SAME"), y] + dw, None, [ph]
+    (want,), (got,) = xla_compare.run_both(build, lambda i: [x])
+    for a, b in zip(want, got):
+        assert a.dtype == b.dtype == np.float16
+        np.testing.assert_allclose(b.astype(np.float32), a.astype(np.float32), rtol=2e-2,
+                                   atol=2e-2)

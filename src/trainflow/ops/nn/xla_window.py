@@ -124,8 +124,8 @@ def _filter_grad_im2col(x, f_shape, dy, *, strides, padding, explicit_paddings=(
     in_h, in_w = jnp.shape(x)[2:4] if nchw else jnp.shape(x)[1:3]
     explicit = explicit_pairs(explicit_paddings, data_format) if padding == "EXPLICIT" \
         else None
-    geo = Geometry(in_h, in_w, kh, kw, spatial_attrs(strides, data_format),
-                   spatial_attrs(dilations, data_format), padding, explicit)
+    geo = _numpy_check(Geometry, in_h, in_w, kh, kw, spatial_attrs(strides, data_format),
+                       spatial_attrs(dilations, data_format), padding, explicit)
     rows, cols = geo.padded_extent(in_h, in_w)
     (pt, _), (pl, _) = geo.pads
     xt = jnp.transpose(x, (1, 0, 2, 3) if nchw else (3, 0, 1, 2))  # C N H W
@@ -138,10 +138,13 @@ def _filter_grad_im2col(x, f_shape, dy, *, strides, padding, explicit_paddings=(
                            j * dw + (geo.out_w - 1) * sw + 1), (1, 1, sh, sw))
             for i in range(kh) for j in range(kw)]
     m = n * geo.out_h * geo.out_w
-    col_rows = jnp.stack(taps).reshape(kh * kw * c, m)
-    dy2 = jnp.transpose(dy, (0, 2, 3, 1)) if nchw else dy
-    dw = jnp.matmul(col_rows, dy2.reshape(m, o), preferred_element_type=jnp.result_type(x))
-    return dw.reshape(f_shape)
+    # Half and bfloat16 multiply in float32, as the NumPy kernel does.
+    ct = jnp.float32 if jnp.result_type(x) in (jnp.float16, jnp.bfloat16) else \
+        jnp.result_type(x)
+    col_rows = jnp.stack(taps).reshape(kh * kw * c, m).astype(ct)
+    dy2 = (jnp.transpose(dy, (0, 2, 3, 1)) if nchw else dy).reshape(m, o).astype(ct)
+    dw = jnp.matmul(col_rows, dy2, preferred_element_type=ct)
+    return dw.reshape(f_shape).astype(jnp.result_type(x))
 
 
 # -- pooling ---------------------------------------------------------------------------------
@@ -173,7 +176,7 @@ def max_pool(input, *, ksize, strides, padding, data_format="NHWC",  # noqa: A00
     dims, strd, pad = _pool_window(jnp.shape(input), ksize, strides, padding, data_format,
                                    explicit_paddings)
     dt = np.dtype(jnp.result_type(input))
-    if dt.kind == "f":
+    if jnp.issubdtype(dt, jnp.floating):
         floor = _floor(dt)
         x = jnp.where(jnp.isnan(input), floor, input)
         y = jax.lax.reduce_window(x, np.array(-np.inf, dt), jax.lax.max, dims, strd, pad)
