@@ -66,7 +66,7 @@ def test_max_pool_and_its_gradient_pick_the_numpy_kernels_cells():
 
 
 X3 = R.randn(2, 9, 8, 3).astype(np.float32)
-X16 = R.randn(2, 7, 7, 16).astype(np.float32)
+X20 = R.randn(2, 7, 7, 20).astype(np.float32)
 FILTER_CASES = [  # name, input, filter shape, strides, padding, data_format, dilations
     ("same_depth3", X3, [5, 5, 3, 4], [1, 1, 1, 1], "SAME", "NHWC", [1, 1, 1, 1]),
     ("valid_strided_dilated", X3, [3, 2, 3, 5], [1, 2, 3, 1], "VALID", "NHWC", [1, 2, 1, 1]),
@@ -74,7 +74,8 @@ FILTER_CASES = [  # name, input, filter shape, strides, padding, data_format, di
      [1, 1, 1, 1]),
     ("explicit", X3, [2, 3, 3, 4], [1, 1, 2, 1], [[0, 0], [2, 1], [0, 3], [0, 0]], "NHWC",
      [1, 1, 1, 1]),
-    ("deep_input_vjp", X16, [3, 3, 16, 4], [1, 2, 2, 1], "SAME", "NHWC", [1, 1, 1, 1]),
+    ("deep_input_vjp", X20, [3, 3, 20, 4], [1, 2, 2, 1], "SAME", "NHWC", [1, 1, 1, 1]),
+    ("grouped_vjp", X20, [2, 2, 5, 8], [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1]),
 ]
 
 

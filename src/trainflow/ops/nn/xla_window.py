@@ -27,7 +27,7 @@ from trainflow.ops.nn.conv_kernels import (
 from trainflow.ops.nn.pool_loops import lowest
 
 # Filter gradients of inputs at most this deep take the im2col product (see module doc).
-IM2COL_MAX_DEPTH = 8
+IM2COL_MAX_DEPTH = 16
 
 
 class NumpyRejects(ValueError):
@@ -75,13 +75,17 @@ def _conv_attrs(strides, dilations, data_format):
 
 def conv(input, filter, *, strides, padding, explicit_paddings=(),  # noqa: A002
          data_format="NHWC", dilations=(1, 1, 1, 1)):
-    """Conv2D."""
+    """Conv2D (grouped where the input is a multiple of the filter's depth)."""
     _conv_attrs(strides, dilations, data_format)
+    depth = jnp.shape(input)[1 if data_format.startswith("NC") else 3]
+    per_group = jnp.shape(filter)[2]
+    if per_group <= 0 or depth % per_group or jnp.shape(filter)[3] % (depth // per_group):
+        raise NumpyRejects("the input depth is not a multiple of the filter's")
     return jax.lax.conv_general_dilated(
         input, filter, _spatial(strides, data_format),
         _padding(padding, explicit_paddings, data_format),
         rhs_dilation=_spatial(dilations, data_format),
-        dimension_numbers=_dims(data_format),
+        dimension_numbers=_dims(data_format), feature_group_count=depth // per_group,
         preferred_element_type=jnp.result_type(input))
 
 
