@@ -23,7 +23,7 @@ import numpy as np
 from trainflow.framework import errors
 from trainflow.ops.nn import pool_kernels
 from trainflow.ops.nn.conv_kernels import (
-    Geometry, check_conv_attrs, explicit_pairs, shape_to_nhwc, spatial_attrs, text)
+    Geometry, check_conv_attrs, explicit_pairs, shape_to_nhwc, spatial_attrs)
 from trainflow.ops.nn.pool_loops import lowest
 
 # Filter gradients of inputs at most this deep take the im2col product (see module doc).
