@@ -4,6 +4,7 @@ against the same models hand-written in JAX (`jax.jit`, Adam), in the same proce
     python benchmarks/gpu_step.py                 # needs the repository and a CUDA jax
     python benchmarks/gpu_step.py --seconds 2     # shorter
     JAX_PLATFORMS=cpu python benchmarks/gpu_step.py --seconds 1   # proves it runs on CPU
+    JAX_PLATFORMS=cpu python benchmarks/gpu_step.py --case mlp128  # one model, on CPU
 
 Models: the MLP 784-512-512-10 (ReLU, softmax cross-entropy, Adam) at batch 128 and 4096,
 and a CIFAR-10-sized convnet (two 5x5 conv + ReLU + 3x3/2 max-pool layers of 64 channels,
@@ -158,6 +159,8 @@ def _rate(step, sync, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=5.0, help="timed seconds per figure")
+    ap.add_argument("--case", action="append", choices=["mlp128", "mlp4096", "convnet"],
+                    help="run only these models (repeatable; default: all)")
     args = ap.parse_args()
     dev = jax.devices()[0]
     print(f"jax {jax.__version__} on {dev.platform}: {getattr(dev, 'device_kind', dev)}")
@@ -166,6 +169,9 @@ def main():
              ("MLP 784-512-512-10 b4096", _tf_mlp, (_jax_mlp_init, _jax_mlp), (4096, 784)),
              ("convnet CIFAR-10 b128", _tf_convnet, (_jax_convnet_init, _jax_convnet),
               (128, 32, 32, 3))]
+    if args.case:
+        keys = ["mlp128", "mlp4096", "convnet"]
+        cases = [c for key, c in zip(keys, cases) if key in args.case]
     print(f"{'model':28s}{'trainflow-XLA':>15s}{'hand JAX':>12s}{'JAX/trainflow':>15s}")
     for name, tf_model, (init, apply), shape in cases:
         data = rng.rand(*shape).astype(np.float32)

@@ -5,6 +5,7 @@ where the math ops are missing), reported in microseconds per op.
   python benchmarks/many_small_ops.py                    # trainflow, then TF if found
   python benchmarks/many_small_ops.py --module trainflow.compat.v1
   /path/to/tf/python benchmarks/many_small_ops.py --module tensorflow.compat.v1
+  python benchmarks/many_small_ops.py --module jax       # the chain as one bare jax.jit call
 
 Each figure is the best of --repeat timed loops of --runs runs. TensorFlow runs in a
 subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python
@@ -31,8 +32,30 @@ def _chain(tf, x, n_ops):
     return x, "identity"
 
 
+def measure_jax(n_ops, runs, repeat):
+    """The same chain written as one function under `jax.jit`, called with the NumPy
+    input and its result read back as NumPy: the floor of trainflow's XLA step (jax's
+    dispatch and the transfer, no Session.run)."""
+    import jax
+    jax.config.update("jax_cpu_enable_async_dispatch", False)  # as trainflow runs jax
+
+    def chain(x):
+        for i in range(n_ops):
+            x = x * np.float32(1.0001) if i % 2 == 0 else x + np.float32(0.5)
+        return x
+    fn = jax.jit(chain)
+    x = np.ones(4, np.float32)
+    result = np.asarray(fn(x))
+    best = best_seconds(lambda: np.asarray(fn(x)), runs, repeat, warmup=4)
+    return {"us_per_op": best * 1e6 / n_ops, "ops": n_ops, "kind": "multiply/add",
+            "result": float(result[0])}
+
+
 def measure(module, n_ops, runs, repeat, jit=False):
-    """{"us_per_op", "ops", "kind", "result"} for the TF1 API in `module`."""
+    """{"us_per_op", "ops", "kind", "result"} for the TF1 API in `module` (or the
+    hand-written jax function for `jax`)."""
+    if module == "jax":
+        return measure_jax(n_ops, runs, repeat)
     tf = load_tf1(module)
     g = tf.Graph()
     with g.as_default():

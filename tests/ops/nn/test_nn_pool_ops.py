@@ -244,7 +244,6 @@ def test_graph_construction_errors(build, error, message):
             build()
 
 
-@pytest.mark.xla_differs("the pool lowerings do not reject batch/depth strides at run time")
 def test_runtime_errors_name_the_node():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2, 4, 4, 4])

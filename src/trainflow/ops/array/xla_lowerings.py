@@ -21,7 +21,10 @@ def _static(x):
     """A trace-time constant as a NumPy array (raises for traced values)."""
     if isinstance(x, (np.ndarray, np.generic, int, float, list, tuple)):
         return np.asarray(x)
-    return np.asarray(jax.core.concrete_or_error(None, x, "a static shape argument"))
+    if isinstance(x, jax.core.Tracer):
+        raise TypeError("a static shape argument is computed in the step, not known at "
+                        "trace time")
+    return np.asarray(x)
 
 
 def _ints(x):

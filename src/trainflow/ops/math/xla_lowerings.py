@@ -188,7 +188,9 @@ def _cumulative(fn):
 
 
 def _unsorted_segment_sum(data, segment_ids, num_segments):
-    n = int(np.asarray(jax.core.concrete_or_error(None, num_segments)))
+    if isinstance(num_segments, jax.core.Tracer):
+        raise TypeError("num_segments is computed in the step, not known at trace time")
+    n = int(np.asarray(num_segments))
     ids = jnp.reshape(segment_ids, (-1,))
     flat = jnp.reshape(data, (ids.shape[0],) + jnp.shape(data)[jnp.ndim(segment_ids):])
     return jax.ops.segment_sum(flat, ids, num_segments=n)

@@ -89,6 +89,11 @@ class _Pool:
         return (n, self.geo.out_h, self.geo.out_w, c)
 
 
+def check_pool(shape, ksize, strides, padding, explicit_paddings, data_format, allow_depth):
+    """Raises the kernels' errors for a pooling call over NHWC input `shape` (the XLA
+    lowerings check their arguments with it)."""
+    _Pool(shape, ksize, strides, padding, explicit_paddings, data_format, allow_depth)
+
 
 # -- kernels ---------------------------------------------------------------------------------------
 def _check_rank4(arr, what="tensor_in"):

@@ -1,7 +1,7 @@
 """XLA lowerings of the nn ops (activations and their gradients, BiasAdd, softmax and
-the cross-entropy losses, L2Loss, Conv2D and its backprops, max/avg pooling and their
-gradients, FusedBatchNorm and its Grad ops), registered with the registry's "xla"
-backend; imported only when XLA is on.
+the cross-entropy losses, L2Loss, FusedBatchNorm and its Grad ops, and the window ops of
+`xla_window`), registered with the registry's "xla" backend; imported only when XLA is
+on.
 
 The backprop ops are the vector-Jacobian products of the forward lowerings.
 """
@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from trainflow.framework.registry import register_kernel
+from trainflow.ops.nn import xla_window
 
 XLA = "xla"
 
@@ -56,103 +57,6 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 def _selu_grad(gradients, outputs):
     return jnp.where(outputs < 0, gradients * (outputs + _SELU_SCALE * _SELU_ALPHA),
                      gradients * _SELU_SCALE)
-
-
-# -- convolutions and pooling ------------------------------------------------------------
-def _spatial(values, data_format):
-    return list(values[2:4]) if data_format.startswith("NC") else list(values[1:3])
-
-
-def _padding(padding, explicit_paddings, data_format):
-    if padding != "EXPLICIT":
-        return padding
-    pairs = [tuple(explicit_paddings[i:i + 2]) for i in range(0, 8, 2)]
-    return _spatial(pairs, data_format)
-
-
-def _dims(data_format):
-    fmt = "NCHW" if data_format.startswith("NC") else "NHWC"
-    return (fmt, "HWIO", fmt)
-
-
-def _conv(input, filter, *, strides, padding, explicit_paddings=(),  # noqa: A002
-          data_format="NHWC", dilations=(1, 1, 1, 1)):
-    return jax.lax.conv_general_dilated(
-        input, filter, _spatial(strides, data_format),
-        _padding(padding, explicit_paddings, data_format),
-        rhs_dilation=_spatial(dilations, data_format),
-        dimension_numbers=_dims(data_format),
-        preferred_element_type=jnp.result_type(input))
-
-
-def _sizes(x):
-    return tuple(int(v) for v in np.asarray(jax.core.concrete_or_error(None, x)).reshape(-1))
-
-
-def _conv_backprop_input(input_sizes, filter, out_backprop, **attrs):  # noqa: A002
-    x = jnp.zeros(_sizes(input_sizes), jnp.result_type(filter))
-    _, vjp = jax.vjp(lambda v: _conv(v, filter, **attrs), x)
-    return vjp(out_backprop)[0]
-
-
-def _conv_backprop_filter(input, filter_sizes, out_backprop, **attrs):  # noqa: A002
-    w = jnp.zeros(_sizes(filter_sizes), jnp.result_type(input))
-    _, vjp = jax.vjp(lambda f: _conv(input, f, **attrs), w)
-    return vjp(out_backprop)[0]
-
-
-def _window(ksize, strides, padding, data_format, explicit_paddings=()):
-    if padding == "EXPLICIT":
-        pairs = [tuple(explicit_paddings[i:i + 2]) for i in range(0, 8, 2)]
-    else:
-        pairs = padding
-    return tuple(ksize), tuple(strides), pairs
-
-
-def _max_pool(input, *, ksize, strides, padding, data_format="NHWC",  # noqa: A002
-              explicit_paddings=()):
-    dims, strd, pad = _window(ksize, strides, padding, data_format, explicit_paddings)
-    # NumPy (concrete) initial values, so that jax recognizes the max/sum monoids and
-    # can differentiate the windows.
-    dt = np.dtype(jnp.result_type(input))
-    init = np.array(-np.inf if dt.kind == "f" else np.iinfo(dt).min, dt)
-    return jax.lax.reduce_window(input, init, jax.lax.max, dims, strd, pad)
-
-
-def _max_pool_grad(orig_input, orig_output, grad, **attrs):
-    _, vjp = jax.vjp(lambda x: _max_pool(x, **attrs), orig_input)
-    return vjp(grad)[0]
-
-
-def _avg_pool(value, *, ksize, strides, padding, data_format="NHWC"):
-    dims, strd, pad = _window(ksize, strides, padding, data_format)
-    zero = np.array(0, jnp.result_type(value))
-    total = jax.lax.reduce_window(value, zero, jax.lax.add, dims, strd, pad)
-    if padding == "VALID":
-        return total / np.prod(ksize)
-    ones = jnp.ones(jnp.shape(value), jnp.result_type(value))
-    count = jax.lax.reduce_window(ones, zero, jax.lax.add, dims, strd, pad)
-    return total / count
-
-
-def _avg_pool_grad(orig_input_shape, grad, **attrs):
-    x = jnp.zeros(_sizes(orig_input_shape), jnp.result_type(grad))
-    _, vjp = jax.vjp(lambda v: _avg_pool(v, **attrs), x)
-    return vjp(grad)[0]
-
-
-def _lrn(input, *, depth_radius, bias, alpha, beta):  # noqa: A002 - TF's arg name
-    sq = jnp.square(input)
-    r = depth_radius
-    window = jax.lax.reduce_window(sq, np.array(0, sq.dtype), jax.lax.add,
-                                   (1,) * (sq.ndim - 1) + (2 * r + 1,), (1,) * sq.ndim,
-                                   [(0, 0)] * (sq.ndim - 1) + [(r, r)])
-    return input / jnp.power(bias + alpha * window, beta)
-
-
-def _lrn_grad(input_grads, input_image, output_image, **attrs):
-    _, vjp = jax.vjp(lambda x: _lrn(x, **attrs), input_image)
-    return vjp(input_grads)[0]
 
 
 # -- fused batch norm ---------------------------------------------------------------------
@@ -260,17 +164,13 @@ def register_all():
         "SoftmaxCrossEntropyWithLogits": _xent,
         "SparseSoftmaxCrossEntropyWithLogits": _sparse_xent,
         "L2Loss": lambda t: jnp.sum(jnp.square(t)) / 2,
-        "Conv2D": _conv, "Conv2DBackpropInput": _conv_backprop_input,
-        "Conv2DBackpropFilter": _conv_backprop_filter,
-        "MaxPool": _max_pool, "MaxPoolGrad": _max_pool_grad,
-        "AvgPool": _avg_pool, "AvgPoolGrad": _avg_pool_grad,
-        "LRN": _lrn, "LRNGrad": _lrn_grad,
         "FusedBatchNorm": _fused_batch_norm, "FusedBatchNormV2": _fused_batch_norm,
         "FusedBatchNormV3": _fused_batch_norm_v3,
         "FusedBatchNormGrad": _fused_batch_norm_grad,
         "FusedBatchNormGradV2": _fused_batch_norm_grad,
         "FusedBatchNormGradV3": _fused_batch_norm_grad_v3,
     }
+    table.update(xla_window.TABLE)
     for name, fn in table.items():
         register_kernel(name, fn, backend=XLA)
 
