@@ -187,7 +187,10 @@ def set_gradient(op_type, fn):
 
 
 def get_gradient(op_type):
-    """Returns (found, fn): fn is None for ops marked not differentiable."""
+    """Returns (found, fn): fn is None for ops marked not differentiable. An op type
+    whose gradient lives in a lazy module (Qr's in ops/linalg) loads those modules."""
+    if op_type not in _GRADIENTS and _LAZY_OP_MODULES:
+        _load_lazy_modules()
     if op_type in _GRADIENTS:
         return True, _GRADIENTS[op_type]
     return False, None
