@@ -5,11 +5,12 @@ work and for each other; when another process holds one of the cores, the part o
 core holds the whole product up and the spinning takes time from the thread that runs
 the graph (on 2 cores with a neighbour process, a 128x784 @ 784x512 product went from
 5 ms on one thread to 18-38 ms on two). So BLAS is set to one thread (threadpoolctl,
-once, on the first product) and a large product is cut into pieces along its longer
+on the first product, and again after SciPy loads its own OpenBLAS) and a large product is cut into pieces along its longer
 output dimension, which the `intra_op` threads take as they come free; every piece
 writes its own slice of the result.
 """
 import functools
+import sys
 import threading
 
 import numpy as np
@@ -29,13 +30,18 @@ ALIGN = 16
 _BLAS_CHARS = "fdFD"
 
 _lock = threading.Lock()
-_ready = []
+# Whether SciPy's linear algebra (which brings its own OpenBLAS) was loaded when the BLAS
+# libraries were last set to one thread; None before the first product.
+_seen_scipy = [None]
+_modules = sys.modules
 
 
 def _setup():
-    """Sets every BLAS library NumPy loaded to one thread (where threadpoolctl can)."""
+    """Sets every BLAS library loaded (NumPy's, and SciPy's once scipy.linalg is
+    imported) to one thread, where threadpoolctl can."""
     with _lock:
-        if _ready:
+        scipy_loaded = "scipy.linalg" in _modules
+        if _seen_scipy[0] is scipy_loaded:
             return
         try:
             from threadpoolctl import ThreadpoolController
@@ -44,7 +50,7 @@ def _setup():
                     controller.set_num_threads(1)
         except Exception:  # noqa: BLE001 - no control over BLAS threads: keep its default
             pass
-        _ready.append(True)
+        _seen_scipy[0] = scipy_loaded
 
 
 def pieces(work):
@@ -69,7 +75,7 @@ def _edges(size, count):
 
 def matmul(a, b, out=None):
     """np.matmul(a, b) (2-D or batched, NumPy's broadcasting), large ones in pieces."""
-    if not _ready:
+    if _seen_scipy[0] is not ("scipy.linalg" in _modules):
         _setup()
     if a.ndim == 2 and b.ndim == 2:  # the common case, decided without NumPy calls
         if a.shape[0] * a.shape[1] * b.shape[-1] < PARALLEL_MIN or \
