@@ -4,10 +4,11 @@ OpenBLAS's own threads split a product into fixed parts and spin while they wait
 work and for each other; when another process holds one of the cores, the part on that
 core holds the whole product up and the spinning takes time from the thread that runs
 the graph (on 2 cores with a neighbour process, a 128x784 @ 784x512 product went from
-5 ms on one thread to 18-38 ms on two). So BLAS is set to one thread (threadpoolctl,
-on the first product, and again after SciPy loads its own OpenBLAS) and a large product is cut into pieces along its longer
-output dimension, which the `intra_op` threads take as they come free; every piece
-writes its own slice of the result.
+5 ms on one thread to 18-38 ms on two). So BLAS is set to one thread (threadpoolctl, on
+the first product, and again once scipy.linalg or scipy.special has loaded SciPy's own
+OpenBLAS) and a large product is cut into pieces along its longer output dimension,
+which the `intra_op` threads take as they come free; every piece writes its own slice of
+the result.
 """
 import functools
 import sys
@@ -30,18 +31,22 @@ ALIGN = 16
 _BLAS_CHARS = "fdFD"
 
 _lock = threading.Lock()
-# Whether SciPy's linear algebra (which brings its own OpenBLAS) was loaded when the BLAS
-# libraries were last set to one thread; None before the first product.
+# Which of SciPy's modules that load its own OpenBLAS were loaded when the BLAS libraries
+# were last set to one thread; None before the first product.
 _seen_scipy = [None]
 _modules = sys.modules
+
+
+def _scipy_blas():
+    return "scipy.linalg" in _modules, "scipy.special" in _modules
 
 
 def _setup():
     """Sets every BLAS library loaded (NumPy's, and SciPy's once scipy.linalg is
     imported) to one thread, where threadpoolctl can."""
     with _lock:
-        scipy_loaded = "scipy.linalg" in _modules
-        if _seen_scipy[0] is scipy_loaded:
+        scipy_loaded = _scipy_blas()
+        if _seen_scipy[0] == scipy_loaded:
             return
         try:
             from threadpoolctl import ThreadpoolController
@@ -75,7 +80,7 @@ def _edges(size, count):
 
 def matmul(a, b, out=None):
     """np.matmul(a, b) (2-D or batched, NumPy's broadcasting), large ones in pieces."""
-    if _seen_scipy[0] is not ("scipy.linalg" in _modules):
+    if _seen_scipy[0] != _scipy_blas():
         _setup()
     if a.ndim == 2 and b.ndim == 2:  # the common case, decided without NumPy calls
         if a.shape[0] * a.shape[1] * b.shape[-1] < PARALLEL_MIN or \
