@@ -147,12 +147,17 @@ def test_sessions_have_separate_variable_state():
     (tf.ConfigProto(), None),
     (None, None),
 ])
-def test_intra_op_threads_follow_the_config(g, config, expected):
+def test_intra_op_threads_follow_the_first_sessions_config(g, config, expected,
+                                                          monkeypatch):
     from trainflow.kernels import intra_op
+    monkeypatch.setitem(intra_op._state, "sized_by_session", False)
     try:
         with tf.Session(graph=g, config=config):
             automatic = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
                 else os.cpu_count()
+            assert intra_op.threads() == (expected or automatic)
+        # Later sessions share the pool the first one sized, as in TensorFlow.
+        with tf.Session(graph=g, config=tf.ConfigProto(intra_op_parallelism_threads=5)):
             assert intra_op.threads() == (expected or automatic)
     finally:
         intra_op.set_threads(0)

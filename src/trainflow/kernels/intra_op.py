@@ -19,6 +19,7 @@ import sys
 
 _state = {
     "setting": 0,       # what was asked for: 0 = automatic
+    "sized_by_session": False,  # whether a session has sized the pool yet
     "threads": None,    # the resolved count (caller included); None until first needed
     "helpers": 0,       # helper threads started so far
     "jobs": queue.SimpleQueue(),
@@ -45,6 +46,16 @@ def set_threads(n):
         raise ValueError(f"intra-op thread count must be >= 0, got {n}")
     _state["setting"] = n
     _state["threads"] = None
+
+
+def size_from_first_session(n):
+    """Sizes the pool from a session's `intra_op_parallelism_threads`, the first time
+    only: as TensorFlow's process-wide intra-op pool, which the first session creates
+    and every later session shares whatever its config says. `set_threads` still
+    changes it."""
+    if not _state["sized_by_session"]:
+        _state["sized_by_session"] = True
+        set_threads(n)
 
 
 def threads():

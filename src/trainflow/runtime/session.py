@@ -109,7 +109,8 @@ class BaseSession:
         self._closed = False
         self._partial_runs = {}
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
-        intra_op.set_threads(max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0))
+        intra_op.size_from_first_session(
+            max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0))
         self._context_managers = []
         # The XLA backend when TF's JIT knobs ask for it and jax is installed, else None.
         self._xla_backend = xla_switch.backend_for_session(config)
