@@ -43,14 +43,16 @@ def _assign(ref, value, *, validate_shape, use_locking, op):
 
 
 def _update(fn):
-    def lower(ref, value, *, use_locking):
+    def lower(ref, value, *, use_locking, op):
+        _initialized(op, [ref.value])
         ref.set(fn(ref.value, value))
         return ref
     return lower
 
 
 def _scatter(kind):
-    def lower(ref, indices, updates, *, use_locking, check):
+    def lower(ref, indices, updates, *, use_locking, check, op):
+        _initialized(op, [ref.value])
         n = jnp.shape(ref.value)[0]
         check(jnp.any((indices < 0) | (indices >= n)), "indices out of range")
         at = ref.value.at[indices]
