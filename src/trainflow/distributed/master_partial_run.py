@@ -11,9 +11,10 @@ request needs their output; running them has no effect of its own.
 import itertools
 import threading
 
-from trainflow.framework import dtypes, errors, graph_walk
+from trainflow.framework import dtypes, errors
 from trainflow.protos import master_pb2, worker_pb2
 from trainflow.runtime import planner
+from trainflow.runtime.partial_run import blocking_feed
 
 
 class _State:
@@ -142,26 +143,12 @@ class PartialRuns:
     def _check_computable(self, state, known, done, roots, raise_):
         """Whether `roots` can run without a declared feed not fed yet (raising
         InvalidArgumentError naming that feed when `raise_`)."""
-        blocked = []
-
-        def next_ops(op):
-            out = []
-            for t in op._inputs:
-                if t.name in known:
-                    continue
-                if t in state.feeds:
-                    blocked.append(t)
-                    continue
-                out.append(t._op)
-            out.extend(op._control_inputs)
-            return [o for o in out if o not in done]
-
-        graph_walk.reachable([op for op in roots if op not in done], next_ops)
-        if blocked and raise_:
+        blocked = blocking_feed(state.feeds, lambda t: t.name in known, done, roots)
+        if blocked is not None and raise_:
             raise errors.InvalidArgumentError(
-                None, None, f"Fetch {blocked[0].name} can't be computed from the feeds that "
+                None, None, f"Fetch {blocked.name} can't be computed from the feeds that "
                             "have been fed so far.")
-        return not blocked
+        return blocked is None
 
     def _step(self, state, known, done, wanted, targets, options, metadata):
         sess = self._session

@@ -76,24 +76,29 @@ def reject_op_fetches(structure):
                            f"target_list={targets} (non-empty)")
 
 
-def _blocking_feed(state, known, roots):
-    """A declared feed, not fed yet, that one of `roots` needs; None if there is none."""
+def blocking_feed(feeds, is_known, done, roots):
+    """A tensor of `feeds` (declared, not fed yet) that one of `roots` needs; None if
+    there is none. `is_known(t)`: whether t's value is at hand; ops in `done` ran."""
     blocked = []
 
     def next_ops(op):
         out = []
         for t in op._inputs:
-            if t in known:
+            if is_known(t):
                 continue
-            if t in state.feeds:
+            if t in feeds:
                 blocked.append(t)
                 continue
             out.append(t._op)
         out.extend(op._control_inputs)
-        return [o for o in out if o not in state.done]
+        return [o for o in out if o not in done]
 
-    graph_walk.reachable([op for op in roots if op not in state.done], next_ops)
+    graph_walk.reachable([op for op in roots if op not in done], next_ops)
     return blocked[0] if blocked else None
+
+
+def _blocking_feed(state, known, roots):
+    return blocking_feed(state.feeds, known.__contains__, state.done, roots)
 
 
 def run(session, handle, fetches, feed_dict):
