@@ -82,3 +82,10 @@ def host_op_types(sess):
     for plan in sess._plans.values():
         types.update(op.type for op in plan.ops if op.type != "XlaCluster")
     return types - HOST_BY_DESIGN
+
+
+def assert_same_observations(got, want):
+    """The XLA run's list of observed values equals the NumPy run's to float32 round-off."""
+    assert len(got) == len(want)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6, err_msg=f"observation {k}")

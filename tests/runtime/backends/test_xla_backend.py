@@ -9,6 +9,7 @@ from trainflow.framework import registry
 
 pytest.importorskip("jax")
 from trainflow.runtime.backends import xla_backend  # noqa: E402
+from xla_compare import assert_same_observations  # noqa: E402
 from xla_compare import config as _config  # noqa: E402
 from xla_compare import segment_kernels as _segment_kernels  # noqa: E402
 
@@ -468,6 +469,4 @@ def _host_paths_scenario(jit, ckpt):
 def test_host_reads_and_writes_see_the_device_values(tmp_path):
     got = _host_paths_scenario(True, str(tmp_path / "xla" / "model"))
     want = _host_paths_scenario(False, str(tmp_path / "numpy" / "model"))
-    assert len(got) == len(want)
-    for k, (a, b) in enumerate(zip(got, want)):
-        np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6, err_msg=f"observation {k}")
+    assert_same_observations(got, want)
