@@ -52,6 +52,9 @@ def test_written_variables_buffers_are_donated():
             donated = [len(t.donated) for k in segment_kernels(sess) for t in k._traces.values()
                        if any(op.type == "ApplyAdam" for op in k.ops)]
             assert donated == [8]  # w, b, their m and v, the two beta powers
+            # The label check depends on no variable: it runs before the step.
+            assert [t.pre for k in segment_kernels(sess) for t in k._traces.values()
+                    if t.donated] == [(0,)]
 
 
 def test_failed_check_leaves_every_variable_as_it_was():
@@ -111,3 +114,29 @@ def test_threads_stepping_and_reading_the_same_variables():
             assert not errors, errors
             assert seen == sorted(seen)
             np.testing.assert_array_equal(sess.run(counter), np.full(1 << 20, 100, np.float32))
+
+
+def test_failed_check_on_a_variable_value_leaves_every_variable_as_it_was():
+    """A check that depends on the variables (CheckNumerics of a gradient) can only fail
+    inside the step: the values set after it are selected back to the old ones."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        w = tf.Variable(np.full((3, 1), 0.5, np.float32), name="w")
+        loss = tf.reduce_mean(tf.matmul(x, w) ** 2)
+        grad = tf.debugging.check_numerics(tf.gradients(loss, [w])[0], "gradient")
+        train = tf.train.MomentumOptimizer(0.1, 0.9).apply_gradients([(grad, w)])
+        with tf.Session(config=config(True)) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, {x: np.ones((2, 3), np.float32)})
+            before = _variables(sess)
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(train, {x: np.full((2, 3), np.inf, np.float32)})
+            assert info.value.op.type == "CheckNumerics"
+            after = _variables(sess)
+            for name, value in before.items():
+                np.testing.assert_array_equal(after[name], value, err_msg=name)
+            entries = [t for k in segment_kernels(sess) for t in k._traces.values()
+                       if t.donated]
+            assert entries and all(t.late and not t.pre for t in entries)
+            sess.run(train, {x: np.ones((2, 3), np.float32)})
+            assert not np.array_equal(sess.run(w), before["w"])

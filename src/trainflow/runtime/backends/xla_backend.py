@@ -36,7 +36,8 @@ import numpy as np
 from trainflow import tf_logging
 from trainflow.framework import errors, registry
 from trainflow.runtime import run_state
-from trainflow.runtime.backends import numpy_backend, xla_resources
+from trainflow.runtime.backends import numpy_backend, xla_donation, xla_resources
+from trainflow.runtime.backends.xla_donation import Ref
 
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
@@ -69,25 +70,6 @@ def load_lowerings():
     with _load_lock:
         for name in list(_LOWERING_MODULES):
             importlib.import_module(name)
-
-
-class Ref:
-    """A variable inside a traced segment: its current value, and whether it was set."""
-
-    __slots__ = ("value", "dtype", "written")
-
-    def __init__(self, value, dtype):
-        self.value = value
-        self.dtype = dtype
-        self.written = False
-
-    def get(self):
-        return self.value
-
-    def set(self, value):
-        """Replaces the variable's value (cast to its dtype)."""
-        self.value = jax.numpy.asarray(value, dtype=self.dtype)
-        self.written = True
 
 
 _SPECIAL = ("check", "op")
@@ -210,6 +192,9 @@ class _Trace:
         self.written = ()
         self.checks = ()
         self.donated = ()
+        self.late = None  # the checks that depend on a variable (None: all, or unknown)
+        self.pre = ()  # the others
+        self.pre_fn = None  # their flags, computed before a step that donates
         self.reads = {}
         self.fallback = False
         self.reason = None
@@ -255,16 +240,17 @@ class SegmentKernel:
         folded = self._folded
         ref_pos, val_pos = self._ref_pos, self._val_pos
 
-        def fn(ref_values, values):
+        def fn(ref_values, values, raw_flags=False):
             env = {}
-            refs = [Ref(v, d) for v, d in zip(ref_values, ref_dtypes)]
+            checks = xla_donation.StepChecks(entry.late)
+            refs = [Ref(v, d, checks if _DONATE else None)
+                    for v, d in zip(ref_values, ref_dtypes)]
             for i, r in zip(ref_pos, refs):
                 env[seg._inputs[i]] = r
             for i, v, k in zip(val_pos, values, aliases):
                 # A value that is a variable's buffer (a read fed in) reads that variable
                 # where it is used, as the buffer would (contract 5).
                 env[seg._inputs[i]] = v if k < 0 else refs[k]
-            checks = []
             self._lower_ops(env, folded, checks)
             results = []
             reads = {}
@@ -281,18 +267,27 @@ class SegmentKernel:
             entry.written = tuple(k for k, r in enumerate(refs) if r.written)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
+            # The old buffers that the new values can take over (same shape and dtype).
+            entry.donated = tuple(k for k in entry.written if xla_donation.same_aval(
+                refs[k].value, ref_values[k])) if _DONATE else ()
+            if raw_flags:
+                return tuple(flags)
             # One scalar says whether any check failed: a single read per step.
             failed = jax.numpy.stack(flags) if flags else None
-            new = [refs[k].value for k in entry.written]
-            # The old buffers that the new values can take over (same shape and dtype).
-            entry.donated = tuple(k for k, v in zip(entry.written, new) if _same_aval(
-                v, ref_values[k])) if _DONATE else ()
-            if failed is not None and entry.donated:
-                # A failed step gives back the old values of the donated buffers (the
-                # select fuses into the update); the NumPy re-run then starts from them.
-                stop = jax.numpy.any(failed)
-                new = [jax.numpy.where(stop, ref_values[k], v) if k in entry.donated else v
-                       for k, v in zip(entry.written, new)]
+            entry.pre = tuple(i for i in range(len(checks)) if i not in checks.late)
+            late = checks.late_checks()
+            new = []
+            for k in entry.written:
+                r = refs[k]
+                if k in entry.donated and late and (
+                        r.guarded is None or r.guarded[0] is not r.value or
+                        r.guarded[1] < len(late)):
+                    # Set before a later check, or in a branch: a failed step gives back
+                    # the old value of a donated buffer.
+                    new.append(jax.numpy.where(xla_donation.any_failed(late),
+                                               ref_values[k], r.value))
+                else:
+                    new.append(r.value)
             return results, new, failed
         return fn
 
@@ -389,6 +384,12 @@ class SegmentKernel:
         return self._finish(entry, args, slots, ref_values, values)
 
     def _finish(self, entry, args, slots, ref_values, values):
+        if entry.pre_fn is not None:
+            # The checks that depend on no variable, before anything is donated.
+            failed = entry.pre_fn(*ref_values, *values)
+            if np.any(failed):
+                raise _CheckFailed(entry.pre[int(np.argmax(np.asarray(failed)))],
+                                   entry.checks)
         results, new_refs, failed = entry.fn(*ref_values, *values)
         if failed is not None and np.any(failed):
             # The donated buffers are gone: their old values came back in their place.
@@ -429,13 +430,19 @@ class SegmentKernel:
 
                 def flat(*args):
                     return traced(list(args[:n]), list(args[n:]))
-                fn = jax.jit(flat)
+                if _DONATE and n:
+                    # A first trace learns which variables the step writes (their old
+                    # buffers are dead after it: donated) and which of its checks
+                    # depend on a variable (xla_donation.py).
+                    closed = jax.make_jaxpr(lambda *a: traced(list(a[:n]), list(a[n:]), True))(
+                        *ref_values, *values)
+                    if entry.donated and entry.checks:
+                        entry.late = xla_donation.late_positions(closed, n, aliases)
+                fn = jax.jit(flat, donate_argnums=entry.donated)
                 lowered = fn.lower(*ref_values, *values)
-                if entry.donated:
-                    # The written variables' old buffers are dead after the step: donate
-                    # them (known once traced, so trace again with the donation).
-                    fn = jax.jit(flat, donate_argnums=entry.donated)
-                    lowered = fn.lower(*ref_values, *values)
+                if entry.pre and entry.donated:
+                    entry.pre_fn = xla_donation.pre_check_fn(flat, entry.pre)
+                    entry.pre_fn.lower(*ref_values, *values).compile()
                 lowered.compile()
                 entry.fn = fn
             except _UninitializedRead as e:
@@ -479,12 +486,6 @@ def lower_op(op, env, folded, checks):
     as (op, failed, message, class). The lowerings of functional control flow
     (xla_control_flow.py) lower the ops of their function graphs with it."""
     return SegmentKernel._lower(SegmentKernel, op, env, folded, checks)
-
-
-def _same_aval(new, old):
-    """Whether a variable's new traced value fits its old buffer."""
-    return old is not None and jax.numpy.shape(new) == jax.numpy.shape(old) and \
-        jax.numpy.result_type(new) == jax.numpy.result_type(old)
 
 
 def _buffer(v):
