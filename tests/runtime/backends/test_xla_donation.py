@@ -10,12 +10,15 @@ import pytest
 import trainflow.compat.v1 as tf
 
 pytest.importorskip("jax")
+from trainflow.runtime.backends import xla_backend  # noqa: E402
 from xla_compare import config, segment_kernels  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _switch_from_config_only(monkeypatch):
     monkeypatch.delenv("TF_XLA_FLAGS", raising=False)
+    # These models are small: donate whatever the size.
+    monkeypatch.setattr(xla_backend, "DONATE_MIN_BYTES", 0)
 
 
 def _adam_mlp():
@@ -140,3 +143,15 @@ def test_failed_check_on_a_variable_value_leaves_every_variable_as_it_was():
             assert entries and all(t.late and not t.pre for t in entries)
             sess.run(train, {x: np.ones((2, 3), np.float32)})
             assert not np.array_equal(sess.run(w), before["w"])
+
+
+def test_small_steps_do_not_donate():
+    with tf.Graph().as_default():
+        x, y, loss, train = _adam_mlp()
+        with tf.Session(config=config(True)) as sess:
+            sess.run(tf.global_variables_initializer())
+            xla_backend.DONATE_MIN_BYTES = 1 << 20
+            sess.run(train, _feeds(x, y, [0, 1, 2]))
+            entries = [t for k in segment_kernels(sess) for t in k._traces.values()
+                       if any(op.type == "ApplyAdam" for op in k.ops)]
+            assert [(t.donated, t.pre_fn) for t in entries] == [((), None)]

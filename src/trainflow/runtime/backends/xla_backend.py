@@ -51,6 +51,9 @@ jax.config.update("jax_cpu_enable_async_dispatch", False)
 # misses on them, about a fifth of the MLP step's CPU time). A step whose variables may
 # be donated by another thread reads and writes them under their locks.
 _DONATE = True
+# On CPU, below this many bytes of written variables a step does not donate: small
+# buffers come from the allocator's cache, and donating costs a check pass per step.
+DONATE_MIN_BYTES = 1 << 20 if jax.default_backend() == "cpu" else 0
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
                      "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings",
@@ -243,7 +246,8 @@ class SegmentKernel:
         def fn(ref_values, values, raw_flags=False):
             env = {}
             checks = xla_donation.StepChecks(entry.late)
-            refs = [Ref(v, d, checks if _DONATE else None)
+            # (Guarded where the first trace found buffers to donate.)
+            refs = [Ref(v, d, checks if entry.donated else None)
                     for v, d in zip(ref_values, ref_dtypes)]
             for i, r in zip(ref_pos, refs):
                 env[seg._inputs[i]] = r
@@ -268,8 +272,9 @@ class SegmentKernel:
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
             # The old buffers that the new values can take over (same shape and dtype).
-            entry.donated = tuple(k for k in entry.written if xla_donation.same_aval(
-                refs[k].value, ref_values[k])) if _DONATE else ()
+            entry.donated = xla_donation.donatable(
+                entry.written, [r.value for r in refs], ref_values,
+                DONATE_MIN_BYTES) if _DONATE else ()
             if raw_flags:
                 return tuple(flags)
             # One scalar says whether any check failed: a single read per step.

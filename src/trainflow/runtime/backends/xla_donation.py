@@ -15,6 +15,8 @@ for its error. The checks come in two kinds:
   the old values in the donated buffers. Selecting at the source keeps XLA's in-place
   updates free of copies (a select on the step's outputs made it copy every slot).
 """
+import math
+
 import jax
 import jax.numpy as jnp
 
@@ -106,6 +108,14 @@ def same_aval(new, old):
     """Whether a variable's new traced value fits its old buffer (shape and dtype)."""
     return old is not None and jnp.shape(new) == jnp.shape(old) and \
         jnp.result_type(new) == jnp.result_type(old)
+
+
+def donatable(written, new, old, min_bytes):
+    """The positions in `written` whose old buffer (`old`) fits the new value (`new`),
+    when together they hold at least `min_bytes`; else ()."""
+    fits = tuple(k for k in written if same_aval(new[k], old[k]))
+    size = sum(math.prod(jnp.shape(old[k])) * jnp.result_type(old[k]).itemsize for k in fits)
+    return fits if fits and size >= min_bytes else ()
 
 
 def guard(value, old, checks):
