@@ -35,7 +35,7 @@ class VariableSlot(RefSlot):
         self.dropped = False
         self.dtype = dtype
         self.shape = shape
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self._host = None
         self._device = None  # the device copy, when a backend holds one
         self._stale = False  # whether _host is behind _device
@@ -73,11 +73,17 @@ class VariableSlot(RefSlot):
 
     def _to_host(self):
         """Makes the host buffer current and the host its owner."""
-        device, stale = self._device, self._stale
-        self._device = None
-        self._stale = False
-        if stale:
-            _copy_into(self, np.asarray(device))
+        # Under the lock: a device step running in another thread holds it while it reads
+        # the value, donates its buffer and stores the new one (reentrant: a kernel that
+        # holds it reads the value too).
+        with self.lock:
+            device, stale = self._device, self._stale
+            if device is None:
+                return
+            if stale:
+                _copy_into(self, np.asarray(device))
+            self._device = None
+            self._stale = False
 
     # -- for device backends ------------------------------------------------------------
     def host_buffer(self):

@@ -1,7 +1,7 @@
 """XLA lowerings of the variable updates: Assign, AssignAdd/AssignSub and the optimizers'
 Apply ops, registered with the registry's "xla" backend; imported only when XLA is on.
 
-Inside a traced segment a ref input is a `Ref` (runtime/backends/xla_backend.py): the
+Inside a traced segment a ref input is a `Ref` (runtime/backends/xla_donation.py): the
 lowering reads ``ref.value`` and stores the new value with ``ref.set``; the segment
 writes it back into the variable's buffer after the call.
 

@@ -36,7 +36,8 @@ import numpy as np
 from trainflow import tf_logging
 from trainflow.framework import errors, registry
 from trainflow.runtime import run_state
-from trainflow.runtime.backends import numpy_backend, xla_resources
+from trainflow.runtime.backends import numpy_backend, xla_donation, xla_resources
+from trainflow.runtime.backends.xla_donation import Ref
 
 NAME = "xla"
 # TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
@@ -46,8 +47,13 @@ jax.config.update("jax_enable_x64", True)
 # results inside the CPU client's small thread pool, and no thread hand-off is paid.
 jax.config.update("jax_cpu_enable_async_dispatch", False)
 # A variable's old device buffer is dead after a step that writes it: donating it lets
-# the new value reuse its memory (on the host's memory it pays nothing).
-_DONATE = jax.default_backend() != "cpu"
+# the new value reuse its memory (on CPU too: no fresh pages to fault in and no cache
+# misses on them, about a fifth of the MLP step's CPU time). A step whose variables may
+# be donated by another thread reads and writes them under their locks.
+_DONATE = True
+# On CPU, below this many bytes of written variables a step does not donate: small
+# buffers come from the allocator's cache, and donating costs a check pass per step.
+DONATE_MIN_BYTES = 1 << 20 if jax.default_backend() == "cpu" else 0
 
 _LOWERING_MODULES = ["trainflow.ops.math.xla_lowerings", "trainflow.ops.array.xla_lowerings",
                      "trainflow.ops.nn.xla_lowerings", "trainflow.ops.state.xla_lowerings",
@@ -67,25 +73,6 @@ def load_lowerings():
     with _load_lock:
         for name in list(_LOWERING_MODULES):
             importlib.import_module(name)
-
-
-class Ref:
-    """A variable inside a traced segment: its current value, and whether it was set."""
-
-    __slots__ = ("value", "dtype", "written")
-
-    def __init__(self, value, dtype):
-        self.value = value
-        self.dtype = dtype
-        self.written = False
-
-    def get(self):
-        return self.value
-
-    def set(self, value):
-        """Replaces the variable's value (cast to its dtype)."""
-        self.value = jax.numpy.asarray(value, dtype=self.dtype)
-        self.written = True
 
 
 _SPECIAL = ("check", "op")
@@ -207,6 +194,10 @@ class _Trace:
         self.fn = None
         self.written = ()
         self.checks = ()
+        self.donated = ()
+        self.late = None  # the checks that depend on a variable (None: all, or unknown)
+        self.pre = ()  # the others
+        self.pre_fn = None  # their flags, computed before a step that donates
         self.reads = {}
         self.fallback = False
         self.reason = None
@@ -236,8 +227,11 @@ class SegmentKernel:
         self._lock = threading.Lock()
         # Under the variables' locks: use_locking updates, and AssignAdd/AssignSub, which
         # TF always runs under the variable's lock (a shared counter loses no increment).
-        self._locking = any(op._attrs.get("use_locking") or op._type in _LOCKED_TYPES
-                            for op in seg.ops if op._info.stateful)
+        # With donation, every step that reads variables: one thread must not pass a
+        # buffer that another has just donated.
+        self._locking = bool(self._ref_pos) and _DONATE or any(
+            op._attrs.get("use_locking") or op._type in _LOCKED_TYPES
+            for op in seg.ops if op._info.stateful)
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(
             [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
@@ -249,16 +243,18 @@ class SegmentKernel:
         folded = self._folded
         ref_pos, val_pos = self._ref_pos, self._val_pos
 
-        def fn(ref_values, values):
+        def fn(ref_values, values, raw_flags=False):
             env = {}
-            refs = [Ref(v, d) for v, d in zip(ref_values, ref_dtypes)]
+            checks = xla_donation.StepChecks(entry.late)
+            # (Guarded where the first trace found buffers to donate.)
+            refs = [Ref(v, d, checks if entry.donated else None)
+                    for v, d in zip(ref_values, ref_dtypes)]
             for i, r in zip(ref_pos, refs):
                 env[seg._inputs[i]] = r
             for i, v, k in zip(val_pos, values, aliases):
                 # A value that is a variable's buffer (a read fed in) reads that variable
                 # where it is used, as the buffer would (contract 5).
                 env[seg._inputs[i]] = v if k < 0 else refs[k]
-            checks = []
             self._lower_ops(env, folded, checks)
             results = []
             reads = {}
@@ -275,9 +271,29 @@ class SegmentKernel:
             entry.written = tuple(k for k, r in enumerate(refs) if r.written)
             entry.checks = tuple((op, msg, cls) for op, _, msg, cls in checks)
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
+            # The old buffers that the new values can take over (same shape and dtype).
+            entry.donated = xla_donation.donatable(
+                entry.written, [r.value for r in refs], ref_values,
+                DONATE_MIN_BYTES) if _DONATE else ()
+            if raw_flags:
+                return tuple(flags)
             # One scalar says whether any check failed: a single read per step.
             failed = jax.numpy.stack(flags) if flags else None
-            return results, [refs[k].value for k in entry.written], failed
+            entry.pre = tuple(i for i in range(len(checks)) if i not in checks.late)
+            late = checks.late_checks()
+            new = []
+            for k in entry.written:
+                r = refs[k]
+                if k in entry.donated and late and (
+                        r.guarded is None or r.guarded[0] is not r.value or
+                        r.guarded[1] < len(late)):
+                    # Set before a later check, or in a branch: a failed step gives back
+                    # the old value of a donated buffer.
+                    new.append(jax.numpy.where(xla_donation.any_failed(late),
+                                               ref_values[k], r.value))
+                else:
+                    new.append(r.value)
+            return results, new, failed
         return fn
 
     def _lower_ops(self, env, folded, checks):
@@ -340,6 +356,24 @@ class SegmentKernel:
     # -- running ---------------------------------------------------------------------------
     def __call__(self, *args):
         slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos]  # handles: slots
+        # With donation or use_locking updates: read, compute and write back under the
+        # variables' locks.
+        locks = xla_resources.acquire_all(slots) if self._locking and slots else ()
+        try:
+            return self._step(args, slots)
+        except _CheckFailed as e:
+            failed = e
+        finally:
+            for lock in locks:
+                lock.release()
+        # The variables hold their old values, so the same step on NumPy (which takes the
+        # locks itself) raises the NumPy path's own error (class and message).
+        self._numpy.run(list(args))
+        op, message, cls = failed.checks[failed.index]
+        raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
+                            f"defined at {op.creation_site} ]]") from None
+
+    def _step(self, args, slots):
         values = [args[i] for i in self._val_pos]
         aliases = _aliases(slots, values) if slots and values else ()
         ref_values = [s.device_value(_put) for s in slots]
@@ -352,31 +386,23 @@ class SegmentKernel:
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
-        try:
-            if not self._locking:
-                return self._finish(entry, args, slots, ref_values, values)
-            # use_locking updates: read, compute and write back under the variables' locks.
-            locks = sorted({id(s.lock): s.lock for s in slots}.items())
-            for _, lock in locks:
-                lock.acquire()
-            try:
-                return self._finish(entry, args, slots,
-                                    [s.device_value(_put) for s in slots], values)
-            finally:
-                for _, lock in reversed(locks):
-                    lock.release()
-        except _CheckFailed as e:
-            # Nothing was written back, so the same step on NumPy (which takes the locks
-            # itself) raises the NumPy path's own error (class and message).
-            self._numpy.run(list(args))
-            op, message, cls = entry.checks[e.index]
-            raise cls(None, op, f"{message}\n\t [[node {op.name} ({op.type}) "
-                                f"defined at {op.creation_site} ]]") from None
+        return self._finish(entry, args, slots, ref_values, values)
 
     def _finish(self, entry, args, slots, ref_values, values):
+        if entry.pre_fn is not None:
+            # The checks that depend on no variable, before anything is donated.
+            failed = entry.pre_fn(*ref_values, *values)
+            if np.any(failed):
+                raise _CheckFailed(entry.pre[int(np.argmax(np.asarray(failed)))],
+                                   entry.checks)
         results, new_refs, failed = entry.fn(*ref_values, *values)
         if failed is not None and np.any(failed):
-            raise _CheckFailed(int(np.argmax(np.asarray(failed))))
+            # The donated buffers are gone: their old values came back in their place.
+            step = run_state.current()
+            for k, value in zip(entry.written, new_refs):
+                if k in entry.donated:
+                    slots[k].store_device(value, step)
+            raise _CheckFailed(int(np.argmax(np.asarray(failed))), entry.checks)
         if new_refs:
             step = run_state.current()
             for k, value in zip(entry.written, new_refs):
@@ -409,14 +435,19 @@ class SegmentKernel:
 
                 def flat(*args):
                     return traced(list(args[:n]), list(args[n:]))
-                fn = jax.jit(flat)
+                if _DONATE and n:
+                    # A first trace learns which variables the step writes (their old
+                    # buffers are dead after it: donated) and which of its checks
+                    # depend on a variable (xla_donation.py).
+                    closed = jax.make_jaxpr(lambda *a: traced(list(a[:n]), list(a[n:]), True))(
+                        *ref_values, *values)
+                    if entry.donated and entry.checks:
+                        entry.late = xla_donation.late_positions(closed, n, aliases)
+                fn = jax.jit(flat, donate_argnums=entry.donated)
                 lowered = fn.lower(*ref_values, *values)
-                if _DONATE and entry.written and not entry.checks:
-                    # The written variables' old buffers are dead after the step: donate
-                    # them (known once traced, so trace again with the donation). Not
-                    # where a failed check re-runs the step on the old values.
-                    fn = jax.jit(flat, donate_argnums=entry.written)
-                    lowered = fn.lower(*ref_values, *values)
+                if entry.pre and entry.donated:
+                    entry.pre_fn = xla_donation.pre_check_fn(flat, entry.pre)
+                    entry.pre_fn.lower(*ref_values, *values).compile()
                 lowered.compile()
                 entry.fn = fn
             except _UninitializedRead as e:
@@ -493,11 +524,12 @@ def _attr(value):
 
 
 class _CheckFailed(Exception):
-    """A run-time check of a step failed (`index`: the first failing check)."""
+    """A run-time check of a step failed (`index`: the first failing one of `checks`)."""
 
-    def __init__(self, index):
+    def __init__(self, index, checks):
         super().__init__(index)
         self.index = index
+        self.checks = checks
 
 
 class _UninitializedRead(Exception):

@@ -13,7 +13,8 @@ with a resource output (VarHandleOp) or another resource consumer stays on the h
 """
 from trainflow.ops.state.resource_variable_ops import slot_of
 
-__all__ = ["LOCKED_TYPES", "is_handle", "is_variable", "takes_handle", "slot_of"]
+__all__ = ["LOCKED_TYPES", "acquire_all", "is_handle", "is_variable", "takes_handle",
+           "slot_of"]
 
 # Updates that the NumPy kernels always make under the variable's lock.
 LOCKED_TYPES = frozenset(["AssignAddVariableOp", "AssignSubVariableOp"] + [
@@ -35,3 +36,19 @@ def takes_handle(t, lowering):
     """Whether input `t` of an op lowered by `lowering` is a handle that may enter a
     segment."""
     return is_handle(t) and getattr(lowering, "takes_resources", False)
+
+
+def acquire_all(slots):
+    """Takes the locks of `slots` without holding some while waiting for another (so no
+    lock-order deadlock with other steps or host readers); returns them."""
+    locks = [lock for _, lock in sorted({id(s.lock): s.lock for s in slots}.items())]
+    while True:
+        for i, lock in enumerate(locks):
+            if not lock.acquire(blocking=False):
+                for held in locks[:i]:
+                    held.release()
+                lock.acquire()  # wait for it holding none, then try all again
+                lock.release()
+                break
+        else:
+            return locks
