@@ -78,11 +78,13 @@ def _primitives(fn, *args):
      [1, 1, 1, 1], "dot"),
     ("1x1 filter: one product", (2, 4, 4, 32), (1, 1, 32, 4), [1, 1, 1, 1], "dot"),
     ("grouped: XLA's own", (2, 12, 12, 32), (1, 1, 16, 4), [1, 1, 1, 1], "conv"),
+    ("tap slices over TAPS_MAX_BYTES: XLA's own", (64, 112, 112, 64), (3, 3, 64, 64),
+     [1, 1, 1, 1], "conv"),
 ])
 def test_the_filter_gradient_formulation_follows_the_shape(name, x_shape, f_shape, strides,
                                                           want):
-    x = np.zeros(x_shape, np.float32)
-    dy = np.zeros(x_shape[:3] + (f_shape[3],), np.float32)
+    x = jax.ShapeDtypeStruct(x_shape, np.float32)  # traced only: nothing allocated
+    dy = jax.ShapeDtypeStruct(x_shape[:3] + (f_shape[3],), np.float32)
     prims = _primitives(lambda x, dy: xla_conv_cpu.conv_backprop_filter(
         x, np.array(f_shape), dy, strides=strides, padding="SAME"), x, dy)
     got = "conv" if "conv_general_dilated" in prims else "dot"

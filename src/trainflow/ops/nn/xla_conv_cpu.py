@@ -12,6 +12,8 @@ run in YNNPACK:
   one product of the input cells that tap reads with the output gradient;
 - for a shallow input (few channels, as a network's first layer) the taps are stacked
   channel-major into one im2col matrix and multiplied once (5 times faster);
+- either way the tap slices are copies of the input, one per tap: past TAPS_MAX_BYTES
+  of them the gradient stays XLA's convolution;
 - MaxPool of a small window is the largest of its strided tap slices, one fused loop,
   rather than a reduce_window (30-50% faster).
 """
@@ -27,6 +29,9 @@ IM2COL_MAX_DEPTH = 16
 # Filter gradients take the per-tap products when the output has at least this many
 # cells per filter tap.
 TAPS_MIN_CELLS_PER_TAP = 16
+# Neither takes more than this many bytes of tap slices (all may be live at once); a
+# larger gradient keeps XLA's own convolution, which copies nothing that large.
+TAPS_MAX_BYTES = 1 << 30
 # MaxPool windows of at most this many cells take the per-tap maximum.
 POOL_MAX_TAPS = 16
 
@@ -49,6 +54,10 @@ def conv_backprop_filter(input, filter_sizes, out_backprop, **attrs):  # noqa: A
     f_shape = tuple(int(v) for v in f_shape)
     geo = _geometry(jnp.shape(input), f_shape, **attrs)
     taps = f_shape[0] * f_shape[1]
+    tap_bytes = taps * jnp.shape(input)[0] * geo.out_h * geo.out_w * depth * \
+        np.dtype(_compute_type(jnp.result_type(input))).itemsize
+    if tap_bytes > TAPS_MAX_BYTES:
+        return xla_window.conv_backprop_filter(input, filter_sizes, out_backprop, **attrs)
     if depth <= IM2COL_MAX_DEPTH:
         return _filter_grad_im2col(input, f_shape, out_backprop, geo, fmt)
     if geo.out_h * geo.out_w >= TAPS_MIN_CELLS_PER_TAP * taps:
