@@ -1,7 +1,8 @@
 """The XLA:CPU formulations (ops/nn/xla_conv_cpu.py) against the NumPy kernels: the
 filter gradient as per-tap products and as one im2col product in both layouts, with
-strides, dilations, explicit padding, half precision; MaxPool as a per-tap maximum with
-NaN, -inf and integers; and which formulation each shape takes. Skipped without jax."""
+strides, dilations, explicit padding, half and double precision; MaxPool as a per-tap
+maximum with NaN, -inf and integers; and which formulation each shape takes. Skipped
+without jax."""
 import numpy as np
 import pytest
 
@@ -53,17 +54,18 @@ def test_filter_gradients_match_numpy():
         np.testing.assert_allclose(got[0], want[0], rtol=2e-5, atol=2e-5, err_msg=case[0])
 
 
-def test_half_precision_tap_products_match_numpy():
-    x = R.randn(2, 8, 8, 20).astype(np.float16)
+@pytest.mark.parametrize("dtype, tol", [(np.float16, 5e-2), (np.float64, 1e-10)])
+def test_tap_products_in_other_dtypes_match_numpy(dtype, tol):
+    x = R.randn(2, 8, 8, 20).astype(dtype)
 
     def build():
-        ph = tf.placeholder(tf.float16, x.shape)
+        ph = tf.placeholder(tf.as_dtype(dtype), x.shape)
         return _filter_fetches(ph, [2, 2, 20, 3], [1, 1, 1, 1], "SAME", "NHWC",
-                               [1, 1, 1, 1], np.float16), None, [ph]
+                               [1, 1, 1, 1], dtype), None, [ph]
     (want,), (got,) = xla_compare.run_both(build, lambda i: [x])
-    assert want[0].dtype == got[0].dtype == np.float16
-    np.testing.assert_allclose(got[0].astype(np.float32), want[0].astype(np.float32),
-                               rtol=1e-2, atol=5e-2)
+    assert want[0].dtype == got[0].dtype == dtype
+    np.testing.assert_allclose(got[0].astype(np.float64), want[0].astype(np.float64),
+                               rtol=tol, atol=tol)
 
 
 def _primitives(fn, *args):
