@@ -1,7 +1,7 @@
 """XLA lowerings of the nn ops (activations and their gradients, BiasAdd, softmax and
 the cross-entropy losses, L2Loss, FusedBatchNorm and its Grad ops, and the window ops of
-`xla_window`), registered with the registry's "xla" backend; imported only when XLA is
-on.
+`xla_window` and `xla_conv_cpu`), registered with the registry's "xla" backend; imported
+only when XLA is on.
 
 The backprop ops are the vector-Jacobian products of the forward lowerings.
 """
@@ -10,7 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from trainflow.framework.registry import register_kernel
-from trainflow.ops.nn import xla_window
+from trainflow.ops.nn import xla_conv_cpu, xla_window
 
 XLA = "xla"
 
@@ -171,6 +171,7 @@ def register_all():
         "FusedBatchNormGradV3": _fused_batch_norm_grad_v3,
     }
     table.update(xla_window.TABLE)
+    table.update(xla_conv_cpu.TABLE)
     for name, fn in table.items():
         register_kernel(name, fn, backend=XLA)
 

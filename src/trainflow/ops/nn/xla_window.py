@@ -1,18 +1,16 @@
 """XLA lowerings of the 2-D window ops: Conv2D and its backprops, MaxPool, AvgPool and
-their gradients, LRN. Registered by `xla_lowerings`.
+their gradients, LRN. Registered by `xla_lowerings` (over which `xla_conv_cpu` puts its
+XLA:CPU formulations of Conv2DBackpropFilter and MaxPool).
 
 The attribute checks of the NumPy kernels run first, at trace time, on the static
 shapes: an argument they reject (a batch or depth stride, a padding as wide as the
 window) makes the lowering raise `NumpyRejects`, so the segment runs on NumPy, whose
 kernel raises TF's own error naming the node.
 
-Two gradients are formulated for XLA:CPU's speed rather than as `jax.vjp`s:
-- MaxPoolGrad picks each window's cell with NumPy's (and TF's CPU) rule, tap by tap on
-  output-sized arrays, then adds the routed gradients into the input one stride phase
-  at a time and interleaves the phases (a select_and_scatter runs several times slower);
-- Conv2DBackpropFilter of a shallow input (few channels, as a network's first layer)
-  is one product of the im2col matrix with the output gradient, where XLA's
-  transposed convolution is an order of magnitude slower.
+MaxPoolGrad is formulated for XLA:CPU's speed rather than as a `jax.vjp`: it picks each
+window's cell with NumPy's (and TF's CPU) rule, tap by tap on output-sized arrays, then
+adds the routed gradients into the input one stride phase at a time and interleaves the
+phases (a select_and_scatter runs several times slower).
 """
 import functools
 
@@ -22,12 +20,8 @@ import numpy as np
 
 from trainflow.framework import errors
 from trainflow.ops.nn import pool_kernels
-from trainflow.ops.nn.conv_kernels import (
-    Geometry, check_conv_attrs, explicit_pairs, shape_to_nhwc, spatial_attrs)
+from trainflow.ops.nn.conv_kernels import check_conv_attrs, explicit_pairs, shape_to_nhwc
 from trainflow.ops.nn.pool_loops import lowest
-
-# Filter gradients of inputs at most this deep take the im2col product (see module doc).
-IM2COL_MAX_DEPTH = 16
 
 
 class NumpyRejects(ValueError):
@@ -46,7 +40,8 @@ def _sizes(x):
     return tuple(int(v) for v in static(x).reshape(-1))
 
 
-def _numpy_check(check, *args):
+def numpy_check(check, *args):
+    """check(*args), its OpError raised as NumpyRejects."""
     try:
         return check(*args)
     except errors.OpError as e:
@@ -69,14 +64,15 @@ def _dims(data_format):
     return (fmt, "HWIO", fmt)
 
 
-def _conv_attrs(strides, dilations, data_format):
-    _numpy_check(check_conv_attrs, strides, dilations, data_format)
+def check_conv(strides, dilations, data_format):
+    """The NumPy kernel's checks of a convolution's strides and dilations."""
+    numpy_check(check_conv_attrs, strides, dilations, data_format)
 
 
 def conv(input, filter, *, strides, padding, explicit_paddings=(),  # noqa: A002
          data_format="NHWC", dilations=(1, 1, 1, 1)):
     """Conv2D (grouped where the input is a multiple of the filter's depth)."""
-    _conv_attrs(strides, dilations, data_format)
+    check_conv(strides, dilations, data_format)
     depth = jnp.shape(input)[1 if data_format.startswith("NC") else 3]
     per_group = jnp.shape(filter)[2]
     if per_group <= 0 or depth % per_group or jnp.shape(filter)[3] % (depth // per_group):
@@ -92,7 +88,7 @@ def conv(input, filter, *, strides, padding, explicit_paddings=(),  # noqa: A002
 def conv_backprop_input(input_sizes, filter, out_backprop, **attrs):  # noqa: A002
     """Conv2DBackpropInput: the vector-Jacobian product of `conv` (input_sizes may hold
     the 2 spatial sizes only)."""
-    _conv_attrs(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)),
+    check_conv(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)),
                 attrs.get("data_format", "NHWC"))
     sizes = _sizes(input_sizes)
     if len(sizes) == 2:
@@ -105,61 +101,23 @@ def conv_backprop_input(input_sizes, filter, out_backprop, **attrs):  # noqa: A0
 
 
 def conv_backprop_filter(input, filter_sizes, out_backprop, **attrs):  # noqa: A002
-    """Conv2DBackpropFilter: the im2col product for shallow inputs, else the
-    vector-Jacobian product of `conv`."""
-    fmt = attrs.get("data_format", "NHWC")
-    _conv_attrs(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)), fmt)
-    f_shape = _sizes(filter_sizes)
-    depth = jnp.shape(input)[1 if fmt.startswith("NC") else 3]
-    if len(f_shape) == 4 and f_shape[2] == depth and depth <= IM2COL_MAX_DEPTH:
-        return _filter_grad_im2col(input, f_shape, out_backprop, **attrs)
-    w = jnp.zeros(f_shape, jnp.result_type(input))
+    """Conv2DBackpropFilter: the vector-Jacobian product of `conv`."""
+    check_conv(attrs["strides"], attrs.get("dilations", (1, 1, 1, 1)),
+               attrs.get("data_format", "NHWC"))
+    w = jnp.zeros(_sizes(filter_sizes), jnp.result_type(input))
     _, vjp = jax.vjp(lambda f: conv(input, f, **attrs), w)
     return vjp(out_backprop)[0]
 
 
-def _filter_grad_im2col(x, f_shape, dy, *, strides, padding, explicit_paddings=(),
-                        data_format="NHWC", dilations=(1, 1, 1, 1)):
-    """dW[i, j, c, o] = sum over (n, y, x) of the padded input at tap (i, j) times dy:
-    the rows of the im2col matrix taken channel-major ((i, j, c), n*y*x)."""
-    kh, kw, c, o = f_shape
-    nchw = data_format.startswith("NC")
-    n = jnp.shape(x)[0]
-    in_h, in_w = jnp.shape(x)[2:4] if nchw else jnp.shape(x)[1:3]
-    explicit = explicit_pairs(explicit_paddings, data_format) if padding == "EXPLICIT" \
-        else None
-    geo = _numpy_check(Geometry, in_h, in_w, kh, kw, spatial_attrs(strides, data_format),
-                       spatial_attrs(dilations, data_format), padding, explicit)
-    rows, cols = geo.padded_extent(in_h, in_w)
-    (pt, _), (pl, _) = geo.pads
-    xt = jnp.transpose(x, (1, 0, 2, 3) if nchw else (3, 0, 1, 2))  # C N H W
-    zero = jnp.array(0, xt.dtype)
-    xt = jax.lax.pad(xt, zero, [(0, 0, 0), (0, 0, 0), (pt, rows - in_h - pt, 0),
-                                (pl, cols - in_w - pl, 0)])
-    (sh, sw), (dh, dw) = geo.strides, geo.dilations
-    taps = [jax.lax.slice(xt, (0, 0, i * dh, j * dw),
-                          (c, n, i * dh + (geo.out_h - 1) * sh + 1,
-                           j * dw + (geo.out_w - 1) * sw + 1), (1, 1, sh, sw))
-            for i in range(kh) for j in range(kw)]
-    m = n * geo.out_h * geo.out_w
-    # Half and bfloat16 multiply in float32, as the NumPy kernel does.
-    ct = jnp.float32 if jnp.result_type(x) in (jnp.float16, jnp.bfloat16) else \
-        jnp.result_type(x)
-    col_rows = jnp.stack(taps).reshape(kh * kw * c, m).astype(ct)
-    dy2 = (jnp.transpose(dy, (0, 2, 3, 1)) if nchw else dy).reshape(m, o).astype(ct)
-    dw = jnp.matmul(col_rows, dy2, preferred_element_type=ct)
-    return dw.reshape(f_shape).astype(jnp.result_type(x))
-
-
 # -- pooling ---------------------------------------------------------------------------------
-def _pool_window(shape, ksize, strides, padding, data_format, explicit_paddings=(),
+def pool_window(shape, ksize, strides, padding, data_format, explicit_paddings=(),
                  allow_depth=True):
     """(window, strides, per-dimension padding pairs) in the tensor's order, after the
     NumPy kernel's checks."""
     if len(shape) != 4:
         raise NumpyRejects("pooling needs a 4-dimensional input")
     nhwc = shape_to_nhwc(shape, data_format)
-    _numpy_check(pool_kernels.check_pool, nhwc, ksize, strides, padding, explicit_paddings,
+    numpy_check(pool_kernels.check_pool, nhwc, ksize, strides, padding, explicit_paddings,
                  data_format, allow_depth)
     ksize, strides = tuple(int(k) for k in ksize), tuple(int(s) for s in strides)
     if padding == "EXPLICIT":
@@ -169,7 +127,8 @@ def _pool_window(shape, ksize, strides, padding, data_format, explicit_paddings=
     return ksize, strides, [tuple(p) for p in pads]
 
 
-def _floor(dtype):
+def lowest_value(dtype):
+    """The dtype's lowest finite value, as a NumPy scalar array."""
     return np.array(lowest(dtype), dtype)
 
 
@@ -177,15 +136,15 @@ def max_pool(input, *, ksize, strides, padding, data_format="NHWC",  # noqa: A00
              explicit_paddings=()):
     """MaxPool as the NumPy kernel: each window's largest non-NaN value, and never less
     than the dtype's lowest finite value."""
-    dims, strd, pad = _pool_window(jnp.shape(input), ksize, strides, padding, data_format,
+    dims, strd, pad = pool_window(jnp.shape(input), ksize, strides, padding, data_format,
                                    explicit_paddings)
     dt = np.dtype(jnp.result_type(input))
     if jnp.issubdtype(dt, jnp.floating):
-        floor = _floor(dt)
+        floor = lowest_value(dt)
         x = jnp.where(jnp.isnan(input), floor, input)
         y = jax.lax.reduce_window(x, np.array(-np.inf, dt), jax.lax.max, dims, strd, pad)
         return jnp.maximum(y, floor)
-    return jax.lax.reduce_window(input, _floor(dt), jax.lax.max, dims, strd, pad)
+    return jax.lax.reduce_window(input, lowest_value(dt), jax.lax.max, dims, strd, pad)
 
 
 def _tap_valid(off, out, strides, pads, shape):
@@ -226,7 +185,7 @@ def max_pool_grad(orig_input, orig_output, grad, *, ksize, strides, padding,
     """MaxPoolGrad: `grad` routed to each window's pick in `orig_input` (orig_output is
     not read, as in the NumPy kernel)."""
     shape = jnp.shape(orig_input)
-    dims, strd, pad = _pool_window(shape, ksize, strides, padding, data_format,
+    dims, strd, pad = pool_window(shape, ksize, strides, padding, data_format,
                                    explicit_paddings)
     out = jnp.shape(grad)
     if 0 in out or 0 in shape:
@@ -267,7 +226,7 @@ def _route(idx, grad, *, shape, dims, strd, pad):
 
 def avg_pool(value, *, ksize, strides, padding, data_format="NHWC"):
     """AvgPool: the mean of each window's unpadded cells."""
-    dims, strd, pad = _pool_window(jnp.shape(value), ksize, strides, padding, data_format,
+    dims, strd, pad = pool_window(jnp.shape(value), ksize, strides, padding, data_format,
                                    allow_depth=False)
     zero = np.array(0, jnp.result_type(value))
     total = jax.lax.reduce_window(value, zero, jax.lax.add, dims, strd, pad)
