@@ -391,18 +391,18 @@ class SegmentKernel:
     def _finish(self, entry, args, slots, ref_values, values):
         if entry.pre_fn is not None:
             # The checks that depend on no variable, before anything is donated.
-            failed = entry.pre_fn(*ref_values, *values)
-            if np.any(failed):
-                raise _CheckFailed(entry.pre[int(np.argmax(np.asarray(failed)))],
-                                   entry.checks)
+            # (As NumPy arrays: np.any of a jax array would run a jax reduction.)
+            failed = np.asarray(entry.pre_fn(*ref_values, *values))
+            if failed.any():
+                raise _CheckFailed(entry.pre[int(np.argmax(failed))], entry.checks)
         results, new_refs, failed = entry.fn(*ref_values, *values)
-        if failed is not None and np.any(failed):
+        if failed is not None and (failed := np.asarray(failed)).any():
             # The donated buffers are gone: their old values came back in their place.
             step = run_state.current()
             for k, value in zip(entry.written, new_refs):
                 if k in entry.donated:
                     slots[k].store_device(value, step)
-            raise _CheckFailed(int(np.argmax(np.asarray(failed))), entry.checks)
+            raise _CheckFailed(int(np.argmax(failed)), entry.checks)
         if new_refs:
             step = run_state.current()
             for k, value in zip(entry.written, new_refs):
