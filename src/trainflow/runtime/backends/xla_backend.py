@@ -338,17 +338,28 @@ class SegmentKernel:
         return tuple(out)
 
     # -- running ---------------------------------------------------------------------------
+    # The segment raises its own errors, and its NumPy paths (tracing, the fallback) set
+    # NumPy's float error state themselves: the host program needs none around it.
+    handles_float_errors = True
+
     def __call__(self, *args):
-        slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos]  # handles: slots
-        values = [args[i] for i in self._val_pos]
-        aliases = _aliases(slots, values) if slots and values else ()
-        ref_values = [s.device_value(_put) for s in slots]
-        key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
-               tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
+        if self._ref_pos:
+            slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos]  # handles: slots
+            values = [args[i] for i in self._val_pos]
+            aliases = _aliases(slots, values) if values else ()
+            ref_values = [s.device_value(_put) for s in slots]
+            key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
+                   _signature(values), aliases)
+        else:
+            # No variables: the values are the arguments, in order.
+            slots = ref_values = aliases = ()
+            values = args
+            key = ((), _signature(args), ())
         entry = self._traces.get(key)
         if entry is None:
-            entry = self._compile(key, slots, ref_values, values,
-                                  aliases or (-1,) * len(values))
+            with np.errstate(all="ignore"):  # tracing computes constant inputs on NumPy
+                entry = self._compile(key, slots, ref_values, values,
+                                      aliases or (-1,) * len(values))
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
@@ -467,6 +478,15 @@ def _buffer(v):
     if type(v) is np.ndarray and v.size:
         return v.__array_interface__["data"][0], v.shape, v.dtype
     return None
+
+
+def _signature(values):
+    """(shape, dtype) per value input of a segment: with the variables' signature and
+    the aliases, the key of a segment's traces."""
+    try:
+        return tuple([(v.shape, v.dtype) for v in values])
+    except AttributeError:  # a Python number or another value without an array's shape
+        return tuple([(np.shape(v), getattr(v, "dtype", type(v))) for v in values])
 
 
 def _aliases(slots, values):
