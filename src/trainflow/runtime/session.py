@@ -334,14 +334,18 @@ class BaseSession:
           TypeError: for a Python int that the dtype can't hold, or a Tensor value.
           ValueError: for a value that can't be converted, or has the wrong shape.
         """
-        dtype = t._dtype.base_dtype
-        np_dtype = dtype.as_numpy_dtype
+        np_dtype = t._dtype.as_numpy_dtype  # the same for a ref dtype
         if type(value) is np.ndarray and value.dtype == np_dtype:
+            dims = t._shape._dims
+            # The common case: an array of the dtype and (fully known) static shape.
+            if dims is None or dims == value.shape:
+                return value
             arr = value
         elif np_dtype is np.object_:
             from trainflow.framework.numpy_conversion import to_numpy
-            arr = to_numpy(value, dtype)
+            arr = to_numpy(value, t._dtype.base_dtype)
         else:
+            dtype = t._dtype.base_dtype
             if isinstance(value, int) and dtype.is_integer and not _int_fits(value, np_dtype):
                 raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
                                 f"compatible with Tensor type {np_dtype}. Try explicitly "

@@ -50,3 +50,30 @@ def test_switch_makes_dead_values():
     assert program.may_dead
     out_false, out_true = program.run([np.bool_(True)])
     assert out_false is numpy_backend.DEAD and out_true == 1.0
+
+
+def _error_state_seen(marked):
+    """np.geterr() as a program's one kernel sees it, with and without a trace."""
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.float32, [2], name="p")
+        y = tf.identity(p, name="y")
+    seen = []
+
+    def kernel(x):
+        seen.append(np.geterr()["divide"])
+        return x
+    if marked:
+        kernel.handles_float_errors = True
+    program = numpy_backend.Program([y.op], [y], [p], {}, [kernel])
+    program.run([np.float32([1, 2])])
+    program.run([np.float32([1, 2])], lambda k, t0, t1: None)
+    return seen
+
+
+def test_float_errors_are_ignored_unless_every_kernel_handles_its_own():
+    # Kernels follow TF (inf/nan are values); a program made only of kernels that keep
+    # NumPy's error state to themselves (fused XLA segments) runs without one.
+    assert _error_state_seen(marked=False) == ["ignore", "ignore"]
+    default = np.geterr()["divide"]
+    assert default != "ignore"
+    assert _error_state_seen(marked=True) == [default, "ignore"]

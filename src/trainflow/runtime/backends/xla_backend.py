@@ -354,8 +354,13 @@ class SegmentKernel:
         return tuple(out)
 
     # -- running ---------------------------------------------------------------------------
+    # The segment raises its own errors, and its NumPy paths (tracing, the fallback) set
+    # NumPy's float error state themselves: the host program needs none around it.
+    handles_float_errors = True
+
     def __call__(self, *args):
-        slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos]  # handles: slots
+        slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos] \
+            if self._ref_pos else ()  # (handles: their slots)
         # With donation or use_locking updates: read, compute and write back under the
         # variables' locks.
         locks = xla_resources.acquire_all(slots) if self._locking and slots else ()
@@ -374,15 +379,22 @@ class SegmentKernel:
                             f"defined at {op.creation_site} ]]") from None
 
     def _step(self, args, slots):
-        values = [args[i] for i in self._val_pos]
-        aliases = _aliases(slots, values) if slots and values else ()
-        ref_values = [s.device_value(_put) for s in slots]
-        key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
-               tuple((np.shape(v), getattr(v, "dtype", type(v))) for v in values), aliases)
+        if slots:
+            values = [args[i] for i in self._val_pos]
+            aliases = xla_resources.host_aliases(slots, values) if values else ()
+            ref_values = [s.device_value(xla_resources.device_copy) for s in slots]
+            key = (tuple(None if v is None else (v.shape, v.dtype) for v in ref_values),
+                   _signature(values), aliases)
+        else:
+            # No variables: the values are the arguments, in order.
+            ref_values = aliases = ()
+            values = args
+            key = ((), _signature(args), ())
         entry = self._traces.get(key)
         if entry is None:
-            entry = self._compile(key, slots, ref_values, values,
-                                  aliases or (-1,) * len(values))
+            with np.errstate(all="ignore"):  # tracing computes constant inputs on NumPy
+                entry = self._compile(key, slots, ref_values, values,
+                                      aliases or (-1,) * len(values))
         if entry.fallback:
             out = self._numpy.run(list(args))
             return out[0] if len(out) == 1 else out
@@ -493,30 +505,13 @@ def lower_op(op, env, folded, checks):
     return SegmentKernel._lower(SegmentKernel, op, env, folded, checks)
 
 
-def _buffer(v):
-    """(address, shape, dtype) of an array's data; None for other values."""
-    if type(v) is np.ndarray and v.size:
-        return v.__array_interface__["data"][0], v.shape, v.dtype
-    return None
-
-
-def _aliases(slots, values):
-    """Per value, the index of the variable whose host buffer it is (a read made on the
-    host and fed in), else -1."""
-    bufs = {}
-    for k, s in enumerate(slots):
-        b = _buffer(s.host_buffer())
-        if b is not None:
-            bufs.setdefault(b, k)
-    if not bufs:
-        return ()
-    out = tuple(bufs.get(_buffer(v), -1) for v in values)
-    return out if any(k >= 0 for k in out) else ()
-
-
-def _put(buffer):
-    """A device copy of a host buffer (a copy: the host may write its buffer in place)."""
-    return jax.device_put(np.array(buffer))
+def _signature(values):
+    """(shape, dtype) per value input of a segment: with the variables' signature and
+    the aliases, the key of a segment's traces."""
+    try:
+        return tuple([(v.shape, v.dtype) for v in values])
+    except AttributeError:  # a Python number or another value without an array's shape
+        return tuple([(np.shape(v), getattr(v, "dtype", type(v))) for v in values])
 
 
 def _attr(value):

@@ -11,10 +11,13 @@ Only ops whose lowering is marked ``takes_resources`` (ops/state/xla_lowerings.p
 ops/state/xla_resource_lowerings.py) take resource inputs inside a segment; an op
 with a resource output (VarHandleOp) or another resource consumer stays on the host.
 """
+import jax
+import numpy as np
+
 from trainflow.ops.state.resource_variable_ops import slot_of
 
-__all__ = ["LOCKED_TYPES", "acquire_all", "is_handle", "is_variable", "takes_handle",
-           "slot_of"]
+__all__ = ["LOCKED_TYPES", "acquire_all", "device_copy", "host_aliases", "is_handle",
+           "is_variable", "takes_handle", "slot_of"]
 
 # Updates that the NumPy kernels always make under the variable's lock.
 LOCKED_TYPES = frozenset(["AssignAddVariableOp", "AssignSubVariableOp"] + [
@@ -52,3 +55,29 @@ def acquire_all(slots):
                 break
         else:
             return locks
+
+
+def host_aliases(slots, values):
+    """Per value, the index of the variable whose host buffer it is (a read made on the
+    host and fed in), else -1."""
+    bufs = {}
+    for k, s in enumerate(slots):
+        b = _buffer(s.host_buffer())
+        if b is not None:
+            bufs.setdefault(b, k)
+    if not bufs:
+        return ()
+    out = tuple(bufs.get(_buffer(v), -1) for v in values)
+    return out if any(k >= 0 for k in out) else ()
+
+
+def device_copy(buffer):
+    """A device copy of a host buffer (a copy: the host may write its buffer in place)."""
+    return jax.device_put(np.array(buffer))
+
+
+def _buffer(v):
+    """(address, shape, dtype) of an array's data; None for other values."""
+    if type(v) is np.ndarray and v.size:
+        return v.__array_interface__["data"][0], v.shape, v.dtype
+    return None
