@@ -1,4 +1,5 @@
-"""Resource variables inside XLA segments.
+"""Variables at the edge of XLA segments: resource handles, the variables' locks
+(`acquire_all`), their host buffers fed back in (`host_aliases`) and device copies.
 
 A resource handle (a VarHandleOp's output, computed on the host before the segment)
 enters a segment like a ref variable: the segment takes the handle, looks up the
