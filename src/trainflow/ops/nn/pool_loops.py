@@ -1,7 +1,7 @@
 """The window loops of the pooling kernels, over NHWC arrays in their compute dtype.
 
 Each loop walks the window tap by tap (one strided slice per window cell, a whole-array
-NumPy operation each), over a few images at a time so that the padded input, the
+NumPy operation each; MaxPool's rows, then its columns), over a few images at a time so that the padded input, the
 output and the masks of one batch chunk stay in the CPU cache between the passes.
 
 Tie and NaN rules, as TensorFlow's CPU kernels have them:
@@ -16,7 +16,7 @@ Padded cells never take part.
 """
 import numpy as np
 
-from trainflow.ops.nn import max_pool_fast
+from trainflow.ops.nn import max_pool_fast, separable_max
 from trainflow.ops.nn.conv_kernels import batch_chunks, pad_nhwc, run_chunks
 from trainflow.ops.nn.window_phases import StridePhases
 
@@ -76,20 +76,14 @@ def _valid_taps(geo, in_h, in_w):
 
 # -- max ----------------------------------------------------------------------------------------
 def max_forward(x, geo, low):
-    """MaxPool: per window, the larger of `low` and every non-NaN cell."""
+    """MaxPool: per window, the larger of `low` and every non-NaN cell (two separable
+    passes, see `separable_max`)."""
     out = _out(x, geo)
     if out.size == 0:
         return out
-    layout = StridePhases(geo, x.shape[1], x.shape[2])
-    taps = layout.taps()
 
     def chunk(sl):
-        phases = layout.split(x[sl], low)
-        o = out[sl]
-        _, ab, block = taps[0]
-        np.fmax(phases[ab][block], low, out=o)
-        for _, ab, block in taps[1:]:
-            np.fmax(o, phases[ab][block], out=o)
+        separable_max.window_max(x[sl], geo, out[sl], low)
 
     run_chunks(chunk, batch_chunks(x))
     return out

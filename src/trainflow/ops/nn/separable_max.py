@@ -1,0 +1,71 @@
+"""The maximum over 2-D windows as two 1-D passes: rows first, then columns.
+
+A window's maximum is the maximum over its rows of the maximum over its columns, so a
+kh x kw window costs kh + kw elementwise passes instead of kh * kw. The row pass goes
+first: its taps are strided slices along H whose contiguous runs are whole image rows
+(W*C values), and it shrinks the array to the output's height before the column pass,
+whose taps (runs of C values) are the slower kind. Cells outside the input (padding)
+are simply left out of each tap's slice, and `np.fmax` skips NaN cells.
+"""
+import numpy as np
+
+
+def axis_taps(out, k, stride, before, size):
+    """The in-bounds reads of one window axis: per window offset t (in increasing order)
+    that some output reads inside the input, (lo, hi, first): outputs lo..hi-1 read
+    input cells first, first + stride, ... (output o reads cell o*stride - before + t)."""
+    taps = []
+    for t in range(k):
+        lo = max(0, -(-(before - t) // stride))
+        last = size - 1 + before - t
+        hi = min(out, last // stride + 1) if last >= 0 else 0
+        if hi > lo:
+            taps.append((lo, hi, lo * stride - before + t))
+    return taps
+
+
+def max_along(src, axis, out, taps, stride, fill):
+    """Writes into `out` the elementwise fmax over `taps` (from `axis_taps`) of `src`'s
+    cells along `axis`. Where the first tap does not reach every output, `out` starts
+    filled with `fill`, which then takes part in every output's maximum."""
+    lead = (slice(None),) * axis
+    n = out.shape[axis]
+
+    def read(tap):
+        lo, hi, first = tap
+        return src[lead + (slice(first, first + stride * (hi - lo - 1) + 1, stride),)]
+
+    def full(k):
+        return len(taps) > k and taps[k][0] == 0 and taps[k][1] == n
+
+    if full(0) and full(1):  # the first pass reads two taps at once
+        np.fmax(read(taps[1]), read(taps[0]), out=out)
+        rest = taps[2:]
+    elif full(0):
+        np.copyto(out, read(taps[0]))
+        rest = taps[1:]
+    else:
+        out.fill(fill)
+        rest = taps
+    for tap in rest:
+        part = out[lead + (slice(tap[0], tap[1]),)]
+        np.fmax(read(tap), part, out=part)
+
+
+def window_max(x, geo, out, low):
+    """Writes into `out` ([N, OH, OW, C]) MaxPool's result over the windows of `geo` on
+    NHWC `x`: per window, the largest of `low` and the in-bounds cells that are not NaN.
+    (Of a +0 and a -0 cell either may be kept: np.fmax does not order them.)"""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw) = geo.ksize, geo.strides
+    (pt, _), (pl, _) = geo.pads
+    rows = axis_taps(geo.out_h, kh, sh, pt, h)
+    cols = axis_taps(geo.out_w, kw, sw, pl, w)
+    if rows == [(0, h, 0)] and sh == 1:  # one-row windows reading every row: x itself
+        by_rows = x
+    else:
+        by_rows = np.empty((n, geo.out_h, w, c), x.dtype)
+        max_along(x, 1, by_rows, rows, sh, low)
+    max_along(by_rows, 2, out, cols, sw, low)
+    np.fmax(out, low, out=out)  # NaN-only and -inf windows: `low`
+    return out
