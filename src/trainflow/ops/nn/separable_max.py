@@ -26,8 +26,8 @@ def axis_taps(out, k, stride, before, size):
 
 def max_along(src, axis, out, taps, stride, fill):
     """Writes into `out` the elementwise fmax over `taps` (from `axis_taps`) of `src`'s
-    cells along `axis`. Where the first tap does not reach every output, `out` starts
-    filled with `fill`, which then takes part in every output's maximum."""
+    cells along `axis`. Where no tap reaches every output, `out` starts filled with
+    `fill`, which then takes part in every output's maximum."""
     lead = (slice(None),) * axis
     n = out.shape[axis]
 
@@ -35,21 +35,20 @@ def max_along(src, axis, out, taps, stride, fill):
         lo, hi, first = tap
         return src[lead + (slice(first, first + stride * (hi - lo - 1) + 1, stride),)]
 
-    def full(k):
-        return len(taps) > k and taps[k][0] == 0 and taps[k][1] == n
-
-    if full(0) and full(1):  # the first pass reads two taps at once
-        np.fmax(read(taps[1]), read(taps[0]), out=out)
-        rest = taps[2:]
-    elif full(0):
-        np.copyto(out, read(taps[0]))
-        rest = taps[1:]
+    # Taps that every output reads first (the order does not matter to fmax): two of them
+    # make the first pass, one is copied; with none, `fill` starts every output.
+    full = [tap for tap in taps if tap[0] == 0 and tap[1] == n]
+    rest = [tap for tap in taps if tap[0] != 0 or tap[1] != n]
+    if len(full) >= 2:
+        np.fmax(read(full[0]), read(full[1]), out=out)
+        rest = full[2:] + rest
+    elif full:
+        np.copyto(out, read(full[0]))
     else:
         out.fill(fill)
-        rest = taps
     for tap in rest:
         part = out[lead + (slice(tap[0], tap[1]),)]
-        np.fmax(read(tap), part, out=part)
+        np.fmax(part, read(tap), out=part)
 
 
 def window_max(x, geo, out, low):
