@@ -1,8 +1,9 @@
 """The window loops of the pooling kernels, over NHWC arrays in their compute dtype.
 
 Each loop walks the window tap by tap (one strided slice per window cell, a whole-array
-NumPy operation each; MaxPool's rows, then its columns), over a few images at a time so that the padded input, the
-output and the masks of one batch chunk stay in the CPU cache between the passes.
+NumPy operation each; MaxPool walks the window's rows, then its columns), over a few
+images at a time so that the padded input, the output and the masks of one batch chunk
+stay in the CPU cache between the passes.
 
 Tie and NaN rules, as TensorFlow's CPU kernels have them:
 - MaxPool starts each window at the dtype's lowest value and keeps the larger value:
