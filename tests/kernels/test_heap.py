@@ -9,7 +9,12 @@ import sys
 
 import pytest
 
+import trainflow.kernels
 from trainflow.kernels import heap
+
+# The folder that holds the trainflow package, for the child processes.
+_SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    trainflow.kernels.__file__))))
 
 pytestmark = pytest.mark.skipif(not heap._glibc(), reason="glibc's malloc only")
 
@@ -32,6 +37,7 @@ print(json.dumps({"applied": applied, "again": again, "faults": faults}))
 def _run(mode, **env):
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("MALLOC_") and k != "TRAINFLOW_KEEP_FREED_MEMORY"}
+    base["PYTHONPATH"] = _SRC
     out = subprocess.run([sys.executable, "-c", _SCRIPT, mode], capture_output=True,
                          text=True, timeout=120, env=dict(base, **env), check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
