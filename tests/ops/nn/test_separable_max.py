@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from trainflow.ops.nn import conv_kernels as K
+from trainflow.ops.nn import pool_loops as L
 from trainflow.ops.nn import separable_max as S
 
 RNG = np.random.RandomState(11)
@@ -87,3 +88,25 @@ def test_integer_windows():
     out = np.empty((2, geo.out_h, geo.out_w, 4), np.int32)
     S.window_max(x, geo, out, np.iinfo(np.int32).min)
     np.testing.assert_array_equal(out, _reference(x, geo, np.iinfo(np.int32).min))
+
+
+@pytest.mark.parametrize("size,ksize,strides,padding,explicit", GEOMETRIES)
+def test_nchw_axes_match_nhwc(size, ksize, strides, padding, explicit):
+    geo = K.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
+    x = _values((2, *size, 3), np.float32)
+    low = np.finfo(np.float32).min
+    nhwc = S.window_max(x, geo, np.empty((2, geo.out_h, geo.out_w, 3), np.float32), low)
+    nchw = S.window_max(np.ascontiguousarray(x.transpose(0, 3, 1, 2)), geo,
+                        np.empty((2, 3, geo.out_h, geo.out_w), np.float32), low, axes=(2, 3))
+    np.testing.assert_array_equal(nchw.transpose(0, 2, 3, 1), nhwc)
+
+
+def test_max_forward_pools_an_nchw_view_in_place():
+    """An NHWC view of an NCHW array comes back as the same kind of view."""
+    geo = K.Geometry(7, 6, 3, 3, (2, 2), (1, 1), "SAME", None)
+    x = _values((2, 4, 7, 6), np.float32)  # NCHW
+    view = x.transpose(0, 2, 3, 1)
+    out = L.max_forward(view, geo, np.finfo(np.float32).min)
+    assert out.transpose(0, 3, 1, 2).flags.c_contiguous
+    np.testing.assert_array_equal(out, L.max_forward(np.ascontiguousarray(view), geo,
+                                                     np.finfo(np.float32).min))

@@ -78,16 +78,23 @@ def _valid_taps(geo, in_h, in_w):
 # -- max ----------------------------------------------------------------------------------------
 def max_forward(x, geo, low):
     """MaxPool: per window, the larger of `low` and every non-NaN cell (two separable
-    passes, see `separable_max`)."""
+    passes, see `separable_max`). An NHWC view of an NCHW array is pooled in NCHW, and
+    the result is then such a view too."""
     out = _out(x, geo)
     if out.size == 0:
         return out
+    nchw = x.transpose(0, 3, 1, 2)
+    if nchw.flags.c_contiguous and not x.flags.c_contiguous:
+        x, axes = nchw, (2, 3)
+        out = np.empty(out.transpose(0, 3, 1, 2).shape, out.dtype)
+    else:
+        axes = (1, 2)
 
     def chunk(sl):
-        separable_max.window_max(x[sl], geo, out[sl], low)
+        separable_max.window_max(x[sl], geo, out[sl], low, axes)
 
     run_chunks(chunk, batch_chunks(x))
-    return out
+    return out if axes == (1, 2) else out.transpose(0, 2, 3, 1)
 
 
 def _argmax_chunk(xc, layout, firsts):

@@ -51,11 +51,13 @@ def max_along(src, axis, out, taps, stride, fill):
         np.fmax(part, read(tap), out=part)
 
 
-def window_max(x, geo, out, low):
-    """Writes into `out` ([N, OH, OW, C]) MaxPool's result over the windows of `geo` on
-    NHWC `x`: per window, the largest of `low` and the in-bounds cells that are not NaN.
+def window_max(x, geo, out, low, axes=(1, 2)):
+    """Writes into `out` MaxPool's result over the windows of `geo` on `x`, whose rows and
+    columns are `axes` (NHWC's (1, 2) or NCHW's (2, 3); `out` is laid out alike): per
+    window, the largest of `low` and the in-bounds cells that are not NaN.
     (Of a +0 and a -0 cell either may be kept: np.fmax does not order them.)"""
-    n, h, w, c = x.shape
+    h_axis, w_axis = axes
+    h, w = x.shape[h_axis], x.shape[w_axis]
     (kh, kw), (sh, sw) = geo.ksize, geo.strides
     (pt, _), (pl, _) = geo.pads
     rows = axis_taps(geo.out_h, kh, sh, pt, h)
@@ -63,8 +65,10 @@ def window_max(x, geo, out, low):
     if rows == [(0, h, 0)] and sh == 1:  # one-row windows reading every row: x itself
         by_rows = x
     else:
-        by_rows = np.empty((n, geo.out_h, w, c), x.dtype)
-        max_along(x, 1, by_rows, rows, sh, low)
-    max_along(by_rows, 2, out, cols, sw, low)
+        shape = list(out.shape)
+        shape[w_axis] = w
+        by_rows = np.empty(shape, x.dtype)
+        max_along(x, h_axis, by_rows, rows, sh, low)
+    max_along(by_rows, w_axis, out, cols, sw, low)
     np.fmax(out, low, out=out)  # NaN-only and -inf windows: `low`
     return out
