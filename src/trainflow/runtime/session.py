@@ -11,7 +11,7 @@ from trainflow.framework.graph import _default_graph_stack
 from trainflow.framework.operation import Operation
 from trainflow.framework.tensor import Tensor
 from trainflow.framework import session_stack
-from trainflow.kernels import intra_op
+from trainflow.kernels import heap, intra_op
 from trainflow.runtime import partial_run, remote_calls, run_state
 from trainflow.runtime.backends import xla_switch
 from trainflow.framework.kernel_context import DEAD
@@ -111,6 +111,7 @@ class BaseSession:
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         intra_op.size_from_first_session(
             max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0))
+        heap.retain_freed_memory()
         self._context_managers = []
         # The XLA backend when TF's JIT knobs ask for it and jax is installed, else None.
         self._xla_backend = xla_switch.backend_for_session(config)

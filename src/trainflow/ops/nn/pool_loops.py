@@ -1,8 +1,9 @@
 """The window loops of the pooling kernels, over NHWC arrays in their compute dtype.
 
 Each loop walks the window tap by tap (one strided slice per window cell, a whole-array
-NumPy operation each), over a few images at a time so that the padded input, the
-output and the masks of one batch chunk stay in the CPU cache between the passes.
+NumPy operation each; MaxPool walks the window's rows, then its columns), over a few
+images at a time so that the padded input, the output and the masks of one batch chunk
+stay in the CPU cache between the passes.
 
 Tie and NaN rules, as TensorFlow's CPU kernels have them:
 - MaxPool starts each window at the dtype's lowest value and keeps the larger value:
@@ -16,7 +17,7 @@ Padded cells never take part.
 """
 import numpy as np
 
-from trainflow.ops.nn import max_pool_fast
+from trainflow.ops.nn import max_pool_fast, separable_max
 from trainflow.ops.nn.conv_kernels import batch_chunks, pad_nhwc, run_chunks
 from trainflow.ops.nn.window_phases import StridePhases
 
@@ -76,23 +77,24 @@ def _valid_taps(geo, in_h, in_w):
 
 # -- max ----------------------------------------------------------------------------------------
 def max_forward(x, geo, low):
-    """MaxPool: per window, the larger of `low` and every non-NaN cell."""
+    """MaxPool: per window, the larger of `low` and every non-NaN cell (two separable
+    passes, see `separable_max`). An NHWC view of an NCHW array is pooled in NCHW, and
+    the result is then such a view too."""
     out = _out(x, geo)
     if out.size == 0:
         return out
-    layout = StridePhases(geo, x.shape[1], x.shape[2])
-    taps = layout.taps()
+    nchw = x.transpose(0, 3, 1, 2)
+    if nchw.flags.c_contiguous and not x.flags.c_contiguous:
+        x, axes = nchw, (2, 3)
+        out = np.empty(out.transpose(0, 3, 1, 2).shape, out.dtype)
+    else:
+        axes = (1, 2)
 
     def chunk(sl):
-        phases = layout.split(x[sl], low)
-        o = out[sl]
-        _, ab, block = taps[0]
-        np.fmax(phases[ab][block], low, out=o)
-        for _, ab, block in taps[1:]:
-            np.fmax(o, phases[ab][block], out=o)
+        separable_max.window_max(x[sl], geo, out[sl], low, axes)
 
     run_chunks(chunk, batch_chunks(x))
-    return out
+    return out if axes == (1, 2) else out.transpose(0, 2, 3, 1)
 
 
 def _argmax_chunk(xc, layout, firsts):
