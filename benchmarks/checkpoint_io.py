@@ -11,7 +11,7 @@ With `--api saver`, `Saver.save(sess, prefix)` (no meta graph, no state file) an
   /path/to/tf/python benchmarks/checkpoint_io.py --module tensorflow.compat.v1
 
 TensorFlow runs in a subprocess using --tf-python (default: $TRAINFLOW_TF_PYTHON, else
-/work/tfenv/bin/python when present), since it pins its own protobuf.
+a TF environment found beside the repository), since it pins its own protobuf.
 """
 import argparse
 import json

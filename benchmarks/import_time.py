@@ -9,7 +9,7 @@ process that fills the bytecode caches, as an installed package has them).
   /path/to/tf/python benchmarks/import_time.py --module tensorflow.compat.v1
 
 TensorFlow runs under --tf-python (default: $TRAINFLOW_TF_PYTHON, else
-/work/tfenv/bin/python when present). Target: trainflow < 0.25 s over numpy.
+a TF environment found beside the repository). Target: trainflow < 0.25 s over numpy.
 """
 import json
 import os

@@ -8,8 +8,8 @@ where the math ops are missing), reported in microseconds per op.
   python benchmarks/many_small_ops.py --module jax       # the chain as one bare jax.jit call
 
 Each figure is the best of --repeat timed loops of --runs runs. TensorFlow runs in a
-subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python
-when present). Target: trainflow < 2 us per op.
+subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else a TF environment found
+beside the repository). Target: trainflow < 2 us per op.
 """
 import json
 import sys

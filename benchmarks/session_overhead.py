@@ -6,8 +6,8 @@ fed placeholder through an Identity.
   /path/to/tf/python benchmarks/session_overhead.py --module tensorflow.compat.v1
 
 Each figure is the best of --repeat timed loops of --calls calls. TensorFlow runs in a
-subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else /work/tfenv/bin/python
-when present). Target: trainflow < 35 us per call.
+subprocess under --tf-python (default: $TRAINFLOW_TF_PYTHON, else a TF environment found
+beside the repository). Target: trainflow < 35 us per call.
 """
 import json
 import sys

@@ -1,6 +1,6 @@
 """IndexedSlices / IndexedSlicesValue: properties, dense conversion (UnsortedSegmentSum,
 repeated rows add up), fetching and feeding. Names, shapes and values are what
-TensorFlow 2.21 gives for the same programs (checked in /work/tfenv)."""
+TensorFlow 2.21 gives for the same programs (checked in a TF 2.21 environment)."""
 import warnings
 
 import numpy as np

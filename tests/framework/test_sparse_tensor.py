@@ -1,6 +1,6 @@
 """SparseTensor / SparseTensorValue: construction, static shapes, feeding and fetching,
 sparse_placeholder, to_dense, reorder and cast. Names, shapes and values below are what
-TensorFlow 2.21 gives for the same programs (checked in /work/tfenv)."""
+TensorFlow 2.21 gives for the same programs (checked in a TF 2.21 environment)."""
 import re
 
 import numpy as np

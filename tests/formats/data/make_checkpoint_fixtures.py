@@ -1,6 +1,6 @@
 """Writes the small TensorFlow checkpoints under tests/formats/data/ (run with TF's python).
 
-Usage: /work/tfenv/bin/python tests/formats/data/make_checkpoint_fixtures.py
+Usage: /path/to/tf/python tests/formats/data/make_checkpoint_fixtures.py
 Produces:
   v1/model.ckpt                    V1 (SavedTensorSlices) checkpoint, one file
   v1_sharded/model.ckpt-0000K-of-00002   V1 checkpoint sharded over two devices

@@ -1,6 +1,6 @@
 """Cast and the to_* helpers, saturate_cast, StopGradient, PreventGradient, IdentityN:
 names, conversions at the edges and errors as TensorFlow 2.21 gives them (checked in
-/work/tfenv)."""
+a TF 2.21 environment)."""
 import numpy as np
 import pytest
 

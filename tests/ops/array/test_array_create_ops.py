@@ -1,6 +1,6 @@
 """zeros/ones/fill/*_like, Range, LinSpace, OneHot, meshgrid and sequence_mask:
 graph structure, dtype rules, values and errors as TensorFlow 2.21 gives them
-(expectations produced by TF in /work/tfenv)."""
+(expectations produced by TF in a TF 2.21 environment)."""
 import numpy as np
 import pytest
 

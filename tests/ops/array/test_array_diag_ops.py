@@ -1,5 +1,5 @@
 """Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag: names, static shapes and
-errors (Diag/DiagPart expectations produced by TF 2.21 in /work/tfenv; the matrix_* ops
+errors (Diag/DiagPart expectations produced by TF 2.21 in a TF 2.21 environment; the matrix_* ops
 are TF1's MatrixDiag/MatrixDiagPart/MatrixSetDiag under TF 2.21's default names)."""
 import re
 

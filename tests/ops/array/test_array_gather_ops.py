@@ -1,6 +1,6 @@
 """GatherV2, GatherNd, ScatterNd, Where, Select/SelectV2, boolean_mask, Unique and
 InvertPermutation: static shapes, names and errors as TensorFlow 2.21 gives them
-(expectations produced by TF in /work/tfenv)."""
+(expectations produced by TF in a TF 2.21 environment)."""
 import numpy as np
 import pytest
 

@@ -1,5 +1,5 @@
 """ConcatV2, Pack, Unpack, Split and SplitV: static shapes, op structure and errors as
-TensorFlow 2.21 gives them (every expectation below was produced by TF in /work/tfenv)."""
+TensorFlow 2.21 gives them (every expectation below was produced by TF in a TF 2.21 environment)."""
 import numpy as np
 import pytest
 

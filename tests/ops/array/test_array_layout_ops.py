@@ -1,6 +1,6 @@
 """Tile, Pad, PadV2, MirrorPad, Transpose, ReverseV2 and ReverseSequence: static shapes,
 op structure and errors as TensorFlow 2.21 gives them (every expectation below was
-produced by TF in /work/tfenv)."""
+produced by TF in a TF 2.21 environment)."""
 import numpy as np
 import pytest
 

@@ -1,6 +1,6 @@
 """Shape, Size, Rank, Reshape, Squeeze, ExpandDims and broadcasting: static shapes, static
 values, graph-time folding and errors, as TensorFlow 2.21 (compat.v1 graph mode) gives them.
-Every expected shape and message below was produced by TF in /work/tfenv."""
+Every expected shape and message below was produced by TF in a TF 2.21 environment."""
 import numpy as np
 import pytest
 

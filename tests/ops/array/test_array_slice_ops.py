@@ -1,5 +1,5 @@
 """Slice, StridedSlice and `Tensor.__getitem__`: values against NumPy, static shapes and
-errors as TensorFlow 2.21 gives them (expectations produced by TF in /work/tfenv; 300
+errors as TensorFlow 2.21 gives them (expectations produced by TF in a TF 2.21 environment; 300
 random slice specs were also compared value-for-value with TF while writing this)."""
 import random
 

@@ -1,6 +1,6 @@
 """SparseToDense, SparseReorder, sparse_placeholder and the sparse <-> dense functions:
 graph structure, shapes, values and errors as TensorFlow 2.21 gives them (checked in
-/work/tfenv)."""
+a TF 2.21 environment)."""
 import re
 
 import numpy as np
