@@ -197,7 +197,8 @@ class _Trace:
         self.donated = ()
         self.late = None  # the checks that depend on a variable (None: all, or unknown)
         self.pre = ()  # the others
-        self.pre_fn = None  # their flags, computed before a step that donates
+        self.pre_fn = None  # their flags, computed before a step that donates,
+        self.pre_args = ()  # from these of its arguments
         self.reads = {}
         self.fallback = False
         self.reason = None
@@ -404,7 +405,8 @@ class SegmentKernel:
         if entry.pre_fn is not None:
             # The checks that depend on no variable, before anything is donated.
             # (As NumPy arrays: np.any of a jax array would run a jax reduction.)
-            failed = np.asarray(entry.pre_fn(*ref_values, *values))
+            args_in = (*ref_values, *values)
+            failed = np.asarray(entry.pre_fn(*[args_in[k] for k in entry.pre_args]))
             if failed.any():
                 raise _CheckFailed(entry.pre[int(np.argmax(failed))], entry.checks)
         results, new_refs, failed = entry.fn(*ref_values, *values)
@@ -454,12 +456,14 @@ class SegmentKernel:
                     closed = jax.make_jaxpr(lambda *a: traced(list(a[:n]), list(a[n:]), True))(
                         *ref_values, *values)
                     if entry.donated and entry.checks:
-                        entry.late = xla_donation.late_positions(closed, n, aliases)
+                        entry.late, pre_fn, entry.pre_args = xla_donation.split_checks(
+                            closed, n, aliases)
                 fn = jax.jit(flat, donate_argnums=entry.donated)
                 lowered = fn.lower(*ref_values, *values)
                 if entry.pre and entry.donated:
-                    entry.pre_fn = xla_donation.pre_check_fn(flat, entry.pre)
-                    entry.pre_fn.lower(*ref_values, *values).compile()
+                    args_in = (*ref_values, *values)
+                    pre_fn.lower(*[args_in[k] for k in entry.pre_args]).compile()
+                    entry.pre_fn = pre_fn
                 lowered.compile()
                 entry.fn = fn
             except _UninitializedRead as e:

@@ -55,7 +55,7 @@ class StepChecks(list):
     """The run-time checks (op, failed, message, class) of one traced step, in order.
 
     `late` holds the positions of the checks that depend on a variable's value: those
-    in `known_late` (learnt from an earlier trace of the same step, `late_positions`),
+    in `known_late` (learnt from an earlier trace of the same step, `split_checks`),
     or all when it is None. They are read back through the list, so a check re-gated
     in place stays current.
     """
@@ -75,27 +75,39 @@ class StepChecks(list):
         return [self[i] for i in self.late]
 
 
-def late_positions(closed, n_refs, aliases):
-    """The positions of the checks whose flag depends on a variable, from jax's own
-    dead-code pass.
+def split_checks(closed, n_refs, aliases):
+    """Which checks depend on a variable, and a compiled function of the others.
 
     Args:
       closed: the jaxpr of the step giving the tuple of its check flags, from its
         arguments: the n_refs variable values, then the other values.
       aliases: per other value, the variable whose buffer it is, or -1.
+
+    Returns:
+      (late, pre_fn, pre_args): the positions of the checks whose flag depends on a
+      variable; a jitted function of the arguments at positions pre_args giving the
+      stacked flags of the other checks, in order (None when there are none). Both come
+      from jax's own dead-code pass over the jaxpr: pre_fn takes only what its checks
+      read, so it is quick to call.
     """
+    from jax._src import core  # noqa: PLC0415 - jax's jaxpr types
     from jax._src.interpreters import partial_eval  # noqa: PLC0415 - jax's DCE pass
     n_out = len(closed.jaxpr.outvars)
     n_args = n_refs + len(aliases)
     if len(closed.jaxpr.invars) != n_args:  # an uninitialized variable: no input
-        return frozenset(range(n_out))
+        return frozenset(range(n_out)), None, ()
     tainted = [k < n_refs or aliases[k - n_refs] >= 0 for k in range(n_args)]
     late = set()
     for i in range(n_out):
         _, used = partial_eval.dce_jaxpr(closed.jaxpr, [j == i for j in range(n_out)])
         if any(u and t for u, t in zip(used, tainted)):
             late.add(i)
-    return frozenset(late)
+    if len(late) == n_out:
+        return frozenset(late), None, ()
+    jaxpr, used = partial_eval.dce_jaxpr(closed.jaxpr, [i not in late for i in range(n_out)])
+    flags = core.jaxpr_as_fun(core.ClosedJaxpr(jaxpr, closed.consts))
+    pre_fn = jax.jit(lambda *args: jnp.stack([jnp.asarray(f, bool) for f in flags(*args)]))
+    return frozenset(late), pre_fn, tuple(k for k, u in enumerate(used) if u)
 
 
 def any_failed(checks):
@@ -125,11 +137,3 @@ def guard(value, old, checks):
     if late:
         value = jnp.where(any_failed(late), old, value)
     return value, len(late)
-
-
-def pre_check_fn(flat, pre):
-    """A jitted function of the step's arguments giving the flags of the checks at
-    positions `pre`, from `flat`, the traced step."""
-    def flags(*args):
-        return flat(*args)[2][jnp.asarray(pre)]
-    return jax.jit(flags)
