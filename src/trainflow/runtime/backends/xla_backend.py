@@ -50,7 +50,6 @@ jax.config.update("jax_cpu_enable_async_dispatch", False)
 # the new value reuse its memory (on CPU too: no fresh pages to fault in and no cache
 # misses on them, about a fifth of the MLP step's CPU time). A step whose variables may
 # be donated by another thread reads and writes them under their locks.
-_DONATE = True
 # On CPU, below this many bytes of written variables a step does not donate: small
 # buffers come from the allocator's cache, and donating costs a check pass per step.
 DONATE_MIN_BYTES = 1 << 20 if jax.default_backend() == "cpu" else 0
@@ -77,7 +76,6 @@ def load_lowerings():
 
 _SPECIAL = ("check", "op")
 _HOST_DTYPES = frozenset(["string", "resource", "variant"])
-_LOCKED_TYPES = frozenset(["AssignAdd", "AssignSub"]) | xla_resources.LOCKED_TYPES
 _lowering_info = {}
 
 
@@ -226,13 +224,6 @@ class SegmentKernel:
                          if not xla_resources.is_variable(t)]
         self._traces = {}
         self._lock = threading.Lock()
-        # Under the variables' locks: use_locking updates, and AssignAdd/AssignSub, which
-        # TF always runs under the variable's lock (a shared counter loses no increment).
-        # With donation, every step that reads variables: one thread must not pass a
-        # buffer that another has just donated.
-        self._locking = bool(self._ref_pos) and _DONATE or any(
-            op._attrs.get("use_locking") or op._type in _LOCKED_TYPES
-            for op in seg.ops if op._info.stateful)
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(
             [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
@@ -274,13 +265,11 @@ class SegmentKernel:
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
             # The old buffers that the new values can take over (same shape and dtype).
             entry.donated = xla_donation.donatable(
-                entry.written, [r.value for r in refs], ref_values,
-                DONATE_MIN_BYTES) if _DONATE else ()
+                entry.written, [r.value for r in refs], ref_values, DONATE_MIN_BYTES)
             if raw_flags:
                 return tuple(flags)
             # One scalar says whether any check failed: a single read per step.
             failed = jax.numpy.stack(flags) if flags else None
-            entry.pre = tuple(i for i in range(len(checks)) if i not in checks.late)
             late = checks.late_checks()
             new = []
             for k in entry.written:
@@ -362,9 +351,10 @@ class SegmentKernel:
     def __call__(self, *args):
         slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos] \
             if self._ref_pos else ()  # (handles: their slots)
-        # With donation or use_locking updates: read, compute and write back under the
-        # variables' locks.
-        locks = xla_resources.acquire_all(slots) if self._locking and slots else ()
+        # Read, compute and write back under the variables' locks: one thread must not
+        # pass a buffer that another has just donated, and use_locking updates and
+        # AssignAdd/AssignSub (always locked in TF) lose no update.
+        locks = xla_resources.acquire_all(slots) if slots else ()
         try:
             return self._step(args, slots)
         except _CheckFailed as e:
@@ -449,15 +439,15 @@ class SegmentKernel:
 
                 def flat(*args):
                     return traced(list(args[:n]), list(args[n:]))
-                if _DONATE and n:
+                if n:
                     # A first trace learns which variables the step writes (their old
                     # buffers are dead after it: donated) and which of its checks
                     # depend on a variable (xla_donation.py).
                     closed = jax.make_jaxpr(lambda *a: traced(list(a[:n]), list(a[n:]), True))(
                         *ref_values, *values)
                     if entry.donated and entry.checks:
-                        entry.late, pre_fn, entry.pre_args = xla_donation.split_checks(
-                            closed, n, aliases)
+                        entry.late, entry.pre, pre_fn, entry.pre_args = \
+                            xla_donation.split_checks(closed, n, aliases)
                 fn = jax.jit(flat, donate_argnums=entry.donated)
                 lowered = fn.lower(*ref_values, *values)
                 if entry.pre and entry.donated:

@@ -84,9 +84,10 @@ def split_checks(closed, n_refs, aliases):
       aliases: per other value, the variable whose buffer it is, or -1.
 
     Returns:
-      (late, pre_fn, pre_args): the positions of the checks whose flag depends on a
-      variable; a jitted function of the arguments at positions pre_args giving the
-      stacked flags of the other checks, in order (None when there are none). Both come
+      (late, pre, pre_fn, pre_args): the positions of the checks whose flag depends on
+      a variable; the positions of the others; a jitted function of the arguments at
+      positions pre_args giving the others' stacked flags, in order (None when there
+      are none). Both come
       from jax's own dead-code pass over the jaxpr: pre_fn takes only what its checks
       read, so it is quick to call.
     """
@@ -95,19 +96,20 @@ def split_checks(closed, n_refs, aliases):
     n_out = len(closed.jaxpr.outvars)
     n_args = n_refs + len(aliases)
     if len(closed.jaxpr.invars) != n_args:  # an uninitialized variable: no input
-        return frozenset(range(n_out)), None, ()
+        return frozenset(range(n_out)), (), None, ()
     tainted = [k < n_refs or aliases[k - n_refs] >= 0 for k in range(n_args)]
     late = set()
     for i in range(n_out):
         _, used = partial_eval.dce_jaxpr(closed.jaxpr, [j == i for j in range(n_out)])
         if any(u and t for u, t in zip(used, tainted)):
             late.add(i)
-    if len(late) == n_out:
-        return frozenset(late), None, ()
+    pre = tuple(i for i in range(n_out) if i not in late)
+    if not pre:
+        return frozenset(late), (), None, ()
     jaxpr, used = partial_eval.dce_jaxpr(closed.jaxpr, [i not in late for i in range(n_out)])
     flags = core.jaxpr_as_fun(core.ClosedJaxpr(jaxpr, closed.consts))
     pre_fn = jax.jit(lambda *args: jnp.stack([jnp.asarray(f, bool) for f in flags(*args)]))
-    return frozenset(late), pre_fn, tuple(k for k, u in enumerate(used) if u)
+    return frozenset(late), pre, pre_fn, tuple(k for k, u in enumerate(used) if u)
 
 
 def any_failed(checks):

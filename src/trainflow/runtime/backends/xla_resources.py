@@ -17,12 +17,8 @@ import numpy as np
 
 from trainflow.ops.state.resource_variable_ops import slot_of
 
-__all__ = ["LOCKED_TYPES", "acquire_all", "device_copy", "host_aliases", "is_handle",
-           "is_variable", "takes_handle", "slot_of"]
-
-# Updates that the NumPy kernels always make under the variable's lock.
-LOCKED_TYPES = frozenset(["AssignAddVariableOp", "AssignSubVariableOp"] + [
-    "ResourceScatter" + k for k in ("Add", "Sub", "Mul", "Div", "Min", "Max", "Update")])
+__all__ = ["acquire_all", "device_copy", "host_aliases", "is_handle", "is_variable",
+           "takes_handle", "slot_of"]
 
 
 def is_handle(t):
