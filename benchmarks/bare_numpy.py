@@ -118,8 +118,8 @@ def trainflow_mlp_step(batch=128, sizes=(784, 512, 512, 10)):
 
 def adam_pair(n=10_000_000):
     """(bare NumPy, trainflow kernel) functions each running one Adam update of n floats."""
-    from trainflow.kernels import blocked
-    from trainflow.ops.state import optimizer_inplace
+    from trainflow._src.kernels import blocked
+    from trainflow._src.ops.state import optimizer_inplace
     rng = np.random.default_rng(0)
     var, m, v, g = (rng.random(n, dtype=F32) for _ in range(4))
     t, u = np.empty(n, F32), np.empty(n, F32)

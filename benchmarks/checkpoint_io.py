@@ -63,8 +63,8 @@ def _tensors(total_mb, count):
 
 
 def _bench_trainflow(tensors, directory, repeat, sync):
-    from trainflow.formats.tensor_bundle import BundleWriter
-    from trainflow.formats.tensor_bundle_reader import BundleReader
+    from trainflow._src.formats.tensor_bundle import BundleWriter
+    from trainflow._src.formats.tensor_bundle_reader import BundleReader
     prefix = os.path.join(directory, "tf_model.ckpt")
     names = sorted(tensors)
     save, restore = [], []

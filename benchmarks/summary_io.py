@@ -33,9 +33,9 @@ def event_rates(backend, n):
         FileWriter, Summary = tf.summary.FileWriter, tf.Summary
         iterator = tf.train.summary_iterator
     else:
-        from trainflow.protos.summary_pb2 import Summary
-        from trainflow.summary.summary_iterator import summary_iterator as iterator
-        from trainflow.summary.writer import FileWriter
+        from trainflow._src.protos.summary_pb2 import Summary
+        from trainflow._src.summary.summary_iterator import summary_iterator as iterator
+        from trainflow._src.summary.writer import FileWriter
     best_write = best_read = 0.0
     for _ in range(3):
         with tempfile.TemporaryDirectory() as logdir:

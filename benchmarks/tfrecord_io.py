@@ -53,8 +53,8 @@ def run_backend(backend, n):
         writer_cls, iterator_fn = tf.io.TFRecordWriter, tf.compat.v1.io.tf_record_iterator
         records = _examples(n, tf.train.Example, tf.train.Feature)
     else:
-        from trainflow.formats.tfrecord import TFRecordWriter, tf_record_iterator
-        from trainflow.protos import example_pb2, feature_pb2
+        from trainflow._src.formats.tfrecord import TFRecordWriter, tf_record_iterator
+        from trainflow._src.protos import example_pb2, feature_pb2
         writer_cls, iterator_fn = TFRecordWriter, tf_record_iterator
         records = _examples(n, example_pb2.Example, feature_pb2.Feature)
     results = {}

@@ -40,7 +40,7 @@ def _variants(case):
     """{op: {formulation: (function, args)}} for one case."""
     import jax
     from jax import lax
-    from trainflow.ops.nn import xla_conv_cpu, xla_window
+    from trainflow._src.ops.nn import xla_conv_cpu, xla_window
     x_shape, w_shape, stride, fmt = CASES[case]
     nchw = fmt == "NCHW"
     strides = [1, 1, stride, stride] if nchw else [1, stride, stride, 1]
@@ -91,7 +91,7 @@ def main():
                         help="timed calls of each formulation, taken in turns")
     args = parser.parse_args()
     import jax
-    from trainflow.runtime.backends import xla_backend
+    from trainflow._src.runtime.backends import xla_backend
     xla_backend.load_lowerings()  # jax configured as trainflow runs it
     print(f"jax {jax.__version__} on {jax.default_backend()}")
     for case in sorted(CASES) if args.case == "all" else [args.case]:

@@ -8,7 +8,7 @@ import argparse
 import numpy as np
 
 import trainflow.compat.v1 as tf  # was: import tensorflow.compat.v1 as tf
-from trainflow.datasets import load_digits
+from trainflow._src.datasets import load_digits
 
 
 def model(images, training):

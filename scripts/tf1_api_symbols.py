@@ -1,9 +1,9 @@
 """Writes the public symbols of TensorFlow's TF1 API (`tf.compat.v1`), one `tf.NAME` a
-line, for `trainflow ops` (src/trainflow/tools/data/tf1_api_symbols.txt).
+line, for `trainflow ops` (src/trainflow/_src/tools/data/tf1_api_symbols.txt).
 
 Run it under a Python with TensorFlow installed:
 
-    python scripts/tf1_api_symbols.py > src/trainflow/tools/data/tf1_api_symbols.txt
+    python scripts/tf1_api_symbols.py > src/trainflow/_src/tools/data/tf1_api_symbols.txt
 
 It walks `tf.compat.v1` and its sub-namespaces. Left out: `tf.raw_ops` (one entry per
 op type: `trainflow ops` lists op types from the registry instead), `tf.keras` and

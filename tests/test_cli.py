@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow
-from trainflow.formats.tensor_bundle import BundleWriter
+from trainflow._src.formats.tensor_bundle import BundleWriter
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
 ENV = dict(os.environ, PYTHONPATH=SRC)

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from trainflow import tf_logging
+from trainflow._src import tf_logging
 
 
 @pytest.fixture
@@ -106,7 +106,7 @@ def test_flush_flushes_handlers():
 
 
 def test_default_handler_and_level_in_fresh_process():
-    code = ("from trainflow import tf_logging as L\n"
+    code = ("from trainflow._src import tf_logging as L\n"
             "L.info('not shown')\n"
             "L.warning('warn %d', 7)\n"
             "L.set_verbosity(L.INFO)\n"

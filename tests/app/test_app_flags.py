@@ -6,11 +6,11 @@ import absl.flags
 import pytest
 
 import trainflow.app
-from trainflow.app import flags
+from trainflow._src.app import flags
 
 
 def test_flags_module_is_reachable_as_attribute():
-    assert trainflow.app.flags is flags
+    assert trainflow._src.app.flags is flags
     for name in ("DEFINE_string", "DEFINE_integer", "DEFINE_float", "DEFINE_boolean",
                  "DEFINE_bool", "DEFINE_list", "DEFINE_enum", "DEFINE_multi_string",
                  "DEFINE_multi_integer", "DEFINE_multi_float", "DEFINE_spaceseplist",

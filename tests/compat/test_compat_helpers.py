@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from trainflow import compat
-from trainflow.framework.tensor_shape import Dimension, TensorShape
+from trainflow._src.framework.tensor_shape import Dimension, TensorShape
 
 
 def test_as_bytes():

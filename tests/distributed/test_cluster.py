@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 from local_cluster import local_cluster
 
 RNG = np.random.RandomState(0)
@@ -185,8 +185,8 @@ def test_extend_callable_devices_and_errors():
 
 
 def test_master_callables():
-    from trainflow.distributed import wire
-    from trainflow.protos import config_pb2, master_pb2
+    from trainflow._src.distributed import wire
+    from trainflow._src.protos import config_pb2, master_pb2
     server = tf.train.Server.create_local_server()
     try:
         g = tf.Graph()

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.protos import master_pb2
+from trainflow._src.framework import errors
+from trainflow._src.protos import master_pb2
 from local_cluster import local_cluster
 
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 from local_cluster import local_cluster
 
 CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)

@@ -3,8 +3,8 @@ colocation and ref edges followed, unknown devices rejected (or soft-placed)."""
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.distributed.placement import Placer
+from trainflow._src.framework import errors
+from trainflow._src.distributed.placement import Placer
 
 CLUSTER = tf.train.ClusterSpec({"ps": ["h:1", "h:2"], "worker": ["h:3", "h:4"]})
 

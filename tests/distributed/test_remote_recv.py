@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.op_builder import apply_op
-from trainflow.distributed import remote_recv, rendezvous, send_recv  # noqa: F401
-from trainflow.distributed.tensor_codec import RecvTensorReply
+from trainflow._src.framework import errors
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.distributed import remote_recv, rendezvous, send_recv  # noqa: F401
+from trainflow._src.distributed.tensor_codec import RecvTensorReply
 
 PS = "/job:ps/replica:0/task:0"
 ME = "/job:worker/replica:0/task:0/device:CPU:0"

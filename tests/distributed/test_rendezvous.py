@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from trainflow.framework import errors
-from trainflow.distributed import rendezvous
+from trainflow._src.framework import errors
+from trainflow._src.distributed import rendezvous
 
 SRC = "/job:ps/replica:0/task:0/device:CPU:0"
 DST = "/job:worker/replica:0/task:1/device:CPU:0"

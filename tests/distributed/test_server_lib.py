@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 from local_cluster import free_ports
 
 

@@ -4,9 +4,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.distributed import tensor_codec, wire
-from trainflow.formats import tensor_proto
-from trainflow.protos import worker_pb2
+from trainflow._src.distributed import tensor_codec, wire
+from trainflow._src.formats import tensor_proto
+from trainflow._src.protos import worker_pb2
 
 VALUES = [
     np.arange(12, dtype=np.float32).reshape(3, 4),

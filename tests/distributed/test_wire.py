@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from trainflow.framework import errors
-from trainflow.distributed import wire
+from trainflow._src.framework import errors
+from trainflow._src.distributed import wire
 
 
 @pytest.mark.parametrize("value", [

@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from trainflow.formats import atomic
-from trainflow.formats import tensor_bundle as tb
-from trainflow.formats.tensor_bundle_reader import BundleReader
+from trainflow._src.formats import atomic
+from trainflow._src.formats import tensor_bundle as tb
+from trainflow._src.formats.tensor_bundle_reader import BundleReader
 
 
 def _dead_pid():

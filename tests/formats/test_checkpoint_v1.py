@@ -5,10 +5,10 @@ import os
 import numpy as np
 import pytest
 
-from trainflow.formats import checkpoint_v1 as v1
-from trainflow.formats import leveldb_table
-from trainflow.formats.tensor_bundle_slices import TensorSlice
-from trainflow.framework import dtypes, errors
+from trainflow._src.formats import checkpoint_v1 as v1
+from trainflow._src.formats import leveldb_table
+from trainflow._src.formats.tensor_bundle_slices import TensorSlice
+from trainflow._src.framework import dtypes, errors
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 with open(os.path.join(DATA, "expected.json")) as _f:
@@ -59,7 +59,7 @@ def test_writer_reproduces_tfs_file(tmp_path):
     r = v1.V1CheckpointReader(src)
     out = str(tmp_path / "model.ckpt")
     w = v1.V1CheckpointWriter(out)
-    from trainflow.protos import saved_tensor_slice_pb2
+    from trainflow._src.protos import saved_tensor_slice_pb2
     meta = saved_tensor_slice_pb2.SavedTensorSlices.FromString(
         leveldb_table.TableReader(src).get(b"")).meta
     for m in meta.tensor:  # in TF's order of first appearance

@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from trainflow.formats import leveldb_table as lt
-from trainflow.framework import errors
+from trainflow._src.formats import leveldb_table as lt
+from trainflow._src.framework import errors
 
 from fixture_paths import FIXTURES
 

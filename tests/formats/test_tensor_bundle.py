@@ -7,11 +7,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.formats import tensor_bundle as tb
-from trainflow.formats.tensor_bundle_reader import BundleReader
-from trainflow.formats.tensor_bundle_slices import (
+from trainflow._src.formats import tensor_bundle as tb
+from trainflow._src.formats.tensor_bundle_reader import BundleReader
+from trainflow._src.formats.tensor_bundle_slices import (
     TensorSlice, decode_tensor_name_slice, is_slice_key)
-from trainflow.framework import dtypes, errors
+from trainflow._src.framework import dtypes, errors
 
 from fixture_paths import FIXTURES
 
@@ -91,7 +91,7 @@ def test_every_dtype_round_trips(tmp_path):
 
 
 def test_large_tensors_are_copied_in_chunks(tmp_path):
-    from trainflow.formats import crc32c
+    from trainflow._src.formats import crc32c
     big = np.random.default_rng(0).standard_normal(2_500_001).astype(np.float32)  # 10 MB
     prefix = str(tmp_path / "big")
     tb.save(prefix, {"big": big, "small": np.ones(3)}, sync=False)

@@ -7,12 +7,12 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from trainflow.formats import leveldb_table
-from trainflow.formats import tensor_bundle as tb
-from trainflow.formats.tensor_bundle_reader import BundleReader
-from trainflow.framework import errors
-from trainflow.protos import tensor_bundle_pb2
-from trainflow.train.checkpoint_reader import NewCheckpointReader
+from trainflow._src.formats import leveldb_table
+from trainflow._src.formats import tensor_bundle as tb
+from trainflow._src.formats.tensor_bundle_reader import BundleReader
+from trainflow._src.framework import errors
+from trainflow._src.protos import tensor_bundle_pb2
+from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 
 
 def _bundle(tmp_path):

@@ -5,10 +5,10 @@ Runs TF in a subprocess through the python named by TRAINFLOW_TF_PYTHON; skipped
 import ml_dtypes
 import numpy as np
 
-from trainflow.formats import tensor_bundle as tb
-from trainflow.formats.checkpoint_v1 import V1CheckpointWriter
-from trainflow.formats.tensor_bundle_reader import BundleReader
-from trainflow.formats.tensor_bundle_slices import TensorSlice
+from trainflow._src.formats import tensor_bundle as tb
+from trainflow._src.formats.checkpoint_v1 import V1CheckpointWriter
+from trainflow._src.formats.tensor_bundle_reader import BundleReader
+from trainflow._src.formats.tensor_bundle_slices import TensorSlice
 
 from tf_interop import needs_tf, run_json
 
@@ -100,7 +100,7 @@ def _write_v2(prefix):
 
 
 def _tf_dtype(value):
-    from trainflow.framework import dtypes
+    from trainflow._src.framework import dtypes
     return dtypes.as_dtype(np.asarray(value).dtype).name
 
 

@@ -8,10 +8,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.formats import crc32c, leveldb_table
-from trainflow.formats import tensor_bundle as tb
-from trainflow.formats.tensor_bundle_reader import BundleReader
-from trainflow.framework import dtypes, errors
+from trainflow._src.formats import crc32c, leveldb_table
+from trainflow._src.formats import tensor_bundle as tb
+from trainflow._src.formats.tensor_bundle_reader import BundleReader
+from trainflow._src.framework import dtypes, errors
 
 from fixture_paths import FIXTURES
 
@@ -96,7 +96,7 @@ def test_partitioned_tensors_whole_and_in_slices():
 @needs_fixtures
 @pytest.mark.parametrize("name", ["e_object_based", "e2_object_based_eager"])
 def test_object_based_checkpoints(name):
-    from trainflow.protos import trackable_object_graph_pb2
+    from trainflow._src.protos import trackable_object_graph_pb2
     fixture = _load(f"{name}/ckpt-1.json")
     with BundleReader(os.path.join(CKPTS, name, "ckpt-1")) as r:
         for key, t in fixture["checkpoint_keys"].items():
@@ -200,7 +200,7 @@ def _write_index(path, header, entries):
 
 
 def test_big_endian_bundles_are_byte_swapped(tmp_path):
-    from trainflow.protos import tensor_bundle_pb2 as pb
+    from trainflow._src.protos import tensor_bundle_pb2 as pb
     prefix = str(tmp_path / "be")
     values = np.array([1.5, -2.0, 3.25], ">f4")
     strings = [b"ab", b""]
@@ -227,7 +227,7 @@ def test_big_endian_bundles_are_byte_swapped(tmp_path):
 
 
 def test_bad_index_contents(tmp_path):
-    from trainflow.protos import tensor_bundle_pb2 as pb
+    from trainflow._src.protos import tensor_bundle_pb2 as pb
     prefix = str(tmp_path / "x")
     leveldb_table.write_table(tb.index_filename(prefix), [(b"a", b"")])
     with pytest.raises(errors.DataLossError, match="header entry"):

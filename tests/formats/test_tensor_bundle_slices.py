@@ -4,9 +4,9 @@ import random
 import numpy as np
 import pytest
 
-from trainflow.formats import tensor_bundle_slices as ts
-from trainflow.formats.tensor_bundle_slices import TensorSlice
-from trainflow.framework import errors
+from trainflow._src.formats import tensor_bundle_slices as ts
+from trainflow._src.formats.tensor_bundle_slices import TensorSlice
+from trainflow._src.framework import errors
 
 
 def test_parse_and_format():

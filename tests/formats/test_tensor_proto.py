@@ -3,9 +3,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.formats.tensor_proto import make_ndarray, make_tensor_proto
-from trainflow.framework import dtypes
-from trainflow.protos import tensor_pb2, types_pb2
+from trainflow._src.formats.tensor_proto import make_ndarray, make_tensor_proto
+from trainflow._src.framework import dtypes
+from trainflow._src.protos import tensor_pb2, types_pb2
 
 
 def _dims(proto):

@@ -7,10 +7,10 @@ import pytest
 
 from trainflow import io as tf_io
 from trainflow import python_io
-from trainflow.formats.crc32c import masked_crc32c
-from trainflow.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions,
+from trainflow._src.formats.crc32c import masked_crc32c
+from trainflow._src.formats.tfrecord import (TFRecordCompressionType, TFRecordOptions,
                                         TFRecordWriter, tf_record_iterator)
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 from fixture_paths import FIXTURES
 

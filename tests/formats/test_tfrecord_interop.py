@@ -4,9 +4,9 @@ Runs TF in a subprocess through $TRAINFLOW_TF_PYTHON; skipped when unset.
 """
 import json
 
-from trainflow.formats.tensor_proto import make_ndarray, make_tensor_proto
-from trainflow.formats.tfrecord import TFRecordWriter
-from trainflow.protos import example_pb2, feature_pb2, tensor_pb2
+from trainflow._src.formats.tensor_proto import make_ndarray, make_tensor_proto
+from trainflow._src.formats.tfrecord import TFRecordWriter
+from trainflow._src.protos import example_pb2, feature_pb2, tensor_pb2
 
 from tf_interop import needs_tf, run_json
 

@@ -1,7 +1,7 @@
 import pytest
 
-from trainflow.formats.varint import decode_varint, encode_varint
-from trainflow.protos import tensor_pb2
+from trainflow._src.formats.varint import decode_varint, encode_varint
+from trainflow._src.protos import tensor_pb2
 
 
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 2**32, 2**64 - 1])

@@ -3,8 +3,8 @@
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import attr_scope
-from trainflow.protos import attr_value_pb2
+from trainflow._src.framework import attr_scope
+from trainflow._src.protos import attr_value_pb2
 
 
 def test_attrs_set_on_new_ops_and_restored():

@@ -1,7 +1,7 @@
 """DeviceSpec: parsing, canonical strings, merging (values recorded from TF 2.21)."""
 import pytest
 
-from trainflow.framework.device_spec import DeviceSpec, canonical_name, merge_device
+from trainflow._src.framework.device_spec import DeviceSpec, canonical_name, merge_device
 
 
 def test_fields_and_to_string():

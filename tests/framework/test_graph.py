@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import graph as graph_mod
+from trainflow._src.framework import graph as graph_mod
 
 
 def _const(name=None):
@@ -386,7 +386,7 @@ class TestDefaultGraph:
 
 
 def test_create_op_low_level_api():
-    from trainflow.protos import attr_value_pb2
+    from trainflow._src.protos import attr_value_pb2
     with tf.Graph().as_default() as g:
         a = tf.constant(1.0, name="a")
         op = g.create_op("Identity", [a], name="ident",

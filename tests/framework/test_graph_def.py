@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import state_ops
-from trainflow.protos import graph_pb2
+from trainflow._src.ops.state import state_ops
+from trainflow._src.protos import graph_pb2
 
 
 def _build():

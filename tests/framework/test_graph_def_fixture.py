@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.ops.state import state_ops
-from trainflow.protos import graph_pb2
+from trainflow._src.framework import registry
+from trainflow._src.ops.state import state_ops
+from trainflow._src.protos import graph_pb2
 
 from fixture_paths import FIXTURES
 from tf_interop import needs_tf, run_json
@@ -25,7 +25,7 @@ GRAPHS = os.path.join(FIXTURES, "graphs")
 def _load():
     if not os.path.isdir(GRAPHS):
         pytest.skip(f"fixtures not found at {GRAPHS}")
-    for module in ("trainflow.nn", "trainflow.train", "trainflow.gradients"):
+    for module in ("trainflow.nn", "trainflow.train", "trainflow._src.gradients"):
         try:  # modules that register more op types, where they exist
             importlib.import_module(module)
         except ImportError:

@@ -5,7 +5,7 @@ Expected devices and `_class` values were recorded from TensorFlow 2.21.
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.device_spec import DeviceSpec
+from trainflow._src.framework.device_spec import DeviceSpec
 
 
 def _dev():

@@ -1,6 +1,6 @@
 """graph_walk: reachability (backward, forward, with links) and run order."""
 import trainflow.compat.v1 as tf
-from trainflow.framework import graph_walk
+from trainflow._src.framework import graph_walk
 
 
 def _chain():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import indexed_slices
+from trainflow._src.framework import indexed_slices
 
 
 def _slices(dense_shape=(4, 3)):

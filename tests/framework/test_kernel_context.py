@@ -2,10 +2,10 @@
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import kernel_context
-from trainflow.ops.state import state_ops
-from trainflow.runtime.kernel_context import KernelContext as RuntimeContext
-from trainflow.runtime.resources import ResourceManager, VariableSlot
+from trainflow._src.framework import kernel_context
+from trainflow._src.ops.state import state_ops
+from trainflow._src.runtime.kernel_context import KernelContext as RuntimeContext
+from trainflow._src.runtime.resources import ResourceManager, VariableSlot
 
 
 def test_dead_stays_dead_when_read():

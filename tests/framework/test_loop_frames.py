@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.loop_frames import functionalize_loop_frames, has_loop_frames
-from trainflow.protos import graph_pb2
+from trainflow._src.framework.loop_frames import functionalize_loop_frames, has_loop_frames
+from trainflow._src.protos import graph_pb2
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -46,7 +46,7 @@ def test_frames_become_while_ops_with_tensorflows_results():
 
 def test_meta_graph_with_frames_imports(tmp_path):
     gd, spec = _load()
-    from trainflow.protos import meta_graph_pb2
+    from trainflow._src.protos import meta_graph_pb2
     mgd = meta_graph_pb2.MetaGraphDef()
     mgd.graph_def.CopyFrom(gd)
     with tf.Graph().as_default():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.numpy_conversion import fit_to_shape, to_numpy
+from trainflow._src.framework.numpy_conversion import fit_to_shape, to_numpy
 
 
 @pytest.mark.parametrize("value, dtype, expected", [

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op, output_dtypes
-from trainflow.framework.op_def import OpDef, parse_arg, parse_attr
-from trainflow.framework.shape_inference import unchanged_shape, unknown_shapes
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op, output_dtypes
+from trainflow._src.framework.op_def import OpDef, parse_arg, parse_attr
+from trainflow._src.framework.shape_inference import unchanged_shape, unknown_shapes
 
 _OPS = {
     "TestBuilderAdd": dict(inputs=["x: T", "y: T"], outputs=["z: T"],
@@ -113,7 +113,7 @@ class TestInputConversion:
         with pytest.raises(TypeError, match="'TestBuilderRef' Op requires that input 'ref' be "
                            r"a mutable tensor \(e.g.: a tf.Variable\)"):
             _op("TestBuilderRef", ref=tf.constant(1.0), value=2.0)
-        from trainflow.ops.state import state_ops
+        from trainflow._src.ops.state import state_ops
         v = state_ops.variable_op_v2([], tf.float32)
         op = _op("TestBuilderRef", ref=v, value=2)
         assert _dtypes(op) == ["float32_ref", "float32"]

@@ -1,8 +1,8 @@
 """ArgDef: parsing of argument specs and how many tensors a list argument holds."""
 import pytest
 
-from trainflow.framework import dtypes
-from trainflow.framework.op_def import OpDef
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.op_def import OpDef
 
 _DEF = OpDef("TestArgCounts",
              inputs=["x: T", "xs: N * T", "parts: Tparts", "ref: Ref(T)", "shape: int32"],

@@ -2,7 +2,7 @@
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import node_def_pb2, tensor_pb2, tensor_shape_pb2
+from trainflow._src.protos import node_def_pb2, tensor_pb2, tensor_shape_pb2
 
 
 @pytest.fixture

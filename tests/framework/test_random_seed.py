@@ -1,6 +1,6 @@
 """Seed rules of framework/random_seed.py (TF1's get_seed / set_random_seed)."""
 import trainflow.compat.v1 as tf
-from trainflow.framework import random_seed
+from trainflow._src.framework import random_seed
 
 
 def test_no_seeds_means_nondeterministic():

@@ -1,8 +1,8 @@
 """Per-backend kernel tables of the op registry."""
 import pytest
 
-from trainflow.framework import registry
-from trainflow.framework.shape_inference import unchanged_shape
+from trainflow._src.framework import registry
+from trainflow._src.framework.shape_inference import unchanged_shape
 
 
 def _double(x):

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 import trainflow
-from trainflow.framework import registry
-from trainflow.tools import support
+from trainflow._src.framework import registry
+from trainflow._src.tools import support
 from tf_interop import needs_tf, run_json
 
 # Op types whose work the executor does itself, without a NumPy kernel: none today.
@@ -83,10 +83,10 @@ GRADIENT_MISSING = support.GRADIENT_MISSING
 # in a fresh interpreter: op type -> [has shape fn, has kernel, gradient kind].
 _READ_REGISTRY = r"""
 import importlib, json, pkgutil
-import trainflow, trainflow.ops
-from trainflow.framework import registry
-from trainflow.tools import support
-for mod in pkgutil.walk_packages(trainflow.ops.__path__, "trainflow.ops."):
+import trainflow, trainflow._src.ops
+from trainflow._src.framework import registry
+from trainflow._src.tools import support
+for mod in pkgutil.walk_packages(trainflow._src.ops.__path__, "trainflow._src.ops."):
     importlib.import_module(mod.name)
 registry._load_lazy_modules()
 assert not registry._LAZY_OP_MODULES

@@ -3,7 +3,7 @@ device, colocate_with and the collection shortcuts on the default graph."""
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import state_ops
+from trainflow._src.ops.state import state_ops
 
 
 def test_name_scope_forms():

@@ -1,7 +1,7 @@
 """The default-session stack and eval/run through it, without the runtime's types."""
 import pytest
 
-from trainflow.framework import session_stack
+from trainflow._src.framework import session_stack
 
 
 class _FakeSession:

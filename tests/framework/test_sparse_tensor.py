@@ -41,7 +41,7 @@ def test_inconsistent_components(indices, values, shape, message):
 
 
 def test_from_value_and_is_sparse():
-    from trainflow.framework.sparse_tensor import is_sparse
+    from trainflow._src.framework.sparse_tensor import is_sparse
     value = tf.SparseTensorValue([[0, 0]], [3], [1, 1])
     with tf.Graph().as_default():
         st = tf.SparseTensor.from_value(value)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.tensor import OperatorNotAllowedInGraphError
+from trainflow._src.framework.tensor import OperatorNotAllowedInGraphError
 
 
 @pytest.fixture
@@ -81,7 +81,7 @@ def test_eval(t):
 
 
 def test_override_operator_installs_methods():
-    from trainflow.framework.tensor import Tensor
+    from trainflow._src.framework.tensor import Tensor
     had = "__matmul_test__" in vars(Tensor)
     Tensor._override_operator("__matmul_test__", lambda self: "called")
     try:

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.tensor_conversion import (
+from trainflow._src.framework.tensor_conversion import (
     convert_n_to_tensor, convert_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor,
     register_tensor_conversion_function)
-from trainflow.ops.state import state_ops
+from trainflow._src.ops.state import state_ops
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from trainflow.framework import tensor_shape as ts
-from trainflow.framework.tensor_shape import Dimension as D
-from trainflow.framework.tensor_shape import TensorShape as S
+from trainflow._src.framework import tensor_shape as ts
+from trainflow._src.framework.tensor_shape import Dimension as D
+from trainflow._src.framework.tensor_shape import TensorShape as S
 
 from tf_interop import needs_tf, run_json
 
@@ -300,7 +300,7 @@ def test_as_proto_bytes_match_tensorflow():
 
 
 def test_from_proto_round_trip():
-    from trainflow.protos import tensor_shape_pb2
+    from trainflow._src.protos import tensor_shape_pb2
     proto = tensor_shape_pb2.TensorShapeProto()
     proto.dim.add(size=3)
     proto.dim.add(size=-1)
@@ -315,9 +315,9 @@ def test_from_proto_round_trip():
 
 def test_module_imports_no_protos():
     code = ("import sys, trainflow; before = set(sys.modules); "
-            "import trainflow.framework.tensor_shape; "
+            "import trainflow._src.framework.tensor_shape; "
             "print(sorted(m for m in set(sys.modules) - before "
-            "if m.startswith(('trainflow.protos', 'google.protobuf'))))")
+            "if m.startswith(('trainflow._src.protos', 'google.protobuf'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

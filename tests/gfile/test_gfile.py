@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from trainflow import gfile
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 from tf_interop import TF_PYTHON, needs_tf, run_json
 

@@ -11,9 +11,9 @@ import sys
 
 import numpy as np
 
-from trainflow.formats import atomic
-from trainflow.formats import tensor_bundle
-from trainflow.train import checkpoint_management as cm
+from trainflow._src.formats import atomic
+from trainflow._src.formats import tensor_bundle
+from trainflow._src.train import checkpoint_management as cm
 
 MAX_TO_KEEP = 3
 

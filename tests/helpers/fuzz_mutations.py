@@ -13,8 +13,8 @@ import sys
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from trainflow.formats import crc32c
-from trainflow.formats.varint import decode_varint, encode_varint
+from trainflow._src.formats import crc32c
+from trainflow._src.formats.varint import decode_varint, encode_varint
 
 LONG = bool(os.environ.get("TRAINFLOW_FUZZ_LONG"))
 EXAMPLES = int(os.environ.get("TRAINFLOW_FUZZ_EXAMPLES", "2000" if LONG else "60"))

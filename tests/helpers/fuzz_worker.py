@@ -18,14 +18,14 @@ import sys
 import numpy as np
 
 from google.protobuf.message import DecodeError
-from trainflow.formats.tfrecord import tf_record_iterator
-from trainflow.framework import errors
-from trainflow.framework.graph import Graph
-from trainflow.framework.graph_def import import_graph_def
-from trainflow.protos import example_pb2
-from trainflow.protos import meta_graph_pb2
-from trainflow.summary.summary_iterator import summary_iterator
-from trainflow.train.checkpoint_reader import NewCheckpointReader
+from trainflow._src.formats.tfrecord import tf_record_iterator
+from trainflow._src.framework import errors
+from trainflow._src.framework.graph import Graph
+from trainflow._src.framework.graph_def import import_graph_def
+from trainflow._src.protos import example_pb2
+from trainflow._src.protos import meta_graph_pb2
+from trainflow._src.summary.summary_iterator import summary_iterator
+from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 
 TIMEOUT_S = float(os.environ.get("FUZZ_TIMEOUT_S", "10"))
 

@@ -5,7 +5,7 @@ import re
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 
 def cases(table):

@@ -126,7 +126,7 @@ def _raw_op(tf, op_type, **kwargs):
     """TensorFlow's tf.raw_ops.<op_type>, or trainflow's apply_op."""
     if hasattr(tf, "raw_ops"):
         return getattr(tf.raw_ops, op_type)(**kwargs)
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     return apply_op(op_type, **kwargs).outputs[0]
 
 

@@ -3,7 +3,7 @@ for the tests of the XLA lowerings (import after `pytest.importorskip("jax")`)."
 import numpy as np
 
 import trainflow.compat.v1 as tf
-from trainflow.runtime.backends import xla_backend
+from trainflow._src.runtime.backends import xla_backend
 
 xla_backend.load_lowerings()
 

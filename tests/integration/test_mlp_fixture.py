@@ -96,7 +96,7 @@ def test_three_adam_steps_match_tensorflow(fixture):
 
 
 def test_constant_values_are_encoded_as_tensorflow_encodes_them():
-    from trainflow.protos import graph_pb2
+    from trainflow._src.protos import graph_pb2
     with open(os.path.join(FIXTURES, "graphs", "mlp_graph.pb"), "rb") as f:
         theirs = {n.name: n for n in graph_pb2.GraphDef.FromString(f.read()).node}
     ours = build_mlp()[0].as_graph_def()

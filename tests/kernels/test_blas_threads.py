@@ -3,7 +3,7 @@ row, column and batch cuts, transposed views, broadcasting, other dtypes and out
 import numpy as np
 import pytest
 
-from trainflow.kernels import blas_threads, intra_op
+from trainflow._src.kernels import blas_threads, intra_op
 
 
 @pytest.fixture

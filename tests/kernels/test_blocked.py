@@ -3,7 +3,7 @@ threads, for strided buffers, with passthrough results and worker errors."""
 import numpy as np
 import pytest
 
-from trainflow.kernels import blocked
+from trainflow._src.kernels import blocked
 
 
 def _rule(var, acc, lr, grad):

@@ -9,19 +9,18 @@ import sys
 
 import pytest
 
-import trainflow.kernels
-from trainflow.kernels import heap
+import trainflow
+from trainflow._src.kernels import heap
 
 # The folder that holds the trainflow package, for the child processes.
-_SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-    trainflow.kernels.__file__))))
+_SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
 
 pytestmark = pytest.mark.skipif(not heap._glibc(), reason="glibc's malloc only")
 
 _SCRIPT = r"""
 import json, resource, sys
 import numpy as np
-from trainflow.kernels import heap
+from trainflow._src.kernels import heap
 applied = heap.retain_freed_memory() if sys.argv[1] == "retain" else False
 again = heap.retain_freed_memory() if sys.argv[1] == "retain" else False
 faults = []

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from trainflow.kernels import intra_op
+from trainflow._src.kernels import intra_op
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ matches TensorFlow's and the batch-norm update ops move the moving averages."""
 import numpy as np
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import regularizers
+from trainflow._src.ops.state import regularizers
 
 
 def _minimize(loss, learning_rate):

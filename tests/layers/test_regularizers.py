@@ -1,4 +1,4 @@
-"""trainflow.ops.state.regularizers (exposed as trainflow.regularizers): Keras-style and
+"""trainflow._src.ops.state.regularizers (exposed as trainflow.regularizers): Keras-style and
 contrib-style weight penalties, alone and through tf.layers / tf.get_variable."""
 import numpy as np
 import pytest

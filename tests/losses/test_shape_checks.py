@@ -1,9 +1,9 @@
-"""Weights broadcasting and squeezing helpers (trainflow.losses.shape_checks)."""
+"""Weights broadcasting and squeezing helpers (trainflow._src.losses.shape_checks)."""
 import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.losses import shape_checks
+from trainflow._src.losses import shape_checks
 
 
 def test_static_checks_become_no_ops_or_errors():

@@ -1,10 +1,10 @@
-"""Metric building blocks (trainflow.metrics.metrics_util) and metric behaviours the
+"""Metric building blocks (trainflow._src.metrics.metrics_util) and metric behaviours the
 TensorFlow reference run does not cover: resets, dynamic ranks, bad arguments."""
 import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.metrics import metrics_util
+from trainflow._src.metrics import metrics_util
 
 
 def test_confusion_matrix_counts_and_weights():

@@ -4,8 +4,8 @@ import importlib
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.math import math_ops
-from trainflow.ops.nn import nn_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.nn import nn_ops
 
 TF1_NAMES = [
     "relu", "relu6", "elu", "selu", "leaky_relu", "crelu", "softplus", "softsign", "sigmoid",
@@ -34,9 +34,9 @@ def test_aliases_point_at_the_implementations():
     assert set(nn_ops.__all__) <= set(tf.nn.__all__)
 
 
-@pytest.mark.parametrize("module_name", ["trainflow.ops.nn.conv",
-                                         "trainflow.ops.nn.conv_composite",
-                                         "trainflow.ops.nn.pool"])
+@pytest.mark.parametrize("module_name", ["trainflow._src.ops.nn.conv",
+                                         "trainflow._src.ops.nn.conv_composite",
+                                         "trainflow._src.ops.nn.pool"])
 def test_convolution_and_pooling_names_are_exported_when_present(module_name):
     try:
         module = importlib.import_module(module_name)

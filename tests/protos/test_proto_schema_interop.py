@@ -94,7 +94,7 @@ def _schema(python, modules):
 
 def test_schemas_match_tensorflow():
     import sys
-    ours = _schema(sys.executable, [f"trainflow.protos.{stem}_pb2"
+    ours = _schema(sys.executable, [f"trainflow._src.protos.{stem}_pb2"
                                     for stem in TF_MODULES if stem != "histogram"])
     theirs = _schema(TF_PYTHON, list(TF_MODULES.values()))
     problems = []

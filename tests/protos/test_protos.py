@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from google.protobuf import text_format
 
-from trainflow.protos import (checkpoint_state_pb2, config_pb2, event_pb2, example_pb2,
+from trainflow._src.protos import (checkpoint_state_pb2, config_pb2, event_pb2, example_pb2,
                               feature_pb2, graph_pb2, meta_graph_pb2, queue_runner_pb2,
                               saver_pb2, types_pb2, variable_pb2)
 
@@ -28,8 +28,8 @@ def test_every_proto_source_has_an_importable_module():
     assert len(sources) >= 30
     for src in sources:
         stem = os.path.basename(src)[:-len(".proto")]
-        module = importlib.import_module(f"trainflow.protos.{stem}_pb2")
-        assert module.DESCRIPTOR.name == f"trainflow/protos/{stem}.proto"
+        module = importlib.import_module(f"trainflow._src.protos.{stem}_pb2")
+        assert module.DESCRIPTOR.name == f"trainflow/_src/protos/{stem}.proto"
         assert module.DESCRIPTOR.package.startswith("trainflow")
 
 

@@ -109,7 +109,7 @@ if saver is not None:
         saver.save(sess, ckpt)
 else:
     import numpy as np
-    from trainflow.formats import tensor_bundle
+    from trainflow._src.formats import tensor_bundle
     tensor_bundle.save(ckpt, {"v": np.array([1.0, 2.0], np.float32)})
 counter = [0]
 def fresh(name):

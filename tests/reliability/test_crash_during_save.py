@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import crash_saver
-from trainflow.train import checkpoint_management as cm
-from trainflow.train.checkpoint_reader import NewCheckpointReader
+from trainflow._src.train import checkpoint_management as cm
+from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 
 KILLS = int(os.environ.get("TRAINFLOW_CRASH_KILLS", "30"))
 _TEMP = re.compile(r"\.tempstate|checkpoint\.tmp|\.tmp-\d+-")

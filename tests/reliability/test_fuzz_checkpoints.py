@@ -17,12 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fuzz_mutations as fm
-from trainflow.formats import checkpoint_v1
-from trainflow.formats import crc32c
-from trainflow.formats import leveldb_table
-from trainflow.formats import tensor_bundle
-from trainflow.protos import saved_tensor_slice_pb2
-from trainflow.protos import tensor_bundle_pb2
+from trainflow._src.formats import checkpoint_v1
+from trainflow._src.formats import crc32c
+from trainflow._src.formats import leveldb_table
+from trainflow._src.formats import tensor_bundle
+from trainflow._src.protos import saved_tensor_slice_pb2
+from trainflow._src.protos import tensor_bundle_pb2
 
 TALLY = fm.Tally()
 ERROR_CLASSES = {"DataLossError", "NotFoundError", "InvalidArgumentError",

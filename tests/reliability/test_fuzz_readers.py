@@ -17,10 +17,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fuzz_mutations as fm
-from trainflow.formats.varint import encode_varint
-from trainflow.protos import event_pb2
-from trainflow.protos import example_pb2
-from trainflow.protos import meta_graph_pb2
+from trainflow._src.formats.varint import encode_varint
+from trainflow._src.protos import event_pb2
+from trainflow._src.protos import example_pb2
+from trainflow._src.protos import meta_graph_pb2
 
 TALLY = fm.Tally()
 _OFFSET = re.compile(r"\b(at|offset) \d+")

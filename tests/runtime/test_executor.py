@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors, registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.runtime.planner import needed_ops
+from trainflow._src.framework import errors, registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import unchanged_shape
+from trainflow._src.runtime.planner import needed_ops
 
 if not registry.is_registered("TestExecFail"):
     def _fail(x, *, mode):

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.runtime import planner
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import unchanged_shape
+from trainflow._src.runtime import planner
 
 if not registry.is_registered("TestPlannerOther"):
     registry.register_op("TestPlannerOther", inputs=["x: T"], outputs=["y: T"],

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.state import state_ops
-from trainflow.runtime import run_state, targets
-from trainflow.runtime.resources import ResourceManager, Uninitialized, VariableSlot
+from trainflow._src.framework import errors
+from trainflow._src.ops.state import state_ops
+from trainflow._src.runtime import run_state, targets
+from trainflow._src.runtime.resources import ResourceManager, Uninitialized, VariableSlot
 
 
 def test_variable_slots():
@@ -119,7 +119,7 @@ def test_sessions_on_a_served_target_share_variables():
 
 
 def test_kernel_context_resource_name():
-    from trainflow.runtime.kernel_context import KernelContext
+    from trainflow._src.runtime.kernel_context import KernelContext
     with tf.Graph().as_default():
         a = state_ops.variable_op_v2([], tf.float32, name="plain")
         b = state_ops.variable_op_v2([], tf.float32, name="named", shared_name="shared")

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import unchanged_shape
-from trainflow.ops.state import state_ops
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import unchanged_shape
+from trainflow._src.ops.state import state_ops
 
 if not registry.is_registered("TestCallablesCountingIdentity"):
     def _counting_identity(x, *, ctx):

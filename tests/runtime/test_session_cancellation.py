@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import scalar_shapes
-from trainflow.protos import config_pb2
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import scalar_shapes
+from trainflow._src.protos import config_pb2
 
 if not registry.is_registered("TestBlockingWait"):
     def _wait(*, ctx):

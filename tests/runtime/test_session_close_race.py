@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import scalar_shapes
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import scalar_shapes
 
 TRIALS = 10
 THREADS = 4

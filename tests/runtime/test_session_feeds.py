@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.shape_inference import scalar_shapes
+from trainflow._src.framework import registry
+from trainflow._src.framework.shape_inference import scalar_shapes
 
 if not registry.is_registered("TestFeedsCounter"):
     def _count(*, ctx):
@@ -20,7 +20,7 @@ if not registry.is_registered("TestFeedsCounter"):
 
 
 def _counter():
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     return apply_op("TestFeedsCounter").outputs[0]
 
 

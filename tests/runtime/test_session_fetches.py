@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import state_ops
+from trainflow._src.ops.state import state_ops
 
 NT = collections.namedtuple("NT", ["a", "b"])
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import config_pb2
+from trainflow._src.protos import config_pb2
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_operation_timeout_from_config_is_the_default_timeout(g):
 
 
 def test_sessions_have_separate_variable_state():
-    from trainflow.ops.state import state_ops
+    from trainflow._src.ops.state import state_ops
     with tf.Graph().as_default():
         v = state_ops.variable_op_v2([], tf.float32, name="v")
         init = state_ops.assign(v, np.float32(3.0))
@@ -149,7 +149,7 @@ def test_sessions_have_separate_variable_state():
 ])
 def test_intra_op_threads_follow_the_first_sessions_config(g, config, expected,
                                                           monkeypatch):
-    from trainflow.kernels import intra_op
+    from trainflow._src.kernels import intra_op
     monkeypatch.setitem(intra_op._state, "sized_by_session", False)
     try:
         with tf.Session(graph=g, config=config):

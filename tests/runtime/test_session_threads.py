@@ -4,9 +4,9 @@ import threading
 import numpy as np
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.shape_inference import unchanged_shape
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.shape_inference import unchanged_shape
 
 if not registry.is_registered("TestThreadsAddOne"):
     def _add_one(x):
@@ -64,7 +64,7 @@ def test_concurrent_runs_with_many_signatures():
 def test_concurrent_variable_updates_see_one_buffer():
     """Runs from several threads write the same variable; every write lands in the one
     buffer the session holds (reads after the joins see the last write)."""
-    from trainflow.ops.state import state_ops
+    from trainflow._src.ops.state import state_ops
     with tf.Graph().as_default():
         v = state_ops.variable_op_v2([3], tf.float32, name="v")
         p = tf.placeholder(tf.float32, [3])

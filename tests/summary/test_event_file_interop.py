@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from trainflow.protos import config_pb2, graph_pb2
-from trainflow.summary.summary_iterator import summary_iterator
-from trainflow.summary.writer import FileWriter
+from trainflow._src.protos import config_pb2, graph_pb2
+from trainflow._src.summary.summary_iterator import summary_iterator
+from trainflow._src.summary.writer import FileWriter
 
 from fixture_paths import EVENTS
 from tf_interop import needs_tf, run_json

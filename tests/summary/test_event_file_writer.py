@@ -5,9 +5,9 @@ import subprocess
 import sys
 import threading
 
-from trainflow.formats.tfrecord import tf_record_iterator
-from trainflow.protos import event_pb2
-from trainflow.summary.event_file_writer import EventFileWriter
+from trainflow._src.formats.tfrecord import tf_record_iterator
+from trainflow._src.protos import event_pb2
+from trainflow._src.summary.event_file_writer import EventFileWriter
 
 
 def _records(logdir):
@@ -84,8 +84,8 @@ def test_deleted_file_is_recreated_on_flush(tmp_path):
 
 
 def test_pending_events_are_written_at_interpreter_exit(tmp_path):
-    code = ("from trainflow.summary.event_file_writer import EventFileWriter\n"
-            "from trainflow.protos import event_pb2\n"
+    code = ("from trainflow._src.summary.event_file_writer import EventFileWriter\n"
+            "from trainflow._src.protos import event_pb2\n"
             f"w = EventFileWriter({str(tmp_path)!r}, flush_secs=1000)\n"
             "for i in range(20): w.add_event(event_pb2.Event(step=i))\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -10,11 +10,11 @@ import pytest
 
 from trainflow import summary as tf_summary
 from trainflow import train
-from trainflow.protos import (config_pb2, event_pb2, graph_pb2, meta_graph_pb2,
+from trainflow._src.protos import (config_pb2, event_pb2, graph_pb2, meta_graph_pb2,
                               summary_pb2)
-from trainflow.summary.summary_iterator import summary_iterator
-from trainflow.summary.writer import FileWriter
-from trainflow.summary.writer_cache import FileWriterCache
+from trainflow._src.summary.summary_iterator import summary_iterator
+from trainflow._src.summary.writer import FileWriter
+from trainflow._src.summary.writer_cache import FileWriterCache
 
 from fixture_paths import EVENTS
 
@@ -150,7 +150,7 @@ def test_add_event_keeps_the_event_as_given(tmp_path):
 
 
 def test_closed_writer_warns_and_reopen_starts_a_new_file(tmp_path, monkeypatch):
-    import trainflow.summary.event_file_writer as efw
+    import trainflow._src.summary.event_file_writer as efw
 
     class Clock:  # the file name carries whole seconds: move the clock on instead of sleeping
         now = time.time()

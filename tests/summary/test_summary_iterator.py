@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from trainflow import train
-from trainflow.framework import errors
-from trainflow.protos import config_pb2, event_pb2
-from trainflow.summary.summary_iterator import summary_iterator
+from trainflow._src.framework import errors
+from trainflow._src.protos import config_pb2, event_pb2
+from trainflow._src.summary.summary_iterator import summary_iterator
 
 from fixture_paths import EVENTS, events_file
 

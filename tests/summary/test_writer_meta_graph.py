@@ -2,7 +2,7 @@
 import glob
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import meta_graph_pb2
+from trainflow._src.protos import meta_graph_pb2
 
 
 def test_file_writer_graph_writes_meta_graph(tmp_path):

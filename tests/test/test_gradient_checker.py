@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.registry import RegisterGradient
+from trainflow._src.framework.registry import RegisterGradient
 
 
 def test_jacobians_of_a_linear_map_are_its_matrix():

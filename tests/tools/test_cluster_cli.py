@@ -6,7 +6,7 @@ import sys
 import textwrap
 
 from trainflow import cli
-from trainflow.tools import cluster
+from trainflow._src.tools import cluster
 
 TRAINER = textwrap.dedent('''
     import argparse, json, os, time

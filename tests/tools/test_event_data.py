@@ -5,9 +5,9 @@ import sys
 import numpy as np
 import pytest
 
-from trainflow.ops.summary.histogram import fill_histogram_proto
-from trainflow.protos import summary_pb2
-from trainflow.tools import event_data, events_text
+from trainflow._src.ops.summary.histogram import fill_histogram_proto
+from trainflow._src.protos import summary_pb2
+from trainflow._src.tools import event_data, events_text
 
 
 def _histo(values):

@@ -7,9 +7,9 @@ import sys
 import pytest
 
 from trainflow.cli import main
-from trainflow.protos import summary_pb2
-from trainflow.formats.tensor_proto import make_tensor_proto
-from trainflow.summary.writer import FileWriter
+from trainflow._src.protos import summary_pb2
+from trainflow._src.formats.tensor_proto import make_tensor_proto
+from trainflow._src.summary.writer import FileWriter
 
 from fixture_paths import EVENTS, events_file
 

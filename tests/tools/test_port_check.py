@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 import trainflow
-from trainflow.tools import port_check
+from trainflow._src.tools import port_check
 
 PROGRAM = '''\
 import tensorflow.compat.v1 as tf

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import trainflow
-from trainflow.tools import support
+from trainflow._src.tools import support
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
 HAS_JAX = importlib.util.find_spec("jax") is not None

@@ -5,8 +5,8 @@ import json
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import step_stats_pb2
-from trainflow.tools.timeline import Timeline
+from trainflow._src.protos import step_stats_pb2
+from trainflow._src.tools.timeline import Timeline
 from local_cluster import local_cluster
 from tf_interop import TF_PYTHON, run_json
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from trainflow import train
-from trainflow.formats import tensor_bundle
-from trainflow.formats.checkpoint_v1 import V1CheckpointWriter
-from trainflow.train import checkpoint_management as cm
+from trainflow._src.formats import tensor_bundle
+from trainflow._src.formats.checkpoint_v1 import V1CheckpointWriter
+from trainflow._src.train import checkpoint_management as cm
 
 from fixture_paths import FIXTURES
 

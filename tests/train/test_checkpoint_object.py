@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.train.object_graph import ObjectGraphView
+from trainflow._src.train.object_graph import ObjectGraphView
 
 from fixture_paths import FIXTURES
 

@@ -6,9 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from trainflow.framework import dtypes, errors
-from trainflow.train import checkpoint_reader
-from trainflow.train.checkpoint_reader import NewCheckpointReader
+from trainflow._src.framework import dtypes, errors
+from trainflow._src.train import checkpoint_reader
+from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 
 from fixture_paths import FIXTURES
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from trainflow import train
-from trainflow.formats import tensor_bundle
-from trainflow.framework import errors
+from trainflow._src.formats import tensor_bundle
+from trainflow._src.framework import errors
 
 from fixture_paths import FIXTURES
 

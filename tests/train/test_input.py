@@ -219,8 +219,8 @@ def test_session_close_while_pipeline_threads_blocked():
             assert not t.is_alive()
 
 
-def test_fullness_summaries_use_summary_scalar_when_present(monkeypatch):
-    import trainflow.summary as summary_mod
+def test_fullness_summaries_use_summary_scalar(monkeypatch):
+    from trainflow._src.ops.summary import summary_ops as summary_mod
     calls = []
     monkeypatch.setattr(summary_mod, "scalar", lambda name, value: calls.append(
         (name, value)), raising=False)

@@ -7,7 +7,7 @@ import pytest
 from google.protobuf import text_format
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import graph_pb2, meta_graph_pb2
+from trainflow._src.protos import graph_pb2, meta_graph_pb2
 
 from fixture_paths import FIXTURES
 
@@ -46,7 +46,7 @@ def test_collections_serialize_by_kind():
     assert list(c["my_strings"].bytes_list.value) == [b"text"]
     var_def = tf.VariableDef.FromString(c["variables"].bytes_list.value[0]) \
         if hasattr(tf, "VariableDef") else None
-    from trainflow.protos import variable_pb2
+    from trainflow._src.protos import variable_pb2
     names = [variable_pb2.VariableDef.FromString(v).variable_name
              for v in c["variables"].bytes_list.value]
     assert names == ["model/w:0", "model/b:0", "global_step:0"]

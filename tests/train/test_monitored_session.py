@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 
 def _counter_model():

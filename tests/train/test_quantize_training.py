@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import graph_pb2
+from trainflow._src.protos import graph_pb2
 from tf_interop import needs_tf, run_python
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos.queue_runner_pb2 import QueueRunnerDef
+from trainflow._src.protos.queue_runner_pb2 import QueueRunnerDef
 
 # Every blocking run in these tests ends within the deadline.
 _CONFIG = tf.ConfigProto(operation_timeout_in_ms=20000)

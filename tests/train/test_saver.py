@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.protos import saver_pb2
+from trainflow._src.framework import errors
+from trainflow._src.protos import saver_pb2
 
 from fixture_paths import FIXTURES
 

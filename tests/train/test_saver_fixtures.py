@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import meta_graph_pb2
+from trainflow._src.protos import meta_graph_pb2
 
 from fixture_paths import FIXTURES
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.protos import saver_pb2
+from trainflow._src.protos import saver_pb2
 
 from tf_interop import needs_tf, run_json
 

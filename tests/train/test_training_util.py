@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.train import training_util
+from trainflow._src.train import training_util
 
 
 def test_create_get_and_global_step():

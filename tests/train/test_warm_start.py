@@ -72,8 +72,8 @@ def test_errors(ckpt):
 
 
 def test_checkpoint_ops_directly(ckpt):
-    from trainflow.framework import errors
-    from trainflow.ops.io import checkpoint_ops
+    from trainflow._src.framework import errors
+    from trainflow._src.ops.io import checkpoint_ops
     with tf.Graph().as_default():
         remap, present = checkpoint_ops.generate_vocab_remapping(
             str(ckpt / "new.txt"), str(ckpt / "old.txt"), new_vocab_offset=1, num_new_vocab=2)

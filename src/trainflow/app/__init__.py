@@ -11,7 +11,7 @@ __all__ = ["flags", "run"]
 
 def __getattr__(name):
     if name == "flags":
-        return _importlib.import_module("trainflow.app.flags")
+        return _importlib.import_module("trainflow._src.app.flags")
     raise AttributeError("module 'trainflow.app' has no attribute %r" % (name,))
 
 
@@ -29,7 +29,7 @@ def run(main=None, argv=None):
       SystemExit: always, with `main`'s return value as the exit status.
     """
     from absl import app as absl_app
-    flags = _importlib.import_module("trainflow.app.flags")
+    flags = _importlib.import_module("trainflow._src.app.flags")
     main = main or _sys.modules["__main__"].main
 
     def parse_known_flags(args):

@@ -11,7 +11,7 @@ import numbers as _numbers
 
 import numpy as _np
 
-from trainflow.framework.tensor_shape import dimension_at_index, dimension_value
+from trainflow._src.framework.tensor_shape import dimension_at_index, dimension_value
 
 __all__ = [
     "as_bytes", "as_text", "as_str", "as_str_any", "path_to_str", "path_to_bytes",

@@ -8,8 +8,8 @@ own class for "eager execution cannot be enabled now").
 """
 import threading as _threading
 
-from trainflow.framework.tensor import Tensor as _Tensor
-from trainflow.ops.state.resource_variables import (disable_resource_variables,
+from trainflow._src.framework.tensor import Tensor as _Tensor
+from trainflow._src.ops.state.resource_variables import (disable_resource_variables,
                                                     enable_resource_variables,
                                                     resource_variables_enabled)
 

@@ -1,12 +1,12 @@
 """`tf.debugging`: assertions, numeric checks and related predicates."""
-from trainflow.ops.control_flow.check_ops import (  # noqa: F401
+from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
     assert_equal, assert_greater, assert_greater_equal, assert_integer, assert_less,
     assert_less_equal, assert_near, assert_negative, assert_non_negative, assert_non_positive,
     assert_none_equal, assert_positive, assert_proper_iterable, assert_rank,
     assert_rank_at_least, assert_rank_in, assert_same_float_dtype, assert_scalar, assert_type,
     check_numerics, is_non_decreasing, is_numeric_tensor, is_strictly_increasing)
-from trainflow.ops.control_flow.assert_op import Assert  # noqa: F401
-from trainflow.ops.math.numerics import verify_tensor_all_finite as assert_all_finite  # noqa: F401
+from trainflow._src.ops.control_flow.assert_op import Assert  # noqa: F401
+from trainflow._src.ops.math.numerics import verify_tensor_all_finite as assert_all_finite  # noqa: F401
 
 # Predicates whose implementation lives in the math area.
 _FROM_MATH = frozenset(["is_finite", "is_inf", "is_nan"])
@@ -14,7 +14,7 @@ _FROM_MATH = frozenset(["is_finite", "is_inf", "is_nan"])
 
 def __getattr__(name):
     if name in _FROM_MATH:
-        from trainflow.ops.math import math_ops
+        from trainflow._src.ops.math import math_ops
         value = getattr(math_ops, name)
         globals()[name] = value
         return value

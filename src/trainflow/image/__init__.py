@@ -5,28 +5,28 @@ JPEG / GIF / BMP codecs).
 Importing this package registers the image op types (ResizeBilinear, AdjustHue,
 DecodePng, ...) with their kernels, shape functions and gradients.
 """
-from trainflow.ops.image.codec import (  # noqa: F401
+from trainflow._src.ops.image.codec import (  # noqa: F401
     adjust_jpeg_quality, decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png,
     encode_jpeg, encode_png, extract_jpeg_shape, random_jpeg_quality)
-from trainflow.ops.image.color import (  # noqa: F401
+from trainflow._src.ops.image.color import (  # noqa: F401
     adjust_contrast, adjust_hue, adjust_saturation, grayscale_to_rgb, hsv_to_rgb,
     random_contrast, random_hue, random_saturation, rgb_to_grayscale, rgb_to_hsv)
-from trainflow.ops.image.geometry import (  # noqa: F401
+from trainflow._src.ops.image.geometry import (  # noqa: F401
     central_crop, crop_to_bounding_box, flip_left_right, flip_up_down, pad_to_bounding_box,
     random_flip_left_right, random_flip_up_down, resize_image_with_crop_or_pad,
     resize_with_crop_or_pad, rot90, transpose, transpose_image)
-from trainflow.ops.image.pixel import (  # noqa: F401
+from trainflow._src.ops.image.pixel import (  # noqa: F401
     adjust_brightness, adjust_gamma, convert_image_dtype, per_image_standardization,
     random_brightness)
-from trainflow.ops.image.resize import (  # noqa: F401
+from trainflow._src.ops.image.resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear,
     resize_image_with_pad, resize_images, resize_nearest_neighbor)
-from trainflow.ops.image.total_variation import total_variation  # noqa: F401
+from trainflow._src.ops.image.total_variation import total_variation  # noqa: F401
 
 
 def random_crop(value, size, seed=None, name=None):
     """`tf.random_crop` (it lives in the random ops; re-exported for convenience)."""
-    from trainflow.ops.random import random_ops
+    from trainflow._src.ops.random import random_ops
     return random_ops.random_crop(value, size, seed=seed, name=name)
 
 

@@ -1,6 +1,6 @@
 """`tf.initializers`: TF1's initializer namespace (short names of `init_ops`) and the
 variable-initializer ops."""
-from trainflow.ops.state.init_ops import (  # noqa: F401
+from trainflow._src.ops.state.init_ops import (  # noqa: F401
     Constant as constant,
     GlorotNormal as glorot_normal,
     GlorotUniform as glorot_uniform,
@@ -18,7 +18,7 @@ from trainflow.ops.state.init_ops import (  # noqa: F401
     lecun_normal,
     lecun_uniform,
 )
-from trainflow.ops.state.variable_helpers import (  # noqa: F401
+from trainflow._src.ops.state.variable_helpers import (  # noqa: F401
     global_variables_initializer as global_variables,
     local_variables_initializer as local_variables,
     variables_initializer as variables,

@@ -1,6 +1,6 @@
 """The `tf.io` namespace."""
 # --- formats: TFRecord (issue 3) ---
-from trainflow.formats.tfrecord import (  # noqa: F401
+from trainflow._src.formats.tfrecord import (  # noqa: F401
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
 
 # --- graph core (issue 2) ---
@@ -12,15 +12,15 @@ from trainflow.image import (  # noqa: E402,F401
     extract_jpeg_shape)
 
 # --- file ops, readers (issue 12) ---
-from trainflow.ops.io.file_io_ops import matching_files, read_file, write_file  # noqa: E402,F401
-from trainflow.ops.io.decode_ops import (  # noqa: E402,F401
+from trainflow._src.ops.io.file_io_ops import matching_files, read_file, write_file  # noqa: E402,F401
+from trainflow._src.ops.io.decode_ops import (  # noqa: E402,F401
     decode_compressed, decode_csv, decode_json_example, decode_raw)
-from trainflow.ops.io.parsing_config import (  # noqa: E402,F401
+from trainflow._src.ops.io.parsing_config import (  # noqa: E402,F401
     FixedLenFeature, FixedLenSequenceFeature, SparseFeature, VarLenFeature)
-from trainflow.ops.io.parsing_ops import parse_example, parse_single_example  # noqa: E402,F401
-from trainflow.ops.io.sequence_parsing import (  # noqa: E402,F401
+from trainflow._src.ops.io.parsing_ops import parse_example, parse_single_example  # noqa: E402,F401
+from trainflow._src.ops.io.sequence_parsing import (  # noqa: E402,F401
     parse_sequence_example, parse_single_sequence_example)
-from trainflow.ops.data_flow.queues import (  # noqa: E402,F401
+from trainflow._src.ops.data_flow.queues import (  # noqa: E402,F401
     PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
 # --- graph files (issue 10) ---
-from trainflow.train.meta_graph_io import write_graph  # noqa: E402,F401  (tf.io.write_graph)
+from trainflow._src.train.meta_graph_io import write_graph  # noqa: E402,F401  (tf.io.write_graph)

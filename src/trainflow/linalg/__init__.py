@@ -1,29 +1,29 @@
 """`tf.linalg`: matrix products and decompositions, solves, determinants, norms, band
 parts, diagonals, trace, eye and einsum, with TensorFlow's `tf.linalg.*` names."""
-from trainflow.ops.array.diag import diag as tensor_diag  # noqa: F401
-from trainflow.ops.array.diag import diag_part as tensor_diag_part  # noqa: F401
-from trainflow.ops.linalg.linalg_api import (  # noqa: F401
+from trainflow._src.ops.array.diag import diag as tensor_diag  # noqa: F401
+from trainflow._src.ops.array.diag import diag_part as tensor_diag_part  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import (  # noqa: F401
     adjoint, band_part, cholesky, cholesky_solve, cross, diag, diag_part, eye, logdet,
     matrix_transpose, set_diag, svd, trace)
-from trainflow.ops.linalg.linalg_api import log_matrix_determinant as slogdet  # noqa: F401
-from trainflow.ops.linalg.linalg_api import matrix_determinant as det  # noqa: F401
-from trainflow.ops.linalg.linalg_api import matrix_inverse as inv  # noqa: F401
-from trainflow.ops.linalg.linalg_api import matrix_solve as solve  # noqa: F401
-from trainflow.ops.linalg.linalg_api import matrix_transpose as transpose  # noqa: F401
-from trainflow.ops.linalg.linalg_api import (  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import log_matrix_determinant as slogdet  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import matrix_determinant as det  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import matrix_inverse as inv  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import matrix_solve as solve  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import matrix_transpose as transpose  # noqa: F401
+from trainflow._src.ops.linalg.linalg_api import (  # noqa: F401
     matrix_triangular_solve as triangular_solve)
-from trainflow.ops.linalg.eig import self_adjoint_eig as eigh  # noqa: F401
-from trainflow.ops.linalg.eig import self_adjoint_eigvals as eigvalsh  # noqa: F401
-from trainflow.ops.linalg.least_squares import matrix_solve_ls as lstsq  # noqa: F401
-from trainflow.ops.linalg.norm import norm  # noqa: F401
-from trainflow.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
+from trainflow._src.ops.linalg.eig import self_adjoint_eig as eigh  # noqa: F401
+from trainflow._src.ops.linalg.eig import self_adjoint_eigvals as eigvalsh  # noqa: F401
+from trainflow._src.ops.linalg.least_squares import matrix_solve_ls as lstsq  # noqa: F401
+from trainflow._src.ops.linalg.norm import norm  # noqa: F401
+from trainflow._src.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 
 
 def __getattr__(name):
     if name == "einsum":
-        from trainflow.ops.math.einsum import einsum
+        from trainflow._src.ops.math.einsum import einsum
         return einsum
     if name == "l2_normalize":
-        from trainflow.ops.nn.norm import l2_normalize
+        from trainflow._src.ops.nn.norm import l2_normalize
         return l2_normalize
     raise AttributeError(f"module 'trainflow.linalg' has no attribute '{name}'")

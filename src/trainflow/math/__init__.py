@@ -5,7 +5,7 @@ TensorFlow's `tf.math.*` names (TF1 and TF2-style aliases such as
 Math functions owned by other areas (softmax, top_k, softplus, cast-like helpers
 ...) are looked up in the top-level namespace on first use.
 """
-from trainflow.ops.math.math_ops import (  # noqa: F401
+from trainflow._src.ops.math.math_ops import (  # noqa: F401
     abs, accumulate_n, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2,
     atanh, ceil, conj, cos, cosh, count_nonzero, cumprod,
     cumsum, digamma, div_no_nan, divide, equal, erf, erfc, exp, expm1, floor, floordiv,
@@ -19,11 +19,11 @@ from trainflow.ops.math.math_ops import (  # noqa: F401
     square, squared_difference, subtract, tan, tanh, truediv, truncatediv, truncatemod,
     unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum,
     xdivy, xlog1py, xlogy)
-from trainflow.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
-from trainflow.ops.math.math_ops import complex, polygamma  # noqa: F401,A004
-from trainflow.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401
-from trainflow.ops.math.special_gamma import igamma, igammac, zeta  # noqa: F401
-from trainflow.ops.math.sparse_segment import (  # noqa: F401
+from trainflow._src.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from trainflow._src.ops.math.math_ops import complex, polygamma  # noqa: F401,A004
+from trainflow._src.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401
+from trainflow._src.ops.math.special_gamma import igamma, igammac, zeta  # noqa: F401
+from trainflow._src.ops.math.sparse_segment import (  # noqa: F401
     unsorted_segment_mean, unsorted_segment_sqrt_n)
 
 # TensorFlow's other tf.math names, implemented outside the math area.

@@ -1,8 +1,8 @@
 """`tf.metrics`: TF1's streaming metrics. Each returns `(value, update_op)` and keeps
 its state in LOCAL_VARIABLES / METRIC_VARIABLES under a `<name>/` variable scope."""
-from trainflow.metrics.classification_metrics import *  # noqa: F401,F403
-from trainflow.metrics.mean_metrics import *  # noqa: F401,F403
-from trainflow.metrics import classification_metrics, mean_metrics
+from trainflow._src.metrics.classification_metrics import *  # noqa: F401,F403
+from trainflow._src.metrics.mean_metrics import *  # noqa: F401,F403
+from trainflow._src.metrics import classification_metrics, mean_metrics
 
 __all__ = sorted(classification_metrics.__all__ + mean_metrics.__all__)
 del classification_metrics, mean_metrics

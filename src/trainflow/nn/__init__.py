@@ -1,21 +1,21 @@
 """`tf.nn`: activations, softmax and cross entropies, normalisation, dropout, top-k,
-embeddings, candidate sampling and sampled losses (`trainflow.ops.nn.nn_ops`), the
+embeddings, candidate sampling and sampled losses (`trainflow._src.ops.nn.nn_ops`), the
 convolution and pooling ops (`ops.nn.conv`, `ops.nn.conv_composite`, `ops.nn.pool`), and
 the sigmoid/tanh aliases of the math ops.
 """
 import importlib as _importlib
 
-from trainflow.ops.nn import nn_ops as _nn_ops
-from trainflow.ops.math.math_ops import sigmoid, tanh  # noqa: F401
-from trainflow.ops.nn.nn_ops import *  # noqa: F401,F403
-from trainflow.ops.array.depth_space import depth_to_space, space_to_depth  # noqa: F401
+from trainflow._src.ops.nn import nn_ops as _nn_ops
+from trainflow._src.ops.math.math_ops import sigmoid, tanh  # noqa: F401
+from trainflow._src.ops.nn.nn_ops import *  # noqa: F401,F403
+from trainflow._src.ops.array.depth_space import depth_to_space, space_to_depth  # noqa: F401
 
 __all__ = sorted(set(_nn_ops.__all__) | {"sigmoid", "tanh", "depth_to_space",
                                          "space_to_depth"})
 
 # The convolution and pooling modules are written separately; export whichever exist.
-_CONV_POOL_MODULES = ("trainflow.ops.nn.conv", "trainflow.ops.nn.conv_composite",
-                      "trainflow.ops.nn.pool", "trainflow.ops.nn.conv3d")
+_CONV_POOL_MODULES = ("trainflow._src.ops.nn.conv", "trainflow._src.ops.nn.conv_composite",
+                      "trainflow._src.ops.nn.pool", "trainflow._src.ops.nn.conv3d")
 
 
 def _export(module_name):

@@ -1,3 +1,3 @@
 """The `tf.queue` namespace."""
-from trainflow.ops.data_flow.queues import (  # noqa: F401
+from trainflow._src.ops.data_flow.queues import (  # noqa: F401
     FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)

@@ -1,6 +1,6 @@
 """`tf.random`: random tensors and seeds (TF1 names and their TF2-style aliases)."""
-from trainflow.framework.random_seed import get_seed, set_random_seed  # noqa: F401
-from trainflow.ops.random.random_ops import (  # noqa: F401
+from trainflow._src.framework.random_seed import get_seed, set_random_seed  # noqa: F401
+from trainflow._src.ops.random.random_ops import (  # noqa: F401
     categorical,
     multinomial,
     random_crop as crop,

@@ -1,9 +1,9 @@
 """The `tf.strings` namespace."""
-from trainflow.ops.string.string_convert import (  # noqa: F401
+from trainflow._src.ops.string.string_convert import (  # noqa: F401
     as_string, string_to_hash_bucket as to_hash_bucket,
     string_to_hash_bucket_fast as to_hash_bucket_fast,
     string_to_hash_bucket_strong as to_hash_bucket_strong, string_to_number as to_number)
-from trainflow.ops.string.string_format import string_format as format  # noqa: F401,A004
-from trainflow.ops.string.string_ops import (  # noqa: F401
+from trainflow._src.ops.string.string_format import string_format as format  # noqa: F401,A004
+from trainflow._src.ops.string.string_ops import (  # noqa: F401
     reduce_join, regex_replace, string_join as join, string_length as length,
     string_lower as lower, string_split_v2 as split, string_upper as upper, substr)

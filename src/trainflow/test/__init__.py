@@ -4,7 +4,7 @@ import unittest
 
 import numpy as np
 
-from trainflow.test.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401
+from trainflow._src.test.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401
 
 
 def main(argv=None):
@@ -37,7 +37,7 @@ class TestCase(unittest.TestCase):
 
     def setUp(self):
         super().setUp()
-        from trainflow.framework.graph import Graph
+        from trainflow._src.framework.graph import Graph
         self._graph = Graph()
         self._graph_cm = self._graph.as_default()
         self._graph_cm.__enter__()
@@ -55,7 +55,7 @@ class TestCase(unittest.TestCase):
     @contextlib.contextmanager
     def session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """A new session on `graph` (default: the test's graph), made the default."""
-        from trainflow.runtime.session import Session
+        from trainflow._src.runtime.session import Session
         sess = Session(graph=graph or self._graph, config=config)
         with sess.as_default(), sess.graph.as_default():
             try:
@@ -68,14 +68,14 @@ class TestCase(unittest.TestCase):
     @contextlib.contextmanager
     def cached_session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """One session reused across calls in the same test."""
-        from trainflow.runtime.session import Session
+        from trainflow._src.runtime.session import Session
         if self._cached is None:
             self._cached = Session(graph=graph or self._graph, config=config)
         with self._cached.as_default(), self._cached.graph.as_default():
             yield self._cached
 
     def evaluate(self, tensors):
-        from trainflow.runtime.session import get_default_session
+        from trainflow._src.runtime.session import get_default_session
         sess = get_default_session()
         if sess is None:
             with self.session() as sess:

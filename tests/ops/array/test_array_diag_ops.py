@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 
 def test_names_and_shapes():

@@ -5,7 +5,7 @@ import pytest
 
 import trainflow
 import trainflow.compat.v1 as tf
-from trainflow.ops.array import array_ops
+from trainflow._src.ops.array import array_ops
 
 EXPORTS = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "lin_space",
            "shape", "shape_n", "size", "rank", "reshape", "squeeze", "expand_dims", "transpose",

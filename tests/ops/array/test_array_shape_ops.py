@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework.op_builder import apply_op
 
 from op_checks import assert_run_error, cases, raises
 

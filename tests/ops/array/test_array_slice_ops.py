@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.array.slicing import strided_slice_plan
+from trainflow._src.ops.array.slicing import strided_slice_plan
 
 from op_checks import assert_run_error, cases, raises
 

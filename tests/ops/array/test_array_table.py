@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework.op_builder import apply_op
 
 Case = collections.namedtuple("Case", "id fn inputs ref dtypes n_data exact loose")
 

@@ -168,7 +168,7 @@ def _check_value(value, want):
 
 @pytest.mark.parametrize("i,expr", _params("import"))
 def test_tf_graph_def_imports_and_runs(tf_results, i, expr):
-    from trainflow.protos import graph_pb2
+    from trainflow._src.protos import graph_pb2
     want = tf_results[i]
     graph_def = graph_pb2.GraphDef.FromString(bytes.fromhex(want["graph_def"]))
     with tf.Graph().as_default() as g:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework.op_builder import apply_op
 from tf_interop import needs_tf, run_python
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

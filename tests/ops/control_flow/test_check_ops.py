@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 # (assertion builder, passing feed, failing feed, expected runtime message).
 RUNTIME = [

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.control_flow import switch as control_flow_switch
+from trainflow._src.framework import errors
+from trainflow._src.ops.control_flow import switch as control_flow_switch
 
 
 def _ops(g):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.function_graph import FuncGraph, to_function_defs
-from trainflow.framework.function_import import function_graph_from_def
+from trainflow._src.framework import errors
+from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
+from trainflow._src.framework.function_import import function_graph_from_def
 
 
 def test_capture_makes_one_placeholder_per_outer_tensor():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
+from trainflow._src.framework import registry
 
 _counted = []
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
-from trainflow.framework.function_graph import FuncGraph
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.function_graph import FuncGraph
 
 from tf_interop import needs_tf, run_graph_def, run_json
 
@@ -147,7 +147,7 @@ print(json.dumps({{"graph_def": graph_def.SerializeToString().hex(), "values": v
 def test_gradients_of_tensorflow_functional_control_flow(key):
     """TensorFlow's If / While ops (cond_v2, while_v2), imported and differentiated by
     trainflow, give TensorFlow's gradients."""
-    from trainflow.protos import graph_pb2
+    from trainflow._src.protos import graph_pb2
     spec = _tf_v2_forward_and_gradients(_V2_SNIPPETS[key])
     graph_def = graph_pb2.GraphDef.FromString(bytes.fromhex(spec["graph_def"]))
     with tf.Graph().as_default() as g:

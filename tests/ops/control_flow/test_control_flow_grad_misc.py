@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
+from trainflow._src.framework import registry
 
 
 def test_print_passes_the_gradient_to_its_input_only(capsys):

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
-from trainflow.ops.control_flow.switch import merge, switch
-from trainflow.framework.function_graph import FuncGraph
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.ops.control_flow.switch import merge, switch
+from trainflow._src.framework.function_graph import FuncGraph
 
 Case = collections.namedtuple("Case", "id fn inputs flags")
 

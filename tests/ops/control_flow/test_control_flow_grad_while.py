@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.control_flow import while_records
+from trainflow._src.ops.control_flow import while_records
 
 
 def _tanh_loop_reference(w, x, n):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.function_graph import to_function_defs
+from trainflow._src.framework.function_graph import to_function_defs
 
 from tf_interop import needs_tf, run_graph_def, run_json
 
@@ -242,9 +242,9 @@ print(json.dumps({"graph_def": g.as_graph_def().SerializeToString().hex(),
 
 
 def test_tensorflow_while_v2_functions_run_in_trainflow():
-    from trainflow.framework.attr_value import from_attr_value
-    from trainflow.framework.function_import import function_graph_from_def
-    from trainflow.protos import graph_pb2
+    from trainflow._src.framework.attr_value import from_attr_value
+    from trainflow._src.framework.function_import import function_graph_from_def
+    from trainflow._src.protos import graph_pb2
     spec = _tf_while_v2_graph()
     gd = graph_pb2.GraphDef.FromString(bytes.fromhex(spec["graph_def"]))
     library = {f.signature.name: f for f in gd.library.function}

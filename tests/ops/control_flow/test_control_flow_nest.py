@@ -3,7 +3,7 @@ import collections
 
 import pytest
 
-from trainflow.framework import nest
+from trainflow._src.framework import nest
 
 Point = collections.namedtuple("Point", "x y")
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.control_flow import control_flow_ops
+from trainflow._src.ops.control_flow import control_flow_ops
 
 
 def test_group_is_a_noop_with_control_inputs_in_order():

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.control_flow import control_flow_ops
+from trainflow._src.ops.control_flow import control_flow_ops
 
 Case = collections.namedtuple("Case", "name build inputs reference")
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.graph import _get_graph_from_inputs
-from trainflow.framework.function_graph import FuncGraph, to_function_defs
+from trainflow._src.framework import errors
+from trainflow._src.framework.graph import _get_graph_from_inputs
+from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
 
 
 def _core_routes_ops_to_function_graphs():

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.data_flow.accumulators import (
+from trainflow._src.ops.data_flow.accumulators import (
     ConditionalAccumulator, SparseConditionalAccumulator)
 
 # Every blocking run in these tests ends within the deadline.

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.data_flow import partition as P
+from trainflow._src.ops.data_flow import partition as P
 
 
 def test_partition_and_stitch_round_trip():

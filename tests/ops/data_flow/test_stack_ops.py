@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.op_builder import apply_op
-from trainflow.ops.data_flow import stack_ops  # noqa: F401 - registers the ops
+from trainflow._src.framework import errors
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.ops.data_flow import stack_ops  # noqa: F401 - registers the ops
 
 
 def _stack(max_size=-1):

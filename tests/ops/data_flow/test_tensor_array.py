@@ -119,7 +119,7 @@ def test_gradients_match_finite_differences(name, fn):
 
 
 def test_push_back_pop_back_and_gradient(graph):
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     x = tf.placeholder(tf.float64, [4, 3])
     lst = apply_op("EmptyTensorList", element_shape=[3], max_num_elements=-1,
                    element_dtype=tf.float64).outputs[0]

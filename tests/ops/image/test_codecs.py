@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.image import png16
+from trainflow._src.ops.image import png16
 
 
 def _run(fetches, feed=None):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.image import color_kernels as ck
+from trainflow._src.ops.image import color_kernels as ck
 
 
 def _run(fetches, feed=None):

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from trainflow.framework import errors
-from trainflow.ops.image import resize_kernels as rk
+from trainflow._src.framework import errors
+from trainflow._src.ops.image import resize_kernels as rk
 
 _FORWARD = {"bilinear": rk.resize_bilinear, "nearest": rk.resize_nearest_neighbor,
             "bicubic": rk.resize_bicubic}

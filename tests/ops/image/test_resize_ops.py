@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.image import resize_kernels as rk
+from trainflow._src.ops.image import resize_kernels as rk
 
 
 def _run(fetches, feed=None):

@@ -3,9 +3,9 @@ steps aside for every form it does not handle."""
 import numpy as np
 import pytest
 
-from trainflow.ops.io import example_fast, example_parser
-from trainflow.protos.example_pb2 import Example
-from trainflow.protos.feature_pb2 import Feature
+from trainflow._src.ops.io import example_fast, example_parser
+from trainflow._src.protos.example_pb2 import Example
+from trainflow._src.protos.feature_pb2 import Feature
 
 
 def _example(**feats):

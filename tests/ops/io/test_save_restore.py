@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.io import save_restore as io
+from trainflow._src.framework import errors
+from trainflow._src.ops.io import save_restore as io
 
 
 def _run(fetches, feeds=None):
@@ -87,7 +87,7 @@ def test_sharded_names_and_merge(tmp_path):
 
 
 def test_op_defs_are_tensorflows():
-    from trainflow.framework import registry
+    from trainflow._src.framework import registry
     for op_type in ("SaveV2", "RestoreV2", "MergeV2Checkpoints", "SaveSlices"):
         assert registry.get(op_type).stateful
         assert registry.get_gradient(op_type) == (True, None)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.math import clip_ops
+from trainflow._src.framework import errors
+from trainflow._src.ops.math import clip_ops
 
 from fixture_paths import FIXTURES
 

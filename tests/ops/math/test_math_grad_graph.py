@@ -13,7 +13,7 @@ import os
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
+from trainflow._src.framework import registry
 
 from fixture_paths import FIXTURES
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
 
 from op_checks import jacobians
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework import errors
+from trainflow._src.framework.op_builder import apply_op
 
 RNG = np.random.default_rng(0)
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors, registry
-from trainflow.ops.math import math_ops
+from trainflow._src.framework import errors, registry
+from trainflow._src.ops.math import math_ops
 
 needs_cast = pytest.mark.skipif(not registry.is_registered("Cast"),
                                 reason="needs the Cast op (array ops)")

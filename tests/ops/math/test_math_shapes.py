@@ -2,7 +2,7 @@
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.math.shapes import broadcast_dims, merge_dims
+from trainflow._src.ops.math.shapes import broadcast_dims, merge_dims
 
 
 @pytest.mark.parametrize("x,y,want", [
@@ -41,7 +41,7 @@ def test_binary_shape_error_names_node_and_shapes():
 
 
 def test_equal_with_incompatible_shape_error_off():
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     with tf.Graph().as_default():
         x, y = tf.constant([1, 2]), tf.constant([1, 2, 3])
         eq = apply_op("Equal", x=x, y=y, incompatible_shape_error=False).outputs[0]

@@ -5,7 +5,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import trainflow.ops.math.special
+import trainflow._src.ops.math.special
 
 EULER = 0.5772156649015329
 
@@ -13,8 +13,8 @@ EULER = 0.5772156649015329
 @pytest.fixture(params=["default", "no_scipy"])
 def special(request, monkeypatch):
     if request.param == "no_scipy":
-        monkeypatch.setattr(trainflow.ops.math.special, "_scipy_special", lambda: None)
-    return trainflow.ops.math.special
+        monkeypatch.setattr(trainflow._src.ops.math.special, "_scipy_special", lambda: None)
+    return trainflow._src.ops.math.special
 
 
 def test_erf_and_erfc(special):

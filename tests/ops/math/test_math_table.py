@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.ops.math import math_ops
+from trainflow._src.framework import registry
+from trainflow._src.ops.math import math_ops
 
 Case = collections.namedtuple("Case", "id fn inputs ref dtypes out_dtype needs")
 

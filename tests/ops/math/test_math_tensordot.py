@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
+from trainflow._src.framework import registry
 
 pytestmark = pytest.mark.skipif(
     not all(registry.is_registered(t) for t in ("Transpose", "Reshape")),

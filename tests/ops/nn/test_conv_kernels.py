@@ -5,9 +5,9 @@ import itertools
 import numpy as np
 import pytest
 
-from trainflow.framework import errors
-from trainflow.ops.nn import conv_kernels as K
-from trainflow.ops.nn import pool_kernels as P
+from trainflow._src.framework import errors
+from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn import pool_kernels as P
 
 from pool_reference import tf_avg_grad_span
 
@@ -220,7 +220,7 @@ def test_nchw_results_written_in_place_equal_nhwc(op, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, "bfloat16"])
 def test_conv_kernels_keep_dtype(dtype):
-    from trainflow.framework import dtypes
+    from trainflow._src.framework import dtypes
     np_dtype = dtypes.as_dtype(dtype).as_numpy_dtype if isinstance(dtype, str) else dtype
     x = (RNG.rand(1, 4, 4, 2) * 4).astype(np_dtype)
     w = (RNG.rand(2, 2, 2, 3) * 4).astype(np_dtype)
@@ -347,7 +347,7 @@ def test_pool_kernels_match_loops(xs, ksize, strides, padding):
 def test_max_pool_with_argmax_indices():
     x = np.floor(RNG.rand(2, 5, 4, 3) * 3).astype(np.float32)
     attrs = dict(ksize=[1, 3, 2, 1], strides=[1, 2, 2, 1], padding=b"SAME")
-    from trainflow.framework import dtypes
+    from trainflow._src.framework import dtypes
     for include_batch in (False, True):
         out, arg = P.max_pool_with_argmax_kernel(x, Targmax=dtypes.int64,
                                                  include_batch_in_index=include_batch, **attrs)
@@ -473,7 +473,7 @@ def test_lrn_errors_and_dtype():
 
 
 def test_run_chunks_on_threads_keeps_chunk_order(monkeypatch):
-    from trainflow.kernels import intra_op
+    from trainflow._src.kernels import intra_op
     monkeypatch.setattr(intra_op, "threads", lambda: 2)
     chunks = K._image_chunks(32, 1024, 75, 4)  # conv1's im2col: 2 chunks a thread at least
     assert len(chunks) >= 4 and chunks[0].start == 0 and chunks[-1].stop == 32

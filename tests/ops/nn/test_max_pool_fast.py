@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from trainflow.ops.nn import conv_kernels as K
-from trainflow.ops.nn import max_pool_fast as F
-from trainflow.ops.nn import pool_loops as L
-from trainflow.ops.nn.window_phases import StridePhases
+from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn import max_pool_fast as F
+from trainflow._src.ops.nn import pool_loops as L
+from trainflow._src.ops.nn.window_phases import StridePhases
 
 RNG = np.random.RandomState(11)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 from op_checks import gradient_error
 from tf_interop import needs_tf, run_json
@@ -453,7 +453,7 @@ def test_composites_equal_their_definitions():
 
 
 def test_conv1d_gradient_matches_finite_differences():
-    from trainflow.framework import registry
+    from trainflow._src.framework import registry
     if not (registry.get_gradient("ExpandDims")[0] and registry.get_gradient("Squeeze")[0]):
         pytest.skip("ExpandDims/Squeeze gradients are not registered yet (array ops)")
     rng = np.random.RandomState(5)
@@ -514,9 +514,9 @@ def _run_tf(*args):
 def test_graph_def_round_trip_with_tensorflow(tmp_path):
     """A TF-built graph with these ops imports and runs here with TF's numbers, and the
     graph exported from here imports and runs in TF with the same numbers."""
-    from trainflow.framework.graph_def import import_graph_def
-    from trainflow.ops.nn import conv, pool  # noqa: F401 - register the op types
-    from trainflow.protos import graph_pb2
+    from trainflow._src.framework.graph_def import import_graph_def
+    from trainflow._src.ops.nn import conv, pool  # noqa: F401 - register the op types
+    from trainflow._src.protos import graph_pb2
     path = str(tmp_path / "tf_graph.pb")
     expected = _run_tf("build", path)
     gd = graph_pb2.GraphDef()

@@ -4,12 +4,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from trainflow.framework import dtypes, errors
-from trainflow.ops.nn import activation_kernels
-from trainflow.ops.nn import batch_norm_kernels
-from trainflow.ops.nn import sampling_kernels
-from trainflow.ops.nn import topk_kernels
-from trainflow.ops.nn import xent_kernels
+from trainflow._src.framework import dtypes, errors
+from trainflow._src.ops.nn import activation_kernels
+from trainflow._src.ops.nn import batch_norm_kernels
+from trainflow._src.ops.nn import sampling_kernels
+from trainflow._src.ops.nn import topk_kernels
+from trainflow._src.ops.nn import xent_kernels
 
 X = np.array([[-1.5, -0.4, 0.3], [0.9, 2.2, 7.1]], np.float32)
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework.op_builder import apply_op
 
 X = np.array([[-1.5, -0.4, 0.3], [0.9, 2.2, 7.1]], np.float32)
 W = np.array([[0.3, -1.2, 0.7], [1.1, 0.5, -0.8]], np.float32)

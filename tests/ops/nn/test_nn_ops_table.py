@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.framework.op_builder import apply_op
-from trainflow.ops.nn import activation_kernels
-from trainflow.ops.data_flow import partition as partition
+from trainflow._src.framework import registry
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.ops.nn import activation_kernels
+from trainflow._src.ops.data_flow import partition as partition
 
 from op_checks import jacobians
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 from op_checks import gradient_error
 
@@ -177,7 +177,7 @@ def test_static_shapes(name, build, expected):
 
 
 def test_gradient_op_shapes():
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     with tf.Graph().as_default():
         window = dict(ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
         apg = apply_op("AvgPoolGrad", orig_input_shape=[1, 8, 8, 3], grad=_ph([1, 4, 4, 3]),
@@ -271,7 +271,7 @@ def _distinct(shape, seed):
 
 
 def _window(op_type, ksize, strides, padding, **extra):
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     return lambda **inputs: apply_op(op_type, ksize=ksize, strides=strides, padding=padding,
                                      **inputs, **extra).outputs[0]
 

@@ -13,7 +13,7 @@ import textwrap
 import numpy as np
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.nn import nn_ops  # noqa: F401 - registers the nn op types before an import
+from trainflow._src.ops.nn import nn_ops  # noqa: F401 - registers the nn op types before an import
 
 from tf_interop import needs_tf, run_python
 
@@ -137,7 +137,7 @@ def test_trainflow_runs_tensorflows_nn_graph(tmp_path):
 
 
 def test_tensorflow_runs_trainflows_nn_graph(tmp_path):
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
 
     def xent_op(features, labels):
         return apply_op("SoftmaxCrossEntropyWithLogits", features=features,

@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from trainflow.framework import dtypes
-from trainflow.ops.nn import conv_kernels as K
-from trainflow.ops.nn import pool_kernels as P
-from trainflow.ops.nn import pool_loops as L
+from trainflow._src.framework import dtypes
+from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn import pool_kernels as P
+from trainflow._src.ops.nn import pool_loops as L
 
 from pool_reference import tf_avg_grad_span
 

@@ -3,9 +3,9 @@ ties, NaN and -inf cells, stride larger than the window, SAME with odd sizes, ex
 padding (skipped without $TRAINFLOW_TF_PYTHON)."""
 import numpy as np
 
-from trainflow.framework import dtypes
-from trainflow.ops.nn import conv_kernels
-from trainflow.ops.nn import pool_kernels as P
+from trainflow._src.framework import dtypes
+from trainflow._src.ops.nn import conv_kernels
+from trainflow._src.ops.nn import pool_kernels as P
 
 from tf_interop import needs_tf, run_json
 

@@ -6,9 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from trainflow.ops.nn import conv_kernels as K
-from trainflow.ops.nn import pool_loops as L
-from trainflow.ops.nn import separable_max as S
+from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn import pool_loops as L
+from trainflow._src.ops.nn import separable_max as S
 
 RNG = np.random.RandomState(11)
 

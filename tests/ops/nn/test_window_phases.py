@@ -3,8 +3,8 @@ of the padded input, and merging phases back writes exactly the cells windows re
 import numpy as np
 import pytest
 
-from trainflow.ops.nn import conv_kernels as K
-from trainflow.ops.nn.window_phases import StridePhases
+from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn.window_phases import StridePhases
 
 GEOMETRIES = [  # in (h, w), ksize, strides, padding, explicit
     ((7, 9), (3, 3), (2, 2), "SAME", None),

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
+from trainflow._src.framework.op_builder import apply_op
 
 jax = pytest.importorskip("jax")
 import xla_compare  # noqa: E402
-from trainflow.ops.nn import xla_conv_cpu  # noqa: E402
+from trainflow._src.ops.nn import xla_conv_cpu  # noqa: E402
 
 R = np.random.RandomState(0)
 X20 = R.randn(2, 12, 12, 20).astype(np.float32)

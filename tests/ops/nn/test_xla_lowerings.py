@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.nn import batch_norm
+from trainflow._src.ops.nn import batch_norm
 
 pytest.importorskip("jax")
 import xla_compare  # noqa: E402

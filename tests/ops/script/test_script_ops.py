@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.script import script_ops
+from trainflow._src.framework import errors
+from trainflow._src.ops.script import script_ops
 
 
 def _run(make):

@@ -8,7 +8,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow import sparse as tf_sparse
-from trainflow.framework import errors
+from trainflow._src.framework import errors
 
 
 def _new_ops(g, before):

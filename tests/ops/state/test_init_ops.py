@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import init_ops
-from trainflow.ops.state.partitioned_variables import PartitionInfo
+from trainflow._src.ops.state import init_ops
+from trainflow._src.ops.state.partitioned_variables import PartitionInfo
 
 from fixture_paths import FIXTURES
 

@@ -4,9 +4,9 @@ the form's path or the rule's give the same buffers."""
 import numpy as np
 import pytest
 
-from trainflow.kernels import blocked
-from trainflow.ops.state import optimizer_inplace as inplace
-from trainflow.ops.state import optimizer_rules as rules
+from trainflow._src.kernels import blocked
+from trainflow._src.ops.state import optimizer_inplace as inplace
+from trainflow._src.ops.state import optimizer_rules as rules
 
 # (name, number of slots, hyperparameters in the rule's order with "grad" where the
 # gradient goes, attrs); slots start positive (accumulators), as optimizers keep them.

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import resource_variables as rv
+from trainflow._src.ops.state import resource_variables as rv
 
 
 @pytest.fixture
@@ -155,8 +155,8 @@ def test_optimizers_on_resource_variables_match_ref_variables(name):
 
 
 def test_resource_apply_op_signature_is_tensorflows():
-    from trainflow.framework import registry
-    from trainflow.ops.state import training_ops
+    from trainflow._src.framework import registry
+    from trainflow._src.ops.state import training_ops
     info = registry.get("ResourceSparseApplyMomentum")
     assert [(a.name, a.type) for a in info.op_def.inputs][:3] == [
         ("var", tf.resource), ("accum", tf.resource), ("lr", None)]

@@ -66,7 +66,7 @@ def _ours(prefix, restore_from=None):
 
 
 def _node_attrs(hex_node_def):
-    from trainflow.protos import node_def_pb2
+    from trainflow._src.protos import node_def_pb2
     return attrs_of(node_def_pb2.NodeDef.FromString(bytes.fromhex(hex_node_def)))
 
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
-from trainflow.ops.state.sdca_optimizer import sdca_optimizer_v2
+from trainflow._src.framework import registry
+from trainflow._src.ops.state.sdca_optimizer import sdca_optimizer_v2
 from tf_interop import needs_tf, run_python
 
 _DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

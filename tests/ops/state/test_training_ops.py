@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.state import training_ops
+from trainflow._src.framework import errors
+from trainflow._src.ops.state import training_ops
 
 
 def _sign(x):
@@ -229,7 +229,7 @@ def test_large_dense_update_runs_in_blocks_like_one_pass():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             got = sess.run(out)
-    from trainflow.ops.state import optimizer_rules
+    from trainflow._src.ops.state import optimizer_rules
     f = np.float32
     want = optimizer_rules.adam(v0, np.zeros(n, f), np.zeros(n, f), f(0.9), f(0.999), f(0.01),
                                 f(0.9), f(0.999), f(1e-8), g)[0]

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.framework.tensor_conversion import convert_to_tensor
-from trainflow.ops.state import variables
+from trainflow._src.framework import errors
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.state import variables
 
 
 def test_structure_and_names():
@@ -26,7 +26,7 @@ def test_structure_and_names():
         assert v.read_value().name == "read:0"
         assert tf.Variable(0).name == "Variable:0"
         assert tf.Variable(0, name="v").name == "v_1:0"
-        from trainflow.ops.state import variable_scope
+        from trainflow._src.ops.state import variable_scope
         power = variable_scope.variable(0.9, name="beta1_power", trainable=False)
         assert power.name == "beta1_power:0" and power not in tf.trainable_variables()
 

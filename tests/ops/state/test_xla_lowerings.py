@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.ops.state import training_ops
+from trainflow._src.ops.state import training_ops
 
 pytest.importorskip("jax")
 import xla_compare  # noqa: E402

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.op_builder import apply_op
-from trainflow.ops.state import resource_variable_ops as rv_ops
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.ops.state import resource_variable_ops as rv_ops
 
 pytest.importorskip("jax")
 import xla_compare  # noqa: E402

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.string.string_format import string_format
-from trainflow.ops.string.summarize import summarize_value
+from trainflow._src.framework import errors
+from trainflow._src.ops.string.string_format import string_format
+from trainflow._src.ops.string.summarize import summarize_value
 
 # (value, summarize, TensorFlow's v1 text) -- from TF 2.21's Assert messages.
 V1_CASES = [

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.string.regex_match import regex_full_match
+from trainflow._src.framework import errors
+from trainflow._src.ops.string.regex_match import regex_full_match
 
 
 def test_full_match_static_and_dynamic():

@@ -2,8 +2,8 @@
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.string.string_ops import string_join
+from trainflow._src.framework import errors
+from trainflow._src.ops.string.string_ops import string_join
 
 
 def test_string_join_broadcasts_scalars():

@@ -4,7 +4,7 @@ import sys
 import numpy as np
 import pytest
 
-from trainflow.ops.summary import histogram
+from trainflow._src.ops.summary import histogram
 
 
 def test_default_bucket_limits():

@@ -9,7 +9,7 @@ import pytest
 
 import summary_cases
 from tf_interop import needs_tf, run_json
-from trainflow.protos import summary_pb2
+from trainflow._src.protos import summary_pb2
 
 _SCRIPT = os.path.join(os.path.dirname(os.path.abspath(summary_cases.__file__)),
                        "summary_cases.py")

@@ -12,8 +12,8 @@ import summary_naming
 import trainflow.compat.v1 as tf
 from fixture_paths import EVENTS
 from tf_interop import needs_tf, run_json
-from trainflow.framework import errors
-from trainflow.protos import summary_pb2
+from trainflow._src.framework import errors
+from trainflow._src.protos import summary_pb2
 
 
 _CLASSIC_ZLIB = "ng" not in zlib.ZLIB_RUNTIME_VERSION
@@ -57,8 +57,8 @@ def _fixture_graph(inputs):
 def test_graph_def_as_tensorflows(fixture):
     """Node for node (names, ops, inputs, attrs, shapes) the GraphDef TF wrote."""
     from fixture_paths import events_file
-    from trainflow.protos import graph_pb2
-    from trainflow.summary.summary_iterator import summary_iterator
+    from trainflow._src.protos import graph_pb2
+    from trainflow._src.summary.summary_iterator import summary_iterator
     inputs, written = fixture
     theirs = next(graph_pb2.GraphDef.FromString(e.graph_def)
                   for e in summary_iterator(events_file()) if e.HasField("graph_def"))
@@ -149,7 +149,7 @@ def test_legacy_names_keep_tags_as_given():
 @pytest.mark.parametrize("op_type", ["ScalarSummary", "HistogramSummary", "ImageSummary",
                                      "AudioSummaryV2", "TensorSummaryV2", "MergeSummary"])
 def test_summary_ops_are_not_differentiable(op_type):
-    from trainflow.framework import registry
+    from trainflow._src.framework import registry
     assert registry.is_registered(op_type)
     assert registry.get_gradient(op_type) == (True, None)
 
@@ -177,8 +177,8 @@ def test_tags_and_node_names_as_tensorflow():
 
 def test_tensorflows_graph_def_imports_and_runs(fixture):
     from fixture_paths import events_file
-    from trainflow.protos import graph_pb2
-    from trainflow.summary.summary_iterator import summary_iterator
+    from trainflow._src.protos import graph_pb2
+    from trainflow._src.summary.summary_iterator import summary_iterator
     _, written = fixture
     graph_def = next(graph_pb2.GraphDef.FromString(e.graph_def)
                      for e in summary_iterator(events_file()) if e.HasField("graph_def"))
@@ -196,7 +196,7 @@ def test_tensorflows_graph_def_imports_and_runs(fixture):
 
 
 def test_get_summary_description():
-    from trainflow.framework.op_builder import apply_op
+    from trainflow._src.framework.op_builder import apply_op
     with tf.Graph().as_default():
         t = apply_op("TensorSummary", tensor=tf.constant([1.0]),
                      description='{"typeHint": "scalar"}').outputs[0]

@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import errors
-from trainflow.ops.control_flow.switch import switch
-from trainflow.runtime import planner
-from trainflow.runtime.backends import numpy_backend
+from trainflow._src.framework import errors
+from trainflow._src.ops.control_flow.switch import switch
+from trainflow._src.runtime import planner
+from trainflow._src.runtime.backends import numpy_backend
 
 
 def _program(fetches, feeds):

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework import registry
+from trainflow._src.framework import registry
 
 pytest.importorskip("jax")
-from trainflow.runtime.backends import xla_backend  # noqa: E402
+from trainflow._src.runtime.backends import xla_backend  # noqa: E402
 from xla_compare import assert_same_observations  # noqa: E402
 from xla_compare import config as _config  # noqa: E402
 from xla_compare import segment_kernels as _segment_kernels  # noqa: E402

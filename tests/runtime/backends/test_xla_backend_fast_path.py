@@ -8,7 +8,7 @@ import pytest
 import trainflow.compat.v1 as tf
 
 pytest.importorskip("jax")
-from trainflow.runtime.backends import xla_backend  # noqa: E402
+from trainflow._src.runtime.backends import xla_backend  # noqa: E402
 from xla_compare import config as _config  # noqa: E402
 from xla_compare import segment_kernels as _segment_kernels  # noqa: E402
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.framework.function_graph import FuncGraph
+from trainflow._src.framework.function_graph import FuncGraph
 
 pytest.importorskip("jax")
 import xla_compare  # noqa: E402

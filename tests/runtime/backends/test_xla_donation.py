@@ -10,7 +10,7 @@ import pytest
 import trainflow.compat.v1 as tf
 
 pytest.importorskip("jax")
-from trainflow.runtime.backends import xla_backend  # noqa: E402
+from trainflow._src.runtime.backends import xla_backend  # noqa: E402
 from xla_compare import config, segment_kernels  # noqa: E402
 
 

@@ -9,7 +9,7 @@ import trainflow.compat.v1 as tf
 
 pytest.importorskip("jax")
 import xla_compare  # noqa: E402
-from trainflow.runtime.backends import xla_backend  # noqa: E402
+from trainflow._src.runtime.backends import xla_backend  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow.runtime.backends import xla_switch
+from trainflow._src.runtime.backends import xla_switch
 
 _SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src")
 

@@ -9,8 +9,8 @@ one cluster per scope, and runs the rest on NumPy; with the switch on, ops marke
 import contextlib
 import weakref
 
-from trainflow.framework import attr_scope
-from trainflow.framework.graph import get_default_graph
+from trainflow._src.framework import attr_scope
+from trainflow._src.framework.graph import get_default_graph
 
 # Per graph: [scopes opened at the top level so far, current nesting depth].
 _counters = weakref.WeakKeyDictionary()

@@ -1,0 +1,1 @@
+"""The implementation of `tf.app`; the face is `trainflow/app/__init__.py`."""

@@ -1,0 +1,1 @@
+"""The implementation of `tf.gfile`; the face is `trainflow/gfile/__init__.py`."""

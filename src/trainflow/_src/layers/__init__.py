@@ -1,0 +1,1 @@
+"""The implementation of `tf.layers`; the face is `trainflow/layers/__init__.py`."""

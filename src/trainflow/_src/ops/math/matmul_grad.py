@@ -1,0 +1,99 @@
+"""Gradients of the matrix products (MatMul, BatchMatMul, BatchMatMulV2/V3) and AddN.
+
+For C = A @ B: dA = dC @ B^H and dB = A^H @ dC, arranged for the transpose and
+adjoint flags so no explicit transpose is built (`gradients/<op>_grad/MatMul`
+and `.../MatMul_1`, as in TensorFlow). Batched products whose batch dimensions
+were broadcast sum the gradients over those dimensions. Qr has no gradient here
+(it needs triangular solves), so differentiating through it raises LookupError.
+
+Imported at the end of `math_ops`.
+"""
+from trainflow._src.framework.registry import RegisterGradient
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math.grad_util import broadcast_gradient_args
+
+
+def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False):
+    """The raw MatMul op (TF's gen_math_ops.mat_mul)."""
+    return math_ops._out("MatMul", None, a=a, b=b, transpose_a=transpose_a,
+                         transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b)
+
+
+@RegisterGradient("MatMul")
+def _mat_mul_grad(op, grad):
+    t_a = op.get_attr("transpose_a")
+    t_b = op.get_attr("transpose_b")
+    a = math_ops.conj(op.inputs[0])
+    b = math_ops.conj(op.inputs[1])
+    if not t_a and not t_b:
+        grad_a = _mat_mul(grad, b, transpose_b=True, grad_a=True)
+        grad_b = _mat_mul(a, grad, transpose_a=True, grad_b=True)
+    elif not t_a and t_b:
+        grad_a = _mat_mul(grad, b, grad_a=True)
+        grad_b = _mat_mul(grad, a, transpose_a=True, grad_b=True)
+    elif t_a and not t_b:
+        grad_a = _mat_mul(b, grad, transpose_b=True, grad_a=True)
+        grad_b = _mat_mul(a, grad, grad_b=True)
+    else:
+        grad_a = _mat_mul(b, grad, transpose_a=True, transpose_b=True, grad_a=True)
+        grad_b = _mat_mul(grad, a, transpose_a=True, transpose_b=True, grad_b=True)
+    return grad_a, grad_b
+
+
+def _batch_products(op, grad, marks):
+    """(dx, dy) of x @ y with the adjoint flags of `op`; `marks` adds grad_a/grad_b."""
+    x, y = op.inputs
+    adj_x = op.get_attr("adj_x")
+    adj_y = op.get_attr("adj_y")
+    ka = {"grad_a": True} if marks else {}
+    kb = {"grad_b": True} if marks else {}
+    if not adj_x:
+        if not adj_y:
+            grad_x = math_ops.matmul(grad, y, adjoint_a=False, adjoint_b=True, **ka)
+            grad_y = math_ops.matmul(x, grad, adjoint_a=True, adjoint_b=False, **kb)
+        else:
+            grad_x = math_ops.matmul(grad, y, adjoint_a=False, adjoint_b=False, **ka)
+            grad_y = math_ops.matmul(grad, x, adjoint_a=True, adjoint_b=False, **kb)
+    elif not adj_y:
+        grad_x = math_ops.matmul(y, grad, adjoint_a=False, adjoint_b=True, **ka)
+        grad_y = math_ops.matmul(x, grad, adjoint_a=False, adjoint_b=False, **kb)
+    else:
+        grad_x = math_ops.matmul(y, grad, adjoint_a=True, adjoint_b=True, **ka)
+        grad_y = math_ops.matmul(grad, x, adjoint_a=True, adjoint_b=True, **kb)
+    return grad_x, grad_y
+
+
+@RegisterGradient("BatchMatMul")
+def _batch_mat_mul_grad(op, grad):
+    # The pre-broadcasting op: both inputs have the same batch dimensions.
+    return _batch_products(op, grad, marks=False)
+
+
+def _batch_mat_mul_v2_grad(op, grad):
+    grad_x, grad_y = _batch_products(op, grad, marks=True)
+    x, y = op.inputs
+    sx_static, sy_static = x.shape, y.shape
+    may_have_batch = (sx_static.rank is None or sx_static.rank > 2 or
+                      sy_static.rank is None or sy_static.rank > 2)
+    batch_match = (sx_static[:-2].is_fully_defined() and sy_static[:-2].is_fully_defined()
+                   and sx_static[:-2] == sy_static[:-2])
+    if not may_have_batch or batch_match:
+        return grad_x, grad_y
+    # Batch dimensions were broadcast: sum each gradient over the ones its input lacked.
+    sx = array_ops.shape(x)
+    sy = array_ops.shape(y)
+    rx, ry = broadcast_gradient_args(sx[:-2], sy[:-2])
+    grad_x = array_ops.reshape(math_ops.reduce_sum(grad_x, rx), sx)
+    grad_y = array_ops.reshape(math_ops.reduce_sum(grad_y, ry), sy)
+    return grad_x, grad_y
+
+
+RegisterGradient("BatchMatMulV2")(_batch_mat_mul_v2_grad)
+RegisterGradient("BatchMatMulV3")(_batch_mat_mul_v2_grad)
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op, grad):
+    # Every input gets the incoming gradient (AddN does not broadcast).
+    return [grad] * len(op.inputs)

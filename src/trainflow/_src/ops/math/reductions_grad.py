@@ -1,0 +1,210 @@
+"""Gradients of the reductions and scans: Sum, Mean, Prod, Max, Min, EuclideanNorm,
+ArgMax/ArgMin (None), Cumsum and Cumprod; and the `ListDiff` op the Prod gradient
+uses (TF's `setdiff1d`).
+
+The graphs are TensorFlow's: a reduction to a scalar of a known-rank input is a
+Reshape and a Tile; with fully known shapes the kept-dims shape and the tile
+multiples are computed once per graph and baked in as constants; otherwise
+they are computed at run time (`reductions.reduced_shape`). So the
+gradient nodes of a training graph get TensorFlow's names
+(`gradients/loss_grad/Tile`, `.../Prod`, `.../truediv`).
+
+Imported at the end of `math_ops`.
+"""
+import weakref
+
+import numpy as np
+
+from trainflow._src.framework import dtypes, tensor_util
+from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.tensor_shape import TensorShape
+from trainflow._src.ops.array import array_ops
+from trainflow._src.framework import constant_op
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math.grad_util import safe_shape_div, shape_tuple
+from trainflow._src.ops.math.reductions import reduced_shape
+
+
+# -- ListDiff: the values of x not in y, and their positions ----------------------------------
+def _list_diff_kernel(x, y, *, out_idx):
+    keep = ~np.isin(x, y)
+    return x[keep], np.flatnonzero(keep).astype(out_idx.as_numpy_dtype)
+
+
+def _list_diff_shape(op):
+    for t in op.inputs:
+        dims = t.shape._dims
+        if dims is not None and len(dims) != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {len(dims)}")
+    return [TensorShape([None]), TensorShape([None])]
+
+
+register_op("ListDiff", inputs=["x: T", "y: T"], outputs=["out: T", "idx: out_idx"],
+            attrs=["T: type", "out_idx: {int32, int64} = DT_INT32"],
+            shape_fn=_list_diff_shape, kernel=_list_diff_kernel)
+
+
+@tensor_util.register_constant_value("ListDiff")
+def _list_diff_value(op, index, partial):
+    x = tensor_util.constant_value(op.inputs[0])
+    y = tensor_util.constant_value(op.inputs[1])
+    if x is None or y is None or np.ndim(x) != 1:
+        return None
+    return _list_diff_kernel(np.asarray(x), np.asarray(y), out_idx=op._attrs["out_idx"])[index]
+
+
+# -- Sum and Mean ---------------------------------------------------------------------------
+# Per graph: (input shape, axes) -> (kept-dims shape, tile multiples), as TF caches them.
+_REDUCED_SHAPE_CACHE = weakref.WeakKeyDictionary()
+
+
+def _static_kept_dims_and_multiples(graph, input_shape, axes):
+    cache = _REDUCED_SHAPE_CACHE.setdefault(graph, {})
+    key = (input_shape, axes)
+    if key not in cache:
+        kept = reduced_shape(input_shape, axes)
+        # TF computes the multiples with Maximum and floordiv ops that it then folds to
+        # constants, leaving them unused in the graph; building them too keeps the graph
+        # (and the names in this scope) identical to TF's.
+        safe_shape_div(input_shape, kept)
+        multiples = np.asarray(input_shape, np.int32) // np.maximum(kept, 1)
+        cache[key] = (tuple(int(d) for d in kept), tuple(int(d) for d in multiples))
+    return cache[key]
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op, grad):
+    input_dims = shape_tuple(op.inputs[0])
+    if input_dims is not None:
+        axes = tensor_util.constant_value(op.inputs[1])
+        if axes is not None:
+            rank = len(input_dims)
+            if np.array_equal(axes, np.arange(rank)):
+                # Reduced to a scalar: reshape to all-ones dims and tile back.
+                grad = array_ops.reshape(grad, [1] * rank)
+                if None not in input_dims:
+                    input_shape = constant_op.constant(list(input_dims), dtype=dtypes.int32)
+                else:
+                    input_shape = array_ops.shape(op.inputs[0])
+                return [array_ops.tile(grad, input_shape), None]
+            if None not in input_dims:
+                axes = tuple(int(a) for a in np.asarray(axes).reshape(-1))
+                kept, multiples = _static_kept_dims_and_multiples(op.graph, input_dims, axes)
+                grad = array_ops.reshape(grad, kept)
+                return [array_ops.tile(grad, multiples), None]
+    input_shape = array_ops.shape(op.inputs[0])
+    if not op.get_attr("keep_dims"):
+        with op.graph.colocate_with(input_shape.op):
+            kept = reduced_shape(input_shape, op.inputs[1])
+        grad = array_ops.reshape(grad, kept)
+    return [array_ops.broadcast_to(grad, input_shape), None]
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op, grad):
+    sum_grad = _sum_grad(op, grad)[0]
+    input_dims = shape_tuple(op.inputs[0])
+    output_dims = shape_tuple(op.outputs[0])
+    if (input_dims is not None and output_dims is not None and None not in input_dims
+            and None not in output_dims):
+        factor = int(np.prod(input_dims)) // max(int(np.prod(output_dims)), 1)
+        factor = constant_op.constant(factor, dtype=sum_grad.dtype.base_dtype)
+    else:
+        input_shape = array_ops.shape(op.inputs[0])
+        input_rank = array_ops.size(input_shape)
+        axes = math_ops.cast(op.inputs[1], input_rank.dtype.base_dtype)
+        axes = (axes + input_rank) % input_rank
+        factor = math_ops.reduce_prod(array_ops.gather(input_shape, axes))
+    return math_ops.truediv(sum_grad, math_ops.cast(factor, sum_grad.dtype.base_dtype)), None
+
+
+# -- Max and Min ------------------------------------------------------------------------------
+def _min_or_max_grad(op, grad):
+    """The gradient goes to the selected elements, split evenly between ties."""
+    input_shape = array_ops.shape(op.inputs[0])
+    y = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = reduced_shape(input_shape, op.inputs[1])
+        y = array_ops.reshape(y, kept)
+        grad = array_ops.reshape(grad, kept)
+    else:
+        kept = array_ops.shape(y)
+    indicators = math_ops.cast(math_ops.equal(y, op.inputs[0]), grad.dtype.base_dtype)
+    num_selected = array_ops.reshape(math_ops.reduce_sum(indicators, op.inputs[1]), kept)
+    return [math_ops.divide(indicators, num_selected) * grad, None]
+
+
+RegisterGradient("Max")(_min_or_max_grad)
+RegisterGradient("Min")(_min_or_max_grad)
+
+
+# -- Prod ----------------------------------------------------------------------------------
+@RegisterGradient("Prod")
+def _prod_grad(op, grad):
+    # The product of all the other entries, without dividing (zeros are allowed): move
+    # the reduced axes to the front, flatten them, and multiply the exclusive cumulative
+    # products from the left and from the right.
+    x = op.inputs[0]
+    input_shape = array_ops.shape(x)
+    reduction_indices = array_ops.reshape(op.inputs[1], [-1])
+    if not op.get_attr("keep_dims"):
+        grad = array_ops.reshape(grad, reduced_shape(input_shape, op.inputs[1]))
+    grad = array_ops.broadcast_to(grad, input_shape)
+    with op.graph.device("/cpu:0"):
+        rank = array_ops.rank(x)
+        reduction_indices = math_ops.cast(reduction_indices, rank.dtype.base_dtype)
+        reduced = (reduction_indices + rank) % rank
+        idx = math_ops.range(0, rank)
+        other = math_ops._out("ListDiff", None, x=idx, y=reduced,
+                              out_idx=reduced.dtype.base_dtype)
+        perm = array_ops.concat([reduced, other], 0)
+        reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))
+        other_num = math_ops.reduce_prod(array_ops.gather(input_shape, other))
+    permuted = array_ops.transpose(x, perm)
+    permuted_shape = array_ops.shape(permuted)
+    reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
+    left = math_ops.cumprod(reshaped, axis=0, exclusive=True)
+    right = math_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right), permuted_shape)
+    out = grad * array_ops.transpose(y, array_ops.invert_permutation(perm))
+    return array_ops.reshape(out, input_shape), None
+
+
+# -- EuclideanNorm, ArgMax/ArgMin ------------------------------------------------------------
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op, grad):
+    # d ||x|| = x / ||x||
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        kept = reduced_shape(array_ops.shape(op.inputs[0]), op.inputs[1])
+        output = array_ops.reshape(output, kept)
+        grad = array_ops.reshape(grad, kept)
+    return math_ops.truediv(op.inputs[0], output / grad), None
+
+
+def _arg_grad(op, grad):
+    return [None, None]
+
+
+RegisterGradient("ArgMax")(_arg_grad)
+RegisterGradient("ArgMin")(_arg_grad)
+
+
+# -- scans ----------------------------------------------------------------------------------
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    # Each input feeds every later (or, reversed, earlier) output: a cumsum the other way.
+    exclusive = op.get_attr("exclusive")
+    reverse = op.get_attr("reverse")
+    return [math_ops.cumsum(grad, op.inputs[1], exclusive=exclusive, reverse=not reverse),
+            None]
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    x, axis = op.inputs
+    exclusive = op.get_attr("exclusive")
+    reverse = op.get_attr("reverse")
+    prod = math_ops.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = math_ops.cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return [math_ops.div_no_nan(out, x), None]

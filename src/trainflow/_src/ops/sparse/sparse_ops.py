@@ -1,0 +1,236 @@
+"""Sparse <-> dense: SparseToDense and SparseReorder ops, sparse_placeholder,
+sparse_tensor_to_dense / sparse_to_dense / sparse_reorder."""
+import numpy as np
+
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
+from trainflow._src.ops.array.shape_util import (
+    as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim, shape_from_shape_tensor,
+    shape_of, with_rank, with_rank_at_most)
+
+__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder"]
+
+_ORDER_HINT = ("Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
+               "correctly ordered copy.\n\n")
+
+
+def _sparse_to_dense_shape(op):
+    with_rank_at_most(dims_of(op.inputs[0]), 2)
+    with_rank_at_most(dims_of(op.inputs[1]), 1)
+    with_rank(dims_of(op.inputs[3]), 0)
+    return [shape_of(shape_from_shape_tensor(op.inputs[1]))]
+
+
+def _index_text(row):
+    return "[" + ",".join(str(int(v)) for v in row) + "]"
+
+
+def _validate_sparse_indices(idx, shape):
+    """TF's checks, in row order: each index in bounds, and after the one before it."""
+    n = idx.shape[0]
+    if n == 0:
+        return
+    limits = np.asarray(shape, dtype=np.int64)
+    out_of_bounds = ((idx < 0) | (idx >= limits)).any(axis=1)
+    first_bad = int(np.argmax(out_of_bounds)) if out_of_bounds.any() else n
+    order_bad = n
+    if n > 1 and len(shape):
+        keys = np.ravel_multi_index(np.clip(idx, 0, np.maximum(limits - 1, 0)).T, shape)
+        step = np.diff(keys)
+        bad = np.flatnonzero(step <= 0)
+        if bad.size:
+            order_bad = int(bad[0]) + 1
+    if first_bad <= order_bad and first_bad < n:
+        raise invalid_argument(f"indices[{first_bad}] = {_index_text(idx[first_bad])} is out of "
+                               f"bounds: need 0 <= index < {fmt_dims(shape)}")
+    if order_bad < n:
+        i = order_bad
+        if (idx[i] == idx[i - 1]).all():
+            raise invalid_argument(f"indices[{i}] = {_index_text(idx[i])} is repeated")
+        raise invalid_argument(f"indices[{i}] = {_index_text(idx[i])} is out of order. "
+                               + _ORDER_HINT)
+
+
+def _sparse_to_dense_kernel(sparse_indices, output_shape, sparse_values, default_value, *,
+                            validate_indices):
+    if sparse_indices.ndim > 2:
+        raise invalid_argument(f"sparse_indices should be a scalar, vector, or matrix, got shape "
+                               f"{fmt_dims(sparse_indices.shape)}")
+    if output_shape.ndim > 1:
+        raise invalid_argument(f"output_shape should be a scalar or vector, got shape "
+                               f"{fmt_dims(output_shape.shape)}")
+    shape = as_index_list(output_shape)
+    n = sparse_indices.shape[0] if sparse_indices.ndim > 0 else 1
+    rank = sparse_indices.shape[1] if sparse_indices.ndim > 1 else 1
+    idx = sparse_indices.reshape(n, rank)
+    if rank != len(shape):
+        raise invalid_argument(f"output_shape has incorrect number of elements: {len(shape)} "
+                               f"should be: {rank}")
+    if np.ndim(sparse_values) not in (0, 1) or (np.ndim(sparse_values) == 1 and
+                                                 np.shape(sparse_values)[0] != n):
+        raise invalid_argument(f"sparse_values has incorrect shape "
+                               f"{fmt_dims(np.shape(sparse_values))}, should be [] or [{n}]")
+    if np.ndim(default_value) != 0:
+        raise invalid_argument(f"default_value should be a scalar, got shape "
+                               f"{fmt_dims(np.shape(default_value))}")
+    if validate_indices:
+        _validate_sparse_indices(idx, shape)
+    else:
+        limits = np.asarray(shape, dtype=np.int64)
+        bad = ((idx < 0) | (idx >= limits)).any(axis=1)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise invalid_argument(f"indices[{i}] = {_index_text(idx[i])} is out of bounds: "
+                                   f"need 0 <= index < {fmt_dims(shape)}")
+    out = np.full(shape, default_value, dtype=np.asarray(default_value).dtype)
+    if n:
+        out[tuple(idx.T)] = sparse_values
+    return out
+
+
+register_op("SparseToDense",
+            inputs=["sparse_indices: Tindices", "output_shape: Tindices", "sparse_values: T",
+                    "default_value: T"],
+            outputs=["dense: T"],
+            attrs=["validate_indices: bool = true", "T: type", "Tindices: {int32, int64}"],
+            shape_fn=_sparse_to_dense_shape, kernel=_sparse_to_dense_kernel)
+
+
+@RegisterGradient("SparseToDense")
+def _sparse_to_dense_grad(op, grad):
+    """Values get the gradient at their indices; the default value gets the rest."""
+    from trainflow._src.ops.array.create import zeros_like
+    from trainflow._src.ops.array.gather import gather_nd
+    from trainflow._src.ops.math.math_ops import reduce_sum
+    sparse_indices, output_shape = op.inputs[0], op.inputs[1]
+    values_grad = gather_nd(grad, sparse_indices)
+    default_grad = reduce_sum(grad) - reduce_sum(values_grad)
+    return [zeros_like(sparse_indices), zeros_like(output_shape), values_grad, default_grad]
+
+
+def _sparse_reorder_shape(op):
+    idx = with_rank(dims_of(op.inputs[0]), 2)
+    vals = with_rank(dims_of(op.inputs[1]), 1)
+    shp = with_rank(dims_of(op.inputs[2]), 1)
+    n = merge_dim(idx[0], vals[0])
+    r = merge_dim(idx[1], shp[0])
+    return [TensorShape([n, r]), TensorShape([n])]
+
+
+def _sparse_reorder_kernel(input_indices, input_values, input_shape):
+    if input_indices.ndim != 2:
+        raise invalid_argument(f"Input indices should be a matrix but received shape "
+                               f"{fmt_dims(input_indices.shape)}")
+    if input_values.ndim != 1:
+        raise invalid_argument(f"Input values should be a vector but received shape "
+                               f"{fmt_dims(input_values.shape)}")
+    order = np.lexsort(input_indices.T[::-1]) if input_indices.shape[1] else \
+        np.arange(input_indices.shape[0])
+    return input_indices[order], input_values[order]
+
+
+register_op("SparseReorder", inputs=["input_indices: int64", "input_values: T",
+                                     "input_shape: int64"],
+            outputs=["output_indices: int64", "output_values: T"], attrs=["T: type"],
+            shape_fn=_sparse_reorder_shape, kernel=_sparse_reorder_kernel)
+
+
+@RegisterGradient("SparseReorder")
+def _sparse_reorder_grad(op, unused_indices_grad, values_grad):
+    """Gathers the values' gradient back into the input order: reordering the entry
+    numbers 0..n-1 gives the permutation, whose inverse undoes it."""
+    from trainflow._src.ops.array.create import range as range_
+    from trainflow._src.ops.array.gather import gather, invert_permutation
+    from trainflow._src.ops.array.shape import shape
+    input_indices, input_shape = op.inputs[0], op.inputs[2]
+    entries = range_(shape(input_indices)[0])
+    ordered = sparse_reorder(SparseTensor(input_indices, entries, input_shape))
+    return None, gather(values_grad, invert_permutation(ordered.values)), None
+
+
+def _as_sparse(sp_input):
+    if isinstance(sp_input, SparseTensorValue):
+        return SparseTensor.from_value(sp_input)
+    if not isinstance(sp_input, SparseTensor):
+        raise TypeError("Input must be a SparseTensor.")
+    return sp_input
+
+
+def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, name=None):
+    """The dense tensor of a SparseTensor (`tf.sparse.to_dense`, a SparseToDense op).
+
+    Raises:
+      TypeError: if `sp_input` is not a SparseTensor (or SparseTensorValue).
+    """
+    from trainflow._src.ops.array.create import zeros
+    sp_input = _as_sparse(sp_input)
+    if default_value is None:
+        default_value = zeros([], dtype=sp_input.dtype)
+    return apply_op("SparseToDense", sparse_indices=sp_input.indices,
+                    output_shape=sp_input.dense_shape, sparse_values=sp_input.values,
+                    default_value=default_value, validate_indices=validate_indices,
+                    name=name).outputs[0]
+
+
+def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
+                    validate_indices=True, name=None):
+    """A dense tensor from indices and values (TF1 `tf.sparse_to_dense`)."""
+    return apply_op("SparseToDense", sparse_indices=sparse_indices, output_shape=output_shape,
+                    sparse_values=sparse_values, default_value=default_value,
+                    validate_indices=validate_indices, name=name).outputs[0]
+
+
+def sparse_reorder(sp_input, name=None):
+    """The SparseTensor with its indices in row-major order (`tf.sparse.reorder`)."""
+    from trainflow._src.ops.array.array_ops import identity
+    sp_input = _as_sparse(sp_input)
+    op = apply_op("SparseReorder", input_indices=sp_input.indices, input_values=sp_input.values,
+                  input_shape=sp_input.dense_shape, name=name)
+    indices, values = op.outputs
+    if sp_input.get_shape().is_fully_defined():
+        return SparseTensor(indices, values, sp_input.get_shape().as_list())
+    out = SparseTensor(indices, values, identity(sp_input.dense_shape))
+    out.set_shape(sp_input.shape)
+    return out
+
+
+def sparse_placeholder(dtype, shape=None, name=None):
+    """A SparseTensor of three placeholders, fed with a SparseTensorValue
+    (`tf.sparse_placeholder`; `name/values`, `name/indices`, `name/shape`).
+
+    Args:
+      dtype: the values' dtype.
+      shape: the dense shape (list with None/-1 for unknown sizes, or a 1-D tensor),
+        or None for an unknown shape, fed with the rest.
+      name: name prefix.
+    """
+    from trainflow._src.framework.tensor_conversion import convert_to_tensor
+    from trainflow._src.framework.constant_op import placeholder, placeholder_with_default
+    shape_name = None if name is None else name + "/shape"
+    default_shape_name = None if name is None else name + "/shape_default"
+    if shape is None:
+        rank = None
+        dense_shape = placeholder(dtypes.int64, shape=[rank], name=shape_name)
+        default = TensorShape(None)
+    else:
+        if isinstance(shape, Tensor):
+            rank = dims_of(shape)[0] if dims_of(shape) else None
+            from trainflow._src.framework.sparse_tensor import _static_shape
+            default = _static_shape(shape)
+        else:
+            rank = len(shape)
+            sizes = [dimension_value(d) for d in shape]
+            default = TensorShape([None if d is None or d == -1 else d for d in sizes])
+            shape = convert_to_tensor(tuple(-1 if d is None else d for d in sizes),
+                                      dtype=dtypes.int64, name=default_shape_name)
+        dense_shape = placeholder_with_default(shape, shape=shape.shape, name=shape_name)
+    values = placeholder(dtype, shape=[None], name=None if name is None else name + "/values")
+    indices = placeholder(dtypes.int64, shape=[None, rank],
+                          name=None if name is None else name + "/indices")
+    result = SparseTensor(values=values, indices=indices, dense_shape=dense_shape)
+    result._dense_shape_default = default
+    return result

@@ -1,0 +1,1 @@
+"""trainflow._src.protos."""

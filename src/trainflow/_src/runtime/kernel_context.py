@@ -1,0 +1,33 @@
+"""The runtime's KernelContext: the current step's RunState, and function bodies
+compiled by the session that runs the kernel."""
+from trainflow._src.framework import kernel_context
+from trainflow._src.runtime import run_state
+from trainflow._src.runtime.resources import container_of
+
+
+class KernelContext(kernel_context.KernelContext):
+    """The context a session hands to kernels (see framework.kernel_context).
+    `resources` is the container the op's `container` attr names (tf.container)."""
+
+    __slots__ = ("_manager",)
+
+    def __init__(self, op, session, resources):
+        self._manager = resources
+        if resources is not None and op._attrs.get("container"):
+            resources = resources.container(container_of(op))
+        super().__init__(op, session, resources)
+
+    def variable(self, variable_op):
+        """The storage of the variable `variable_op` names, in its own container."""
+        attrs = variable_op._attrs
+        return self._manager.container(container_of(variable_op)).variable(
+            kernel_context.resource_name(variable_op), attrs["dtype"], attrs["shape"])
+
+    @property
+    def run_state(self):
+        """The RunState of the current step (cancellation, deadline)."""
+        return run_state.current()
+
+    def make_callable(self, fetches, feeds):
+        """Compiles `fetches` from `feeds` with the session's planner and backend."""
+        return self.session._function_callable(fetches, feeds)

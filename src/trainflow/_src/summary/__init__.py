@@ -1,0 +1,1 @@
+"""The implementation of `tf.summary`; the face is `trainflow/summary/__init__.py`."""
