@@ -15,7 +15,7 @@ SRC = os.path.join(ROOT, "src")
 
 def main():
     """Runs protoc over every .proto file; returns its exit status."""
-    protos = sorted(glob.glob(os.path.join(SRC, "trainflow", "protos", "*.proto")))
+    protos = sorted(glob.glob(os.path.join(SRC, "trainflow", "_src", "protos", "*.proto")))
     if not protos:
         print("no .proto files under src/trainflow/_src/protos", file=sys.stderr)
         return 1

@@ -8,15 +8,14 @@ import numpy as np
 import pytest
 from google.protobuf import text_format
 
+import trainflow._src.protos
 from trainflow._src.protos import (checkpoint_state_pb2, config_pb2, event_pb2, example_pb2,
                               feature_pb2, graph_pb2, meta_graph_pb2, queue_runner_pb2,
                               saver_pb2, types_pb2, variable_pb2)
 
 from fixture_paths import FIXTURES
 
-PROTO_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "src", "trainflow", "protos")
-
-pytestmark = pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="fixtures not available")
+PROTO_DIR = os.path.dirname(os.path.abspath(trainflow._src.protos.__file__))
 
 
 def _fixture(*parts):
