@@ -16,7 +16,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 INDEX_FILES = sorted(glob.glob(os.path.join(CKPTS, "*", "*.index")))
 DECODED = [p for p in INDEX_FILES if os.path.exists(p[:-len(".index")] + ".index.json")]
-needs_fixtures = pytest.mark.skipif(not INDEX_FILES, reason="fixtures not available")
 V1_FILES = sorted(glob.glob(os.path.join(HERE, "data", "v1*", "model.ckpt*")))
 
 
@@ -36,7 +35,6 @@ def _table_at(tmp_path, data, name="t.table"):
     return lt.TableReader(path)
 
 
-@needs_fixtures
 @pytest.mark.parametrize("path", DECODED, ids=lambda p: os.path.relpath(p, CKPTS))
 def test_fixture_index_entries_match_the_independent_decoding(path):
     items = list(lt.TableReader(path).items())
@@ -48,7 +46,6 @@ def test_fixture_index_entries_match_the_independent_decoding(path):
         (e["key_hex"], e["entry_proto_hex"]) for e in expected["entries"]]
 
 
-@needs_fixtures
 @pytest.mark.parametrize("path", INDEX_FILES + V1_FILES, ids=os.path.basename)
 def test_rewriting_a_tf_table_gives_identical_bytes(path):
     reader = lt.TableReader(path)

@@ -18,7 +18,6 @@ from fixture_paths import FIXTURES
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 PREFIXES = sorted(p[:-len(".index")] for p in glob.glob(os.path.join(CKPTS, "*", "*.index")))
-needs_fixtures = pytest.mark.skipif(not PREFIXES, reason="fixtures not available")
 DATA = os.path.join(HERE, "data")
 
 
@@ -42,7 +41,6 @@ def _rewrite(reader, prefix):
                 w.add(e.key, value)
 
 
-@needs_fixtures
 @pytest.mark.parametrize("prefix", PREFIXES, ids=lambda p: os.path.relpath(p, CKPTS))
 def test_writing_the_fixture_tensors_gives_tfs_bytes(prefix, tmp_path):
     out = str(tmp_path / "ckpt")
@@ -251,7 +249,6 @@ def test_merge_rejects_duplicate_tensors(tmp_path):
         tb.merge_bundles([], str(tmp_path / "m"))
 
 
-@needs_fixtures
 def test_fixture_json_facts_about_the_saved_entries():
     with open(os.path.join(CKPTS, "a_dtypes", "model.ckpt.index.json")) as f:
         decoded = json.load(f)

@@ -17,7 +17,6 @@ from fixture_paths import FIXTURES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPTS = os.path.join(FIXTURES, "checkpoints")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 DATA = os.path.join(HERE, "data")
 
 
@@ -51,7 +50,6 @@ def _load(name):
         return json.load(f)
 
 
-@needs_fixtures
 def test_a_dtypes_values_are_bit_exact():
     with BundleReader(os.path.join(CKPTS, "a_dtypes", "model.ckpt")) as r:
         variables = _load("a_dtypes/model.ckpt.json")["variables"]
@@ -62,7 +60,6 @@ def test_a_dtypes_values_are_bit_exact():
         assert r.entry("str_vec").dtype == dtypes.string
 
 
-@needs_fixtures
 def test_adam_slots_and_max_to_keep_values():
     with BundleReader(os.path.join(CKPTS, "d_adam_slots", "model.ckpt")) as r:
         for v in _load("d_adam_slots/model.ckpt.json")["variables"]:
@@ -74,7 +71,6 @@ def test_adam_slots_and_max_to_keep_values():
             assert r.lookup("global_step") == step
 
 
-@needs_fixtures
 def test_partitioned_tensors_whole_and_in_slices():
     fixture = _load("c_partitioned/model.ckpt.json")
     with BundleReader(os.path.join(CKPTS, "c_partitioned", "model.ckpt")) as r:
@@ -93,7 +89,6 @@ def test_partitioned_tensors_whole_and_in_slices():
         np.testing.assert_array_equal(out, part)
 
 
-@needs_fixtures
 @pytest.mark.parametrize("name", ["e_object_based", "e2_object_based_eager"])
 def test_object_based_checkpoints(name):
     from trainflow._src.protos import trackable_object_graph_pb2
@@ -140,7 +135,6 @@ def _flip(path, offset):
         f.write(bytes([b[0] ^ 0x10]))
 
 
-@needs_fixtures
 def test_a_flipped_data_byte_is_data_loss_naming_tensor_and_file(tmp_path):
     prefix = _copy_fixture(tmp_path, "a_dtypes", "model.ckpt")
     with BundleReader(prefix) as r:
@@ -162,7 +156,6 @@ def test_a_flipped_data_byte_is_data_loss_naming_tensor_and_file(tmp_path):
             r.lookup("str_vec")
 
 
-@needs_fixtures
 def test_truncated_and_missing_data_files(tmp_path):
     prefix = _copy_fixture(tmp_path, "a_dtypes", "model.ckpt")
     data = tb.data_filename(prefix, 0, 1)
@@ -181,7 +174,6 @@ def test_truncated_and_missing_data_files(tmp_path):
         assert r.entry("f32_vec").size == 12  # metadata still readable
 
 
-@needs_fixtures
 def test_missing_keys_and_index():
     with BundleReader(os.path.join(CKPTS, "d_adam_slots", "model.ckpt")) as r:
         with pytest.raises(errors.NotFoundError, match="^Key nope not found in checkpoint$"):

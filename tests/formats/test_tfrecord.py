@@ -15,7 +15,6 @@ from trainflow._src.framework import errors
 from fixture_paths import FIXTURES
 
 RECORDS = os.path.join(FIXTURES, "records")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(RECORDS), reason="fixtures not available")
 
 
 def _json(name):
@@ -33,7 +32,6 @@ def tf_records():
     return list(tf_record_iterator(os.path.join(RECORDS, "examples.tfrecord")))
 
 
-@needs_fixtures
 def test_reads_tf_file_and_framing(tf_records):
     info = _json("records.json")
     assert len(tf_records) == 20
@@ -45,7 +43,6 @@ def test_reads_tf_file_and_framing(tf_records):
         assert record == bytes.fromhex(hex_bytes)
 
 
-@needs_fixtures
 @pytest.mark.parametrize("options, suffix", [
     (None, ""), ("", ""), (TFRecordCompressionType.NONE, ""),
     ("GZIP", ".gz"), (TFRecordCompressionType.GZIP, ".gz"), (TFRecordOptions("GZIP"), ".gz"),
@@ -61,14 +58,12 @@ def test_writes_tf_bytes_exactly(tmp_path, tf_records, options, suffix):
     assert list(tf_record_iterator(path, options)) == tf_records
 
 
-@needs_fixtures
 def test_compressed_fixtures_decompress_to_plain_file():
     plain = _read(os.path.join(RECORDS, "examples.tfrecord"))
     assert zlib.decompress(_read(os.path.join(RECORDS, "examples.tfrecord.zlib"))) == plain
     assert zlib.decompress(_read(os.path.join(RECORDS, "examples.tfrecord.gz")), 31) == plain
 
 
-@needs_fixtures
 @pytest.mark.parametrize("case", _json("corrupt/errors.json")["cases"] if os.path.isdir(RECORDS)
                          else [], ids=lambda c: c["file"])
 def test_corrupt_files_fail_as_tf(case):

@@ -2,7 +2,6 @@
 import glob
 import os
 import socket
-import sys
 import time
 import warnings
 
@@ -49,7 +48,6 @@ def test_logdir_is_created_and_reported(tmp_path):
     assert os.path.isdir(logdir)
 
 
-@pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
 def test_replaying_fixture_gives_tf_events(tmp_path):
     (fixture,) = glob.glob(os.path.join(EVENTS, "events.out.tfevents.*"))
     tf_events = list(summary_iterator(fixture))

@@ -12,7 +12,6 @@ from trainflow._src.summary.summary_iterator import summary_iterator
 
 from fixture_paths import EVENTS, events_file
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
 
 
 def _expected():

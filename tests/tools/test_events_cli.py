@@ -13,7 +13,6 @@ from trainflow._src.summary.writer import FileWriter
 
 from fixture_paths import EVENTS, events_file
 
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(EVENTS), reason="fixtures not available")
 
 
 def _section(out, title):
@@ -22,7 +21,6 @@ def _section(out, title):
     return lines[0].split(), [line.split() for line in lines[1:]]
 
 
-@needs_fixtures
 def test_default_listing_shows_every_kind(capsys):
     assert main(["events", events_file()]) == 0
     out = capsys.readouterr().out
@@ -62,7 +60,6 @@ def test_values_after_the_first_keep_the_tags_kind(tmp_path, capsys):
                      "1     notes  line 1\\nmore", "2     notes  line 2\\nmore"]
 
 
-@needs_fixtures
 def test_directory_and_tags(capsys):
     assert main(["events", EVENTS, "--tags"]) == 0
     rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:]}
@@ -74,7 +71,6 @@ def test_directory_and_tags(capsys):
     assert rows["step_3"] == ["run_metadata", "1"]
 
 
-@needs_fixtures
 def test_csv(capsys):
     assert main(["events", EVENTS, "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
@@ -98,7 +94,6 @@ def test_several_runs_and_tensor_scalars(tmp_path, capsys):
         ("b", "0", "0.0"), ("b", "1", "2.0"), ("b", "2", "4.0")]
 
 
-@needs_fixtures
 def test_plot_writes_a_png(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "scalars.png"
@@ -107,7 +102,6 @@ def test_plot_writes_a_png(tmp_path, capsys):
     assert "(3 scalar tags, 2 histogram tags)" in capsys.readouterr().out
 
 
-@needs_fixtures
 def test_plot_of_picked_tags(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "picked.png"
@@ -118,14 +112,12 @@ def test_plot_of_picked_tags(tmp_path, capsys):
     assert "no scalars or histograms to plot" in capsys.readouterr().err
 
 
-@needs_fixtures
 def test_tags_filter_with_globs(capsys):
     assert main(["events", EVENTS, "--csv", "--tags", "train/l*,py/simple"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert {r["tag"] for r in rows} == {"train/loss", "py/simple"}
 
 
-@needs_fixtures
 def test_extract_images_audio_and_text(tmp_path, capsys):
     import json
     from PIL import Image
@@ -145,7 +137,6 @@ def test_extract_images_audio_and_text(tmp_path, capsys):
     assert (tmp_path / "notes.step4.txt").read_text() == "**hello** trainflow"
 
 
-@needs_fixtures
 def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)   # import now fails
     assert main(["events", EVENTS, "--plot", str(tmp_path / "x.png")]) == 1
@@ -160,7 +151,6 @@ def test_missing_path_and_empty_directory(tmp_path, capsys):
     assert "no event files" in capsys.readouterr().err
 
 
-@needs_fixtures
 def test_corrupt_file_prints_what_it_read_then_the_error(tmp_path, capsys):
     with open(events_file(), "rb") as f:
         data = f.read()

@@ -12,7 +12,6 @@ from fixture_paths import FIXTURES
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 PREFIXES = sorted(p[:-len(".index")] for p in glob.glob(os.path.join(CKPTS, "*", "*.index")))
-needs_fixtures = pytest.mark.skipif(not PREFIXES, reason="fixtures not available")
 V1_FILE = os.path.join(HERE, "..", "formats", "data", "v1", "model.ckpt")
 
 
@@ -22,7 +21,6 @@ def _run(capsys, *argv):
     return code, out, err
 
 
-@needs_fixtures
 @pytest.mark.parametrize("prefix", PREFIXES, ids=lambda p: os.path.relpath(p, CKPTS))
 def test_lists_and_dumps_every_fixture(prefix, capsys):
     code, out, _ = _run(capsys, prefix)
@@ -37,7 +35,6 @@ def test_lists_and_dumps_every_fixture(prefix, capsys):
     assert code == 0 and out.count("tensor_name:  ") == len(listing)
 
 
-@needs_fixtures
 def test_listing_shows_dtype_shape_and_slices(capsys):
     code, out, _ = _run(capsys, os.path.join(CKPTS, "c_partitioned"))
     assert code == 0
@@ -46,7 +43,6 @@ def test_listing_shows_dtype_shape_and_slices(capsys):
                                 "plain     float32    [2]"]
 
 
-@needs_fixtures
 def test_tensor_values_as_json(capsys):
     path = os.path.join(CKPTS, "a_dtypes", "model.ckpt")
     code, out, _ = _run(capsys, path, "--json", "--tensor", "str_vec", "--tensor",
@@ -64,7 +60,6 @@ def test_tensor_values_as_json(capsys):
     assert values["bool_vec"]["value"] == [True, False, True, True, False]
 
 
-@needs_fixtures
 def test_object_graph_is_decoded(capsys):
     d = os.path.join(CKPTS, "e_object_based")
     code, out, _ = _run(capsys, d, "--json")

@@ -2,17 +2,14 @@
 import json
 import os
 
-import pytest
 
 from trainflow import cli
 
 from fixture_paths import FIXTURES
 
 META = os.path.join(FIXTURES, "checkpoints", "d_adam_slots", "model.ckpt.meta")
-needs_fixtures = pytest.mark.skipif(not os.path.exists(META), reason="fixtures not available")
 
 
-@needs_fixtures
 def test_text_listing_of_a_meta_file(capsys):
     assert cli.main(["inspect", META]) == 0
     out = capsys.readouterr().out
@@ -21,7 +18,6 @@ def test_text_listing_of_a_meta_file(capsys):
     assert "restore op:      save/restore_all" in out
 
 
-@needs_fixtures
 def test_json_from_checkpoint_prefix_with_meta_flag(capsys):
     assert cli.main(["inspect", META[:-len(".meta")], "--meta", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -13,7 +13,6 @@ from trainflow._src.train import checkpoint_management as cm
 from fixture_paths import FIXTURES
 
 CKPTS = os.path.join(FIXTURES, "checkpoints")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 
 
 def _read(path):
@@ -21,7 +20,6 @@ def _read(path):
         return f.read()
 
 
-@needs_fixtures
 def test_reads_the_fixture_state_files():
     d = os.path.join(CKPTS, "b_max_to_keep")
     state = train.get_checkpoint_state(d)
@@ -34,7 +32,6 @@ def test_reads_the_fixture_state_files():
             os.path.join(CKPTS, name, prefix)
 
 
-@needs_fixtures
 def test_writes_tfs_text_and_a_moved_directory_still_resolves(tmp_path):
     d = tmp_path / "run"
     shutil.copytree(os.path.join(CKPTS, "b_max_to_keep"), d)

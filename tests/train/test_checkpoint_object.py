@@ -12,7 +12,6 @@ from trainflow._src.train.object_graph import ObjectGraphView
 from fixture_paths import FIXTURES
 
 TF_CKPT = os.path.join(FIXTURES, "checkpoints", "e_object_based")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(TF_CKPT), reason="fixtures not available")
 
 
 class Module:
@@ -33,7 +32,6 @@ def _fixture_model():
     return tf.train.Checkpoint(model=model, optimizer=opt, step=step), model, train
 
 
-@needs_fixtures
 def test_restores_tensorflows_checkpoint_and_matches_its_object_graph():
     with open(os.path.join(TF_CKPT, "ckpt-1.json")) as f:
         spec = json.load(f)

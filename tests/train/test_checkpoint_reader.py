@@ -15,13 +15,11 @@ from fixture_paths import FIXTURES
 HERE = os.path.dirname(os.path.abspath(__file__))
 CKPTS = os.path.join(FIXTURES, "checkpoints")
 PREFIXES = sorted(p[:-len(".index")] for p in glob.glob(os.path.join(CKPTS, "*", "*.index")))
-needs_fixtures = pytest.mark.skipif(not PREFIXES, reason="fixtures not available")
 DATA = os.path.join(HERE, "..", "formats", "data")
 with open(os.path.join(DATA, "expected.json")) as _f:
     EXPECTED = json.load(_f)
 
 
-@needs_fixtures
 @pytest.mark.parametrize("prefix", PREFIXES, ids=lambda p: os.path.relpath(p, CKPTS))
 def test_every_fixture_reads(prefix):
     with NewCheckpointReader(prefix) as reader:
@@ -42,7 +40,6 @@ def test_every_fixture_reads(prefix):
         assert lines[-1] == b"" and len(lines) - 1 >= len(shapes)
 
 
-@needs_fixtures
 def test_list_matches_tf_and_slices_are_hidden():
     with open(os.path.join(CKPTS, "a_dtypes", "model.ckpt.json")) as f:
         fixture = json.load(f)
@@ -62,7 +59,6 @@ def test_list_matches_tf_and_slices_are_hidden():
     assert part.debug_string().count(b"\x00part\x00\x01") == 3
 
 
-@needs_fixtures
 def test_object_graph_is_parsed():
     reader = NewCheckpointReader(os.path.join(CKPTS, "e_object_based", "ckpt-1"))
     graph = reader.get_object_graph()

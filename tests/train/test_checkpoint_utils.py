@@ -13,10 +13,8 @@ from trainflow._src.framework import errors
 from fixture_paths import FIXTURES
 
 CKPTS = os.path.join(FIXTURES, "checkpoints")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 
 
-@needs_fixtures
 @pytest.mark.parametrize("name,prefix", [("a_dtypes", "model.ckpt"),
                                          ("c_partitioned", "model.ckpt")])
 def test_list_variables_matches_tf(name, prefix):
@@ -28,7 +26,6 @@ def test_list_variables_matches_tf(name, prefix):
         assert train.list_variables(where) == [tuple(x) for x in want]
 
 
-@needs_fixtures
 def test_load_checkpoint_from_a_directory_uses_the_latest():
     reader = train.load_checkpoint(os.path.join(CKPTS, "b_max_to_keep"))
     assert reader.get_tensor("global_step") == 3

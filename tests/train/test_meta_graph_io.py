@@ -172,8 +172,6 @@ def test_text_and_binary_meta_graph_files(tmp_path):
 
 def test_write_graph_text_and_binary_match_tensorflow_files(tmp_path):
     src = os.path.join(FIXTURES, "graphs", "mlp_graph.pb")
-    if not os.path.exists(src):
-        pytest.skip("fixtures not available")
     with open(src, "rb") as f:
         gd = graph_pb2.GraphDef.FromString(f.read())
     with tf.Graph().as_default() as g:
@@ -202,7 +200,6 @@ def test_variable_def_round_trip_with_slices():
         assert back[1]._get_save_slice_info().full_name == "p"
 
 
-@pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 def test_tensorflow_graph_files_reimport_as_written():
     with open(os.path.join(CKPTS, "a_dtypes", "model.ckpt.meta"), "rb") as f:
         mgd = meta_graph_pb2.MetaGraphDef.FromString(f.read())

@@ -4,7 +4,6 @@ import json
 import os
 
 import numpy as np
-import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.protos import meta_graph_pb2
@@ -12,7 +11,6 @@ from trainflow._src.protos import meta_graph_pb2
 from fixture_paths import FIXTURES
 
 CKPTS = os.path.join(FIXTURES, "checkpoints")
-needs_fixtures = pytest.mark.skipif(not os.path.isdir(CKPTS), reason="fixtures not available")
 
 
 def _load(sub, name):
@@ -61,7 +59,6 @@ def _nodes(graph_def):
     return {n.name: n for n in graph_def.node if n.name.startswith("save/")}
 
 
-@needs_fixtures
 def test_saver_graph_matches_tensorflow():
     expected = _nodes(_meta("c_partitioned").graph_def)
     with tf.Graph().as_default():
@@ -80,7 +77,6 @@ def test_saver_graph_matches_tensorflow():
     assert saver.saver_def == tf_def
 
 
-@needs_fixtures
 def test_meta_graph_matches_tensorflow():
     expected = _meta("c_partitioned")
     with tf.Graph().as_default():
@@ -92,7 +88,6 @@ def test_meta_graph_matches_tensorflow():
     assert mgd.graph_def.versions == expected.graph_def.versions
 
 
-@needs_fixtures
 def test_save_is_byte_identical_to_tensorflow(tmp_path):
     with tf.Graph().as_default():
         _dtypes_graph()
@@ -110,7 +105,6 @@ def test_save_is_byte_identical_to_tensorflow(tmp_path):
             assert (tmp_path / name).read_bytes() == f.read(), name
 
 
-@needs_fixtures
 def test_partitioned_save_is_byte_identical(tmp_path):
     full = {k: _value(v) for k, v in _load("c_partitioned", "model.ckpt.json")[
         "full_values"].items()}
@@ -134,7 +128,6 @@ def test_partitioned_save_is_byte_identical(tmp_path):
         assert (tmp_path / "checkpoint").read_text() == f.read()
 
 
-@needs_fixtures
 def test_restores_every_dtype_written_by_tensorflow():
     with tf.Graph().as_default():
         spec = _dtypes_graph()
@@ -155,7 +148,6 @@ def test_restores_every_dtype_written_by_tensorflow():
             np.testing.assert_array_equal(got[v["name"]], want)
 
 
-@needs_fixtures
 def test_restores_partitioned_into_other_partitioning():
     reader = tf.train.load_checkpoint(os.path.join(CKPTS, "c_partitioned"))
     with tf.Graph().as_default():
@@ -171,7 +163,6 @@ def test_restores_partitioned_into_other_partitioning():
                                           reader.get_tensor("part_col"))
 
 
-@needs_fixtures
 def test_rotation_matches_tensorflow(tmp_path):
     spec = _load("b_max_to_keep", "model.ckpt.json")
     with tf.Graph().as_default():
@@ -195,7 +186,6 @@ def test_rotation_matches_tensorflow(tmp_path):
     assert "last_checkpoints" in json.dumps(spec) or spec
 
 
-@needs_fixtures
 def test_import_tf_meta_graph_restores_and_trains():
     """TF's Adam graph: import, restore after 2 steps, run a third step; the result is
     Adam's update from the restored state (checked against NumPy)."""

@@ -200,10 +200,7 @@ def test_training_with_sampled_losses_lowers_the_loss(loss_fn):
         biases = tf.Variable(np.zeros(num_classes, np.float32))
         loss = tf.reduce_mean(loss_fn(weights, biases, classes[:, None], features,
                                       num_sampled=10, num_classes=num_classes))
-        try:
-            grads = tf.gradients(loss, [weights, biases])
-        except LookupError as e:
-            pytest.skip(f"the gradient path needs an op gradient not registered yet: {e}")
+        grads = tf.gradients(loss, [weights, biases])
         assert all(isinstance(g, tf.IndexedSlices) for g in grads)
         updates = [tf.scatter_sub(v, g.indices, 0.5 * g.values) for v, g in
                    zip([weights, biases], grads)]

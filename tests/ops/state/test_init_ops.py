@@ -137,7 +137,6 @@ def _fixture_nodes(prefixes):
                                     for p in prefixes) and "/Adam" not in n["name"]]
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="fixtures not available")
 def test_get_variable_initializer_graph_matches_tensorflow():
     expected = _fixture_nodes(["dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"])
     with tf.Graph().as_default() as g:

@@ -191,7 +191,6 @@ def _fixture_partitions():
         return json.load(f)
 
 
-@pytest.mark.skipif(not os.path.isdir(FIXTURES), reason="fixtures not available")
 def test_partitioned_variables_match_tensorflow():
     expected = _fixture_partitions()
     with tf.Graph().as_default() as g:
