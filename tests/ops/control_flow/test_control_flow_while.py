@@ -11,21 +11,15 @@ from trainflow._src.framework.graph import _get_graph_from_inputs
 from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
 
 
-def _core_routes_ops_to_function_graphs():
-    """True once the framework builds an op whose first input is an outer tensor in
-    the function graph being built (TF's `building_function` rule)."""
+def test_ops_on_outer_tensors_go_to_the_function_graph_being_built():
+    """TF's `building_function` rule: an op whose first input is an outer tensor is built
+    in the function graph that is the default."""
     outer = tf.Graph()
     with outer.as_default():
         t = tf.constant(1.0)
     fg = FuncGraph("probe", outer)
     with fg.as_default():
-        return _get_graph_from_inputs([t]) is fg
-
-
-needs_capture = pytest.mark.skipif(
-    not _core_routes_ops_to_function_graphs(),
-    reason="framework.graph._get_graph_from_inputs must prefer a default graph that is "
-           "building a function")
+        assert _get_graph_from_inputs([t]) is fg
 
 
 def _run(fetches, feed_dict=None, init=False):
@@ -244,7 +238,6 @@ def test_op_added_to_outer_graph_while_building_is_reported():
             tf.while_loop(lambda i: i < 3, body, [0])
 
 
-@needs_capture
 def test_variables_updated_inside_the_loop():
     g = tf.Graph()
     with g.as_default():
@@ -271,7 +264,6 @@ def test_variables_updated_inside_the_loop():
             np.testing.assert_array_equal(sess.run(w), [8.0, 16.0])
 
 
-@needs_capture
 def test_uninitialized_variable_in_loop_is_failed_precondition():
     g = tf.Graph()
     with g.as_default():
@@ -299,7 +291,6 @@ def test_function_defs_for_graph_library():
         assert body.ret[body.signature.output_arg[3].name] == "x"
 
 
-@needs_capture
 def test_variables_in_nested_loops_and_conds():
     g = tf.Graph()
     with g.as_default():

@@ -4,8 +4,7 @@ stop_gradients argument, unconnected xs (None or zeros), a matmul, and the Hessi
 of 0.5 x^T A x + b^T x, x^T B x and sum(x^3).
 
 tf.hessians differentiates through the Reshape/Tile/StridedSlice/Pack ops that the
-first gradient and `hessians` itself build; until those array gradients exist the
-test skips, naming the op type. Every Hessian is also checked row by row with
+first gradient and `hessians` itself build. Every Hessian is also checked row by row with
 tf.gradients of <gradient, e_j>, which stays within math ops where it can.
 """
 import json

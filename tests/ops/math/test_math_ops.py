@@ -9,8 +9,6 @@ import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors, registry
 from trainflow._src.ops.math import math_ops
 
-needs_cast = pytest.mark.skipif(not registry.is_registered("Cast"),
-                                reason="needs the Cast op (array ops)")
 
 
 def _ops(g, start=0):
@@ -151,7 +149,6 @@ def test_tf1_div_floors_integers(g):
     assert tf.div(tf.constant([7.0]), 2.0).op.type == "RealDiv"
 
 
-@needs_cast
 def test_truediv_casts_integers_like_tf(g):
     for dt, want in [(tf.int32, tf.float64), (tf.int64, tf.float64), (tf.uint8, tf.float32),
                      (tf.int16, tf.float32)]:

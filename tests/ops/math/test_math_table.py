@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework import registry
 from trainflow._src.ops.math import math_ops
 
 Case = collections.namedtuple("Case", "id fn inputs ref dtypes out_dtype needs")
@@ -310,11 +309,7 @@ def _as_input(value, dt):
 def _expand():
     for c in CASES:
         for dt in c.dtypes:
-            marks = []
-            missing = [t for t in c.needs if not registry.is_registered(t)]
-            if missing:
-                marks.append(pytest.mark.skip(reason=f"needs op types {missing}"))
-            yield pytest.param(c, dt, id=f"{c.id}-{np.dtype(dt).name}", marks=marks)
+            yield pytest.param(c, dt, id=f"{c.id}-{np.dtype(dt).name}")
 
 
 def _wide(arr):

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework import registry
 
 from tf_interop import needs_tf, run_json
 
@@ -205,14 +204,7 @@ def _tf_results():
     return run_json(script, spec=spec)
 
 
-_NEEDED = ("Cast", "SelectV2", "StopGradient", "Reshape", "Shape", "Transpose", "Rank",
-           "Range", "GatherV2", "PlaceholderWithDefault")
-
-pytestmark = [
-    needs_tf,
-    pytest.mark.skipif(not all(registry.is_registered(t) for t in _NEEDED),
-                       reason="needs the array op types"),
-]
+pytestmark = needs_tf
 
 
 @pytest.fixture(scope="module")
