@@ -10,7 +10,8 @@ import pytest
 from tf_fork_server import ForkServerClient
 
 TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
-needs_tf = pytest.mark.skipif(not TF_PYTHON, reason="TRAINFLOW_TF_PYTHON is not set")
+TF_SKIP_REASON = "TRAINFLOW_TF_PYTHON is not set"
+needs_tf = pytest.mark.skipif(not TF_PYTHON, reason=TF_SKIP_REASON)
 # TensorFlow quiet, on the CPU, and without oneDNN's differently rounded kernels.
 TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0", "CUDA_VISIBLE_DEVICES": ""}
 
