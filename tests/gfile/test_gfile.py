@@ -158,7 +158,8 @@ def test_paths_as_bytes_pathlib_and_file_uri(tmp_path):
 
 def test_other_schemes_are_unimplemented():
     with pytest.raises(errors.UnimplementedError,
-                       match=r"^File system scheme 'gs' not implemented \(file: 'gs://bucket/x'\)$"):
+                       match=r"^File system scheme 'gs' not implemented "
+                             r"\(file: 'gs://bucket/x'\)$"):
         gfile.exists("gs://bucket/x")
     with pytest.raises(errors.UnimplementedError, match="scheme 's3'"):
         gfile.GFile("s3://b/k").read()
