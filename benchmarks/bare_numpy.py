@@ -55,7 +55,10 @@ def best_cpu_ms(fn, calls=5, rounds=3):
     return best
 
 
-def _adam(params, grads, state, lr=F32(1e-3), b1=F32(0.9), b2=F32(0.999), eps=F32(1e-8)):
+_LR, _B1, _B2, _EPS = F32(1e-3), F32(0.9), F32(0.999), F32(1e-8)
+
+
+def _adam(params, grads, state, lr=_LR, b1=_B1, b2=_B2, eps=_EPS):
     state["t"] += 1
     t = state["t"]
     alpha = F32(lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t))
@@ -126,11 +129,18 @@ def adam_pair(n=10_000_000):
     alpha, omb1, omb2, eps = F32(1e-3), F32(0.1), F32(0.001), F32(1e-8)
 
     def bare():
-        np.subtract(g, m, out=t); np.multiply(t, omb1, out=t); np.add(m, t, out=m)
-        np.multiply(g, g, out=t); np.subtract(t, v, out=t); np.multiply(t, omb2, out=t)
+        np.subtract(g, m, out=t)
+        np.multiply(t, omb1, out=t)
+        np.add(m, t, out=m)
+        np.multiply(g, g, out=t)
+        np.subtract(t, v, out=t)
+        np.multiply(t, omb2, out=t)
         np.add(v, t, out=v)
-        np.multiply(m, alpha, out=t); np.sqrt(v, out=u); np.add(u, eps, out=u)
-        np.divide(t, u, out=t); np.subtract(var, t, out=var)
+        np.multiply(m, alpha, out=t)
+        np.sqrt(v, out=u)
+        np.add(u, eps, out=u)
+        np.divide(t, u, out=t)
+        np.subtract(var, t, out=var)
 
     def ours():
         blocked.run_blocks(*optimizer_inplace.adam(

@@ -162,9 +162,9 @@ def train(total_loss, global_step, examples_per_epoch, batch_size):
     loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
     losses = tf.get_collection("losses")
     loss_averages_op = loss_averages.apply(losses + [total_loss])
-    for l in losses + [total_loss]:
-        tf.summary.scalar(l.op.name + " (raw)", l)
-        tf.summary.scalar(l.op.name, loss_averages.average(l))
+    for loss_t in losses + [total_loss]:
+        tf.summary.scalar(loss_t.op.name + " (raw)", loss_t)
+        tf.summary.scalar(loss_t.op.name, loss_averages.average(loss_t))
     with tf.control_dependencies([loss_averages_op]):
         grads = tf.train.GradientDescentOptimizer(lr).compute_gradients(total_loss)
     apply_gradient_op = tf.train.GradientDescentOptimizer(lr).apply_gradients(

@@ -49,7 +49,8 @@ def test_type_tuples():
     assert not isinstance(3.0, compat.integral_types)
     assert isinstance(np.float16(1), compat.real_types) and isinstance(2, compat.real_types)
     assert not isinstance(1j, compat.real_types)
-    assert isinstance(1j, compat.complex_types) and isinstance(np.complex64(1), compat.complex_types)
+    assert isinstance(1j, compat.complex_types)
+    assert isinstance(np.complex64(1), compat.complex_types)
     assert not isinstance("1", compat.complex_types)
 
 

@@ -93,6 +93,7 @@ def test_prefetchable_picks_remote_recvs_without_control_inputs():
         apply_op("_Recv", name="rc", tensor_name="c", send_device=PS + "/device:CPU:0",
                  client_terminated=True, **common)
         with g.control_dependencies([remote]):
-            apply_op("_Recv", name="rd", tensor_name="d", send_device=PS + "/device:CPU:0", **common)
+            apply_op("_Recv", name="rd", tensor_name="d", send_device=PS + "/device:CPU:0",
+                     **common)
     got = remote_recv.prefetchable(g.get_operations(), (ME,))
     assert got == [(_key("a"), PS)]

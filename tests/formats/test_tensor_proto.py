@@ -81,10 +81,14 @@ def test_broadcast_and_shapes():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(values=[1.5], dtype=dtypes.int32), TypeError, "Expected int32, but got 1.5 of type 'float'."),
-    (dict(values="a", dtype=dtypes.float32), TypeError, "Expected float32, but got a of type 'str'."),
-    (dict(values=[1.0], dtype=dtypes.bool), TypeError, "Expected bool, but got 1.0 of type 'float'."),
-    (dict(values=[1, 2], dtype=dtypes.qint8), TypeError, "Expected qint8, but got 1 of type 'int'."),
+    (dict(values=[1.5], dtype=dtypes.int32), TypeError,
+     "Expected int32, but got 1.5 of type 'float'."),
+    (dict(values="a", dtype=dtypes.float32), TypeError,
+     "Expected float32, but got a of type 'str'."),
+    (dict(values=[1.0], dtype=dtypes.bool), TypeError,
+     "Expected bool, but got 1.0 of type 'float'."),
+    (dict(values=[1, 2], dtype=dtypes.qint8), TypeError,
+     "Expected qint8, but got 1 of type 'int'."),
     (dict(values=None), ValueError, "None values not supported."),
     (dict(values=[1, 2, 3], shape=[2]), ValueError,
      "Too many elements provided. Takes at most 2, but got 3."),

@@ -1,7 +1,8 @@
 """import_graph_def of the real TensorFlow 2.21 training graph in the fixtures
 (graphs/mlp_graph.pb), and TensorFlow importing GraphDefs that trainflow writes.
 
-Every op type the graph uses must be registered. The TF part runs TF in a subprocess through TRAINFLOW_TF_PYTHON.
+Every op type the graph uses must be registered. The TF part runs TF in a subprocess through
+TRAINFLOW_TF_PYTHON.
 """
 import importlib
 import json

@@ -163,7 +163,8 @@ def test_unknown_rank_behaviour():
     unknown = S(None)
     assert unknown.rank is None and unknown.ndims is None and unknown.dims is None
     assert not unknown and S([])
-    with pytest.raises(ValueError, match=r"^as_list\(\) is not defined on an unknown TensorShape\.$"):
+    with pytest.raises(ValueError,
+                       match=r"^as_list\(\) is not defined on an unknown TensorShape\.$"):
         unknown.as_list()
     with pytest.raises(ValueError, match="Cannot iterate over a shape with unknown rank."):
         list(unknown)
@@ -339,7 +340,8 @@ EXPRESSIONS = [
     "repr(S([2, 3]).num_elements())", "repr(S([1]).concatenate(S(None)))",
     "repr((D(3) + D(None), D(7) // 2, 7 % D(3), D(3) < D(None), D(3) == D(None)))",
     "repr(D(2).merge_with(3))", "repr(D(-1))", "repr(D(2.0))", "repr(D(3) / 2)",
-    "repr(U(3))", "repr(S(3))", "repr(S([-1]))", "S([4, None]).as_proto().SerializeToString().hex()",
+    "repr(U(3))", "repr(S(3))", "repr(S([-1]))",
+    "S([4, None]).as_proto().SerializeToString().hex()",
     "S(None).as_proto().SerializeToString().hex()", "repr(S(S([1, None]).as_proto()))",
 ]
 

@@ -70,7 +70,8 @@ def test_read_seek_tell(tmp_path):
         f.seek()
     with pytest.raises(TypeError, match="may not be set simultaneously"):
         f.seek(1, position=1)
-    with pytest.raises(errors.InvalidArgumentError, match="^Can't read a negative number of bytes: -2$"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="^Can't read a negative number of bytes: -2$"):
         f.read(-2)
     f.close()
     assert f.read(5) == "hello"  # reading after close starts over, as in TF
@@ -157,7 +158,8 @@ def test_paths_as_bytes_pathlib_and_file_uri(tmp_path):
 
 def test_other_schemes_are_unimplemented():
     with pytest.raises(errors.UnimplementedError,
-                       match=r"^File system scheme 'gs' not implemented \(file: 'gs://bucket/x'\)$"):
+                       match=r"^File system scheme 'gs' not implemented "
+                             r"\(file: 'gs://bucket/x'\)$"):
         gfile.exists("gs://bucket/x")
     with pytest.raises(errors.UnimplementedError, match="scheme 's3'"):
         gfile.GFile("s3://b/k").read()
@@ -281,7 +283,8 @@ def test_stat(tmp_path):
     assert st.mtime_nsec == int(os.stat(p).st_mtime) * 10 ** 9
     assert st.mtime_nsecs == st.mtime_nsec
     assert gfile.stat(str(tmp_path)).is_directory is True
-    with pytest.raises(errors.NotFoundError, match="^%s/nope; No such file or directory$" % tmp_path):
+    with pytest.raises(errors.NotFoundError,
+                       match="^%s/nope; No such file or directory$" % tmp_path):
         gfile.stat(str(tmp_path / "nope"))
 
 

@@ -43,14 +43,14 @@ def _child(request, out_path, err_path, in_path):
             rc = code if isinstance(code, int) else (0 if code is None else 1)
             if code is not None and not isinstance(code, int):
                 print(code, file=sys.stderr)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - the child reports whatever the test code raised
             import traceback
             traceback.print_exc()
             rc = 1
         try:
             import atexit
             atexit._run_exitfuncs()
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - nothing may stop the os._exit below
             pass
     finally:
         try:

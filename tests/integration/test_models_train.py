@@ -99,7 +99,7 @@ def test_word2vec_style_model_trains():
     with tf.Session(graph=g) as sess:
         sess.run(init)
         losses = []
-        for epoch in range(6):
+        for _epoch in range(6):
             epoch_losses = []
             for lo in range(0, len(centres), batch):
                 feed = {inputs: centres[lo:lo + batch],

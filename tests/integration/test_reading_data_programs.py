@@ -21,8 +21,9 @@ def _train_until_done(loss, epochs_records):
         threads = tf.train.start_queue_runners(sess=sess, coord=coord)
         try:
             while not coord.should_stop():
-                _, l = sess.run([train, loss], options=tf.RunOptions(timeout_in_ms=20000))
-                losses.append(l)
+                _, loss_value = sess.run([train, loss],
+                                         options=tf.RunOptions(timeout_in_ms=20000))
+                losses.append(loss_value)
         except tf.errors.OutOfRangeError:
             pass
         finally:

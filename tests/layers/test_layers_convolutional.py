@@ -89,7 +89,7 @@ def test_channels_first_equals_channels_last(arr):
             feed = {xt: data, xl: data.transpose(0, 2, 3, 1), x1: d1,
                     x1l: d1.transpose(0, 2, 1)}
             got = sess.run(pairs, feed)
-    for (first, last), (f_t, l_t) in zip(got, pairs):
+    for (first, last), (f_t, _l_t) in zip(got, pairs):
         perm = (0, 2, 1) if first.ndim == 3 else (0, 2, 3, 1)
         np.testing.assert_allclose(first.transpose(perm), last, rtol=1e-5, atol=1e-6)
         assert f_t.shape.as_list()[1] == 3

@@ -64,7 +64,8 @@ def test_graph_roundtrips_byte_for_byte():
     assert graph_pb2.GraphDef.FromString(data).SerializeToString(deterministic=True) == data
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(FIXTURES, "checkpoints", "*", "*.meta"))))
+@pytest.mark.parametrize(
+    "path", sorted(glob.glob(os.path.join(FIXTURES, "checkpoints", "*", "*.meta"))))
 def test_meta_graphs_parse(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -97,7 +98,8 @@ def test_partitioned_save_slice_info():
     assert list(info.var_offset) == [0, 0] and list(info.var_shape) == [4, 3]
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(FIXTURES, "checkpoints", "*", "checkpoint"))))
+@pytest.mark.parametrize(
+    "path", sorted(glob.glob(os.path.join(FIXTURES, "checkpoints", "*", "checkpoint"))))
 def test_checkpoint_state_text_parses(path):
     with open(path) as f:
         text = f.read()

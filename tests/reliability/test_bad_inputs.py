@@ -3,7 +3,6 @@ folders, files where folders belong, unicode and bytes paths: the error class TF
 row's class was checked against TensorFlow 2.21; `test_tensorflow_agrees` re-checks them in
 the interop environment). Rows with "ok" must succeed."""
 import json
-import os
 
 import pytest
 

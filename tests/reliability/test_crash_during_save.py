@@ -10,7 +10,6 @@ import sys
 import time
 
 import numpy as np
-import pytest
 
 import crash_saver
 from trainflow._src.train import checkpoint_management as cm

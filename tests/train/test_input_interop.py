@@ -49,7 +49,8 @@ with tf.Graph().as_default():
 with tf.Graph().as_default():
     fq = tf.train.string_input_producer([d + "/f.bin"], num_epochs=1, shuffle=False)
     k, v = tf.FixedLengthRecordReader(4, header_bytes=2, footer_bytes=1).read(fq)
-    b = tf.train.batch([k, tf.reshape(tf.decode_raw(v, tf.int16), [2])], 2, allow_smaller_final_batch=True)
+    b = tf.train.batch([k, tf.reshape(tf.decode_raw(v, tf.int16), [2])], 2,
+                       allow_smaller_final_batch=True)
     res["fixed"] = [[x.tolist() for x in y] for y in drain(b)]
 def enc(o):
     if isinstance(o, bytes):

@@ -104,7 +104,7 @@ def test_export_scope_strips_names_and_marks_unbound_inputs():
         a = tf.placeholder(tf.float32, [2], name="a")
         with tf.name_scope("inner"):
             v = tf.Variable([1.0, 2.0], name="v")
-            out = tf.add(a, v, name="out")
+            tf.add(a, v, name="out")
         mgd = tf.train.export_meta_graph(export_scope="inner", clear_devices=True)
     names = {n.name for n in mgd.graph_def.node}
     assert "out" in names and "v" in names and "a" not in names

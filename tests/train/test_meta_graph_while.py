@@ -146,7 +146,7 @@ def test_tensorflow_runs_our_loop_meta_graph(tmp_path):
     if not TF_PYTHON:
         pytest.skip("TRAINFLOW_TF_PYTHON is not set")
     feed = FEEDS[_recurrent]
-    with tf.Graph().as_default() as g:
+    with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [2, 3], name="x")
         w = tf.Variable([[0.5, -0.3], [0.1, 0.2], [-0.4, 0.3]], name="w")
         u = tf.Variable([[0.9, 0.1], [-0.2, 0.8]], name="u")

@@ -2,7 +2,6 @@
 trainflow here and by TensorFlow 2.21 in a subprocess (TRAINFLOW_TF_PYTHON; skipped when
 unset), must create the same update nodes (names, op types, inputs, attrs) and the same
 trajectories, for a dense variable and an embedding updated through sparse gradients."""
-import json
 import textwrap
 
 import numpy as np

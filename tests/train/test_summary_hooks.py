@@ -56,7 +56,8 @@ def test_step_counter_hook_records_steps_per_second(tmp_path):
         tf.train.StepCounterHook(every_n_steps=None)
 
 
-@pytest.mark.xla_differs("a compiled step is one XlaCluster op in the timeline, as TF shows one _XlaRun")
+@pytest.mark.xla_differs("a compiled step is one XlaCluster op in the timeline, "
+                         "as TF shows one _XlaRun")
 def test_profiler_hook_writes_chrome_traces(tmp_path):
     with tf.Graph().as_default():
         step, train = _model()

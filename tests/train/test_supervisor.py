@@ -71,9 +71,9 @@ def test_basic_train_loop_and_exceptions_from_the_body(tmp_path):
         tf.train.basic_train_loop(sv, train_step, args=[4])
         assert len(calls) == 4
         with pytest.raises(ZeroDivisionError):
-            with sv.managed_session() as sess:
+            with sv.managed_session():
                 1 / 0  # noqa: B018
-        with sv.managed_session() as sess:
+        with sv.managed_session():
             raise tf.errors.OutOfRangeError(None, None, "input exhausted")
 
 

@@ -252,6 +252,8 @@ def test_variable_averages_applied_by_the_chief():
                     continue  # stale: the initial token carries step 0
                 x = x - F32(0.1) * (x + x)
                 avg = avg - (avg - x) * F32(0.5)
-                _wait(sess, shadow, lambda s, a=avg.copy(): np.allclose(s, a, rtol=1e-6),
+                _wait(sess, shadow,
+                      lambda s, a=avg.copy():  # noqa: B008 - binds this step's value
+                      np.allclose(s, a, rtol=1e-6),
                       "the chief did not apply the moving average")
     _assert_threads_end(before)

@@ -19,7 +19,7 @@ M = tf1.metrics
 rng = np.random.RandomState(0)
 N = 6
 batches = []
-for i in range(3):
+for _ in range(3):
     labels_b = rng.randint(0, 2, size=[N]).astype(np.int64)
     preds_p = rng.uniform(size=[N]).astype(np.float32)
     batches.append(
@@ -84,8 +84,6 @@ def record(name, build):
         R["metrics"][name] = info
 
 
-f = lambda x: tf.cast(x, tf.float32)
-b = lambda x: tf.cast(x, tf.bool)
 record("accuracy", lambda p: M.accuracy(p["classes"], p["pred_classes"]))
 record(
     "accuracy_w",

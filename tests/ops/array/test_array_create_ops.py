@@ -118,9 +118,9 @@ RUN_ERRORS = [
     ("one_hot_depth", lambda d: tf.one_hot([1], d), [np.int32(-1)],
      "depth must be non-negative, got: -1"),
     ("range_delta", lambda d: tf.range(0, 5, d), [np.int32(0)], "Requires delta != 0: 0"),
-    ("range_order", lambda l: tf.range(5, l), [np.int32(1)],
+    ("range_order", lambda limit: tf.range(5, limit), [np.int32(1)],
      "Requires start <= limit when delta > 0: 5/1"),
-    ("range_order_float", lambda l: tf.range(5.5, l), [np.float32(1.25)],
+    ("range_order_float", lambda limit: tf.range(5.5, limit), [np.float32(1.25)],
      "Requires start <= limit when delta > 0: 5.5/1.25"),
 ]
 

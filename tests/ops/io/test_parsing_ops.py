@@ -44,7 +44,8 @@ def test_parse_example_values_and_structure():
         v = sess.run(out, {s: DATA})
         assert v["a"].tolist() == [[1, 2], [7, 8]]
         assert v["b"].indices.tolist() == [[0, 0], [1, 0], [1, 1]]
-        assert v["b"].values.tolist() == [b"x", b"y", b"z"] and v["b"].dense_shape.tolist() == [2, 2]
+        assert v["b"].values.tolist() == [b"x", b"y", b"z"]
+        assert v["b"].dense_shape.tolist() == [2, 2]
         assert v["c"].tolist() == [[1., 2., 3.], [4., 0., 0.]]
         assert v["sp"].indices.tolist() == [[0, 1], [0, 3], [1, 0]]
         np.testing.assert_allclose(v["sp"].values, [.25, .5, 1.])

@@ -36,7 +36,8 @@ def reference_grad(x, dy, geo):
     for b, i, j, c in itertools.product(*(range(d) for d in dy.shape)):
         r0, c0 = i * geo.strides[0] - pt, j * geo.strides[1] - pl
         cells = [(r, q) for r in range(r0, r0 + geo.ksize[0])
-                 for q in range(c0, c0 + geo.ksize[1]) if 0 <= r < x.shape[1] and 0 <= q < x.shape[2]]
+                 for q in range(c0, c0 + geo.ksize[1])
+                 if 0 <= r < x.shape[1] and 0 <= q < x.shape[2]]
         best = cells[0]
         for cell in cells[1:]:
             if x[b, cell[0], cell[1], c] > x[b, best[0], best[1], c]:

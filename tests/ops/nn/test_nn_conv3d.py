@@ -29,10 +29,10 @@ def _conv3d_ref(x, w, strides, padding):
         outs.append(o)
     xp = np.pad(x, [(0, 0)] + pads + [(0, 0)])
     out = np.zeros((n,) + tuple(outs) + (co,))
-    for i, j, l in itertools.product(*(range(o) for o in outs)):
+    for i, j, m in itertools.product(*(range(o) for o in outs)):
         patch = xp[:, i * strides[0]:i * strides[0] + kd, j * strides[1]:j * strides[1] + kh,
-                   l * strides[2]:l * strides[2] + kw, :]
-        out[:, i, j, l, :] = np.tensordot(patch, w, axes=([1, 2, 3, 4], [0, 1, 2, 3]))
+                   m * strides[2]:m * strides[2] + kw, :]
+        out[:, i, j, m, :] = np.tensordot(patch, w, axes=([1, 2, 3, 4], [0, 1, 2, 3]))
     return out
 
 

@@ -13,8 +13,9 @@ from trainflow._src.ops.nn import xent_kernels
 
 X = np.array([[-1.5, -0.4, 0.3], [0.9, 2.2, 7.1]], np.float32)
 
-UNARY = [activation_kernels.relu, activation_kernels.relu6, activation_kernels.elu, activation_kernels.selu,
-         activation_kernels.softplus, activation_kernels.softsign, activation_kernels.softmax,
+UNARY = [activation_kernels.relu, activation_kernels.relu6, activation_kernels.elu,
+         activation_kernels.selu, activation_kernels.softplus, activation_kernels.softsign,
+         activation_kernels.softmax,
          activation_kernels.log_softmax, lambda x: activation_kernels.leaky_relu(x, alpha=0.2)]
 
 
@@ -30,7 +31,8 @@ def test_unary_kernels_keep_dtype_and_leave_inputs_alone(kernel, dtype):
 
 @pytest.mark.parametrize("kernel", [activation_kernels.relu_grad, activation_kernels.relu6_grad,
                                     activation_kernels.elu_grad, activation_kernels.selu_grad,
-                                    activation_kernels.softplus_grad, activation_kernels.softsign_grad])
+                                    activation_kernels.softplus_grad,
+                                    activation_kernels.softsign_grad])
 def test_grad_kernels_keep_dtype(kernel):
     g = np.ones_like(X, dtype=np.float16)
     assert kernel(g, X.astype(np.float16)).dtype == np.float16

@@ -85,7 +85,7 @@ def test_filter_gradients_match_numpy():
     def build():
         phs = [tf.placeholder(tf.float32, v.shape) for v in values]
         fetches = []
-        for x, (_, value, f_shape, strides, padding, fmt, dil) in zip(phs, FILTER_CASES):
+        for x, (_, _value, f_shape, strides, padding, fmt, dil) in zip(phs, FILTER_CASES):
             w = tf.constant(np.random.RandomState(2).randn(*f_shape).astype(np.float32))
             y = tf.nn.conv2d(x, w, strides, padding, data_format=fmt, dilations=dil)
             dy = np.random.RandomState(3).randn(*y.shape.as_list()).astype(np.float32)

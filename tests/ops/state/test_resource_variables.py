@@ -122,7 +122,8 @@ _OPTIMIZERS = {
     "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
     "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01, centered=True, momentum=0.5),
     "ftrl": lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
-    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(0.1, l2_regularization_strength=0.1),
+    "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
+        0.1, l2_regularization_strength=0.1),
 }
 
 

@@ -193,7 +193,7 @@ def test_variable_creator_scope():
 def test_initializer_ops_and_reporting():
     with tf.Graph().as_default():
         a = tf.Variable(1.0, name="a")
-        b = tf.get_local_variable("b", [2])
+        tf.get_local_variable("b", [2])
         init = tf.global_variables_initializer()
         local_init = tf.local_variables_initializer()
         assert init.name == "init" and init.type == "NoOp"

@@ -52,7 +52,8 @@ def test_as_string_formats():
 def test_string_split_v1_and_v2():
     with tf.Graph().as_default():
         v1 = tf.string_split(["a b  c", "", "d,e"], delimiter=" ,")
-        assert v1.indices.op.type == "StringSplit" and v1.indices.op.name == "StringSplit/StringSplit"
+        assert v1.indices.op.type == "StringSplit"
+        assert v1.indices.op.name == "StringSplit/StringSplit"
         assert _sp(_run(v1)) == [[[0, 0], [0, 1], [0, 2], [2, 0], [2, 1]],
                                  [b"a", b"b", b"c", b"d", b"e"], [3, 3]]
         assert _sp(_run(tf.string_split(["abc"], delimiter=""))) == [
