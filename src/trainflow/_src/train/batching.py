@@ -11,7 +11,7 @@ from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.array.array_ops import expand_dims, ones, squeeze
 from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.control_flow.cond import cond
-from trainflow._src.ops.control_flow.control_flow_ops import no_op
+from trainflow._src.ops.control_flow.grouping import no_op
 from trainflow._src.ops.data_flow.partition import dynamic_partition
 from trainflow._src.ops.data_flow.queues import FIFOQueue, PaddingFIFOQueue
 from trainflow._src.ops.sparse import sparse_tensors_map as stm
