@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import trainflow
-from trainflow._src.tools import support
+from trainflow._src.tools import support, tf1_api
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
 HAS_JAX = importlib.util.find_spec("jax") is not None
@@ -25,7 +25,7 @@ def _ops(*argv):
 
 
 def test_the_symbol_list_is_tf1s_api():
-    names = support.tf1_symbols()
+    names = tf1_api.tf1_symbols()
     assert len(names) > 2000 and names == sorted(set(names))
     for name in ("tf.placeholder", "tf.train.AdamOptimizer", "tf.nn.conv2d", "tf.layers.dense",
                  "tf.app.flags.DEFINE_integer", "tf.compat.as_bytes", "tf.data.Dataset"):

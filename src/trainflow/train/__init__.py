@@ -62,8 +62,8 @@ from trainflow._src.train.input import (  # noqa: E402,F401
     maybe_batch_join, maybe_shuffle_batch, maybe_shuffle_batch_join, range_input_producer,
     shuffle_batch, shuffle_batch_join, slice_input_producer, string_input_producer)
 # --- Saver, meta graphs (issue 10) ---
-from trainflow._src.train.meta_graph_io import (  # noqa: E402,F401
-    export_meta_graph, import_meta_graph, write_graph)
+from trainflow._src.train.meta_graph_io import export_meta_graph, write_graph  # noqa: E402,F401
+from trainflow._src.train.meta_graph_restore import import_meta_graph  # noqa: E402,F401
 from trainflow._src.train.saver import Saver  # noqa: E402,F401
 from trainflow._src.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: E402,F401
 from trainflow._src.train.checkpoint_init import init_from_checkpoint  # noqa: E402,F401

@@ -8,12 +8,12 @@ from trainflow._src.distributed import send_recv as _send_recv  # noqa: F401  (_
 
 
 def _remote_session(target, graph, config):
-    from trainflow._src.distributed import client
+    from trainflow._src.distributed import client  # lazy: master protos, out of `import trainflow`
     return client.RemoteSession(target, graph, config)
 
 
 def _reset(target, containers):
-    from trainflow._src.distributed import client
+    from trainflow._src.distributed import client  # lazy: master protos, out of `import trainflow`
     client.reset(target, containers)
 
 

@@ -10,6 +10,7 @@ import collections
 
 from trainflow._src.framework import graph_def as graph_def_lib
 from trainflow._src.protos import graph_pb2, node_def_pb2
+from trainflow._src.framework import dtypes
 from trainflow._src.distributed import placement, rendezvous, wire
 
 Partitions = collections.namedtuple("Partitions", ["graphs", "feed_keys", "fetch_keys"])
@@ -192,5 +193,4 @@ def _zero():
 
 
 def _float32():
-    from trainflow._src.framework import dtypes
     return dtypes.float32

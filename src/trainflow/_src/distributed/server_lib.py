@@ -9,6 +9,8 @@ import itertools
 import random
 import threading
 
+from trainflow._src.distributed.master import MasterService
+from trainflow._src.distributed.worker import WorkerService
 from trainflow._src.framework import errors
 from trainflow._src.protos.config_pb2 import ConfigProto
 from trainflow._src.protos.tensorflow_server_pb2 import ServerDef
@@ -129,8 +131,6 @@ class Server:
         self._channels = []
         self._stub_lock = threading.Lock()
 
-        from trainflow._src.distributed.master import MasterService
-        from trainflow._src.distributed.worker import WorkerService
         self._worker = WorkerService(self._task, self._resources_target, self._peer_address,
                                      self._incarnation)
         # The master reaches its own task's worker without an RPC, as TensorFlow's does.

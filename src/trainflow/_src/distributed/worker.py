@@ -10,6 +10,7 @@ from trainflow._src.framework import errors
 from trainflow._src.framework.graph import Graph
 from trainflow._src.framework import graph_def as graph_def_lib
 from trainflow._src.protos import config_pb2, device_attributes_pb2, worker_pb2
+from trainflow._src.runtime import targets
 from trainflow._src.runtime.session import BaseSession
 from trainflow._src.distributed import placement, remote_recv, rendezvous, tensor_codec, wire
 from trainflow._src.distributed import send_recv  # noqa: F401  (registers _Send/_Recv)
@@ -163,7 +164,6 @@ class WorkerService:
         return worker_pb2.CleanupGraphResponse()
 
     def CleanupAll(self, request, context):  # noqa: N802
-        from trainflow._src.runtime import targets
         # Named containers, or the default one when none is named (as TensorFlow).
         targets.resources_for(self._resources_target).clear_containers(
             list(request.container))

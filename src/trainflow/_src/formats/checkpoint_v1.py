@@ -20,6 +20,7 @@ from trainflow._src.formats.tensor_bundle_slices import (
     TensorSlice, assemble, encode_tensor_name_slice)
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import errors
+from trainflow._src.protos import saved_tensor_slice_pb2
 
 CHECKPOINT_VERSION = 1  # TF_CHECKPOINT_VERSION
 MIN_CONSUMER = 0
@@ -111,7 +112,6 @@ class V1CheckpointReader:
     """
 
     def __init__(self, filepattern):
-        from trainflow._src.protos import saved_tensor_slice_pb2
         self._pb = saved_tensor_slice_pb2
         self.filepattern = os.fspath(filepattern)
         if os.path.exists(self.filepattern):
@@ -260,7 +260,6 @@ class V1CheckpointWriter:
     """
 
     def __init__(self, filename):
-        from trainflow._src.protos import saved_tensor_slice_pb2
         self._pb = saved_tensor_slice_pb2
         self.filename = os.fspath(filename)
         self._meta = saved_tensor_slice_pb2.SavedTensorSlices()

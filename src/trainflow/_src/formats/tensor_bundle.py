@@ -24,6 +24,7 @@ from trainflow._src.formats.varint import encode_varint
 from trainflow._src.formats.tensor_bundle_slices import TensorSlice, encode_tensor_name_slice
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import errors
+from trainflow._src.protos import tensor_bundle_pb2
 
 HEADER_KEY = b""
 FORMAT_VERSION = 1  # producer version TF writes (kTensorBundleVersion)
@@ -192,7 +193,6 @@ class BundleWriter:
             raise ValueError(f"BundleWriter for {self.prefix} is already finished")
 
     def _new_entry(self, key):
-        from trainflow._src.protos import tensor_bundle_pb2
         if key == HEADER_KEY:
             raise ValueError("the empty key is reserved for the bundle header")
         if key in self._entries:
@@ -314,7 +314,6 @@ class BundleWriter:
         self.add(encode_tensor_name_slice(full_key, sl), arr, dt)
 
     def _header(self):
-        from trainflow._src.protos import tensor_bundle_pb2
         header = tensor_bundle_pb2.BundleHeaderProto()
         header.num_shards = 1
         header.endianness = tensor_bundle_pb2.BundleHeaderProto.LITTLE
@@ -399,7 +398,6 @@ def merge_bundles(prefixes, merged_prefix, sync=True):
       InvalidArgumentError: a non-slice key appears twice, or headers disagree.
       NotFoundError: an input index is missing.
     """
-    from trainflow._src.protos import tensor_bundle_pb2
     merged_prefix = os.fspath(merged_prefix)
     os.makedirs(os.path.dirname(merged_prefix) or ".", exist_ok=True)
     entries = {}

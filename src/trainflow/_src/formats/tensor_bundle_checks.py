@@ -5,6 +5,7 @@ offset, size, slices) is checked against the header, the dtype and the data file
 that a corrupt index gives a DataLossError naming the file, the key and the field instead of
 a huge allocation, a negative file offset, or a Python exception from deeper down.
 """
+from trainflow._src.formats.tensor_bundle_slices import TensorSlice
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import errors
 
@@ -63,7 +64,6 @@ def entry_shape(path, key, shape_proto):
 
 def entry_slices(path, key, slice_protos, shape):
     """TensorSlices from TensorSliceProtos, each of the shape's rank and inside it."""
-    from trainflow._src.formats.tensor_bundle_slices import TensorSlice
     out = []
     for i, sp in enumerate(slice_protos):
         try:

@@ -17,6 +17,7 @@ from trainflow._src.formats.tensor_bundle_slices import (
     TensorSlice, assemble, decode_tensor_name_slice, encode_tensor_name_slice, is_slice_key)
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import errors
+from trainflow._src.protos import tensor_bundle_pb2, types_pb2
 
 _MAX_READ = 1 << 30  # bytes per pread call; the OS may return fewer for larger requests
 
@@ -44,7 +45,6 @@ class BundleEntry(NamedTuple):
 
 def dtype_name(enum):
     """TF's DataType name of an enum value ("DT_FLOAT")."""
-    from trainflow._src.protos import types_pb2
     try:
         return types_pb2.DataType.Name(enum)
     except ValueError:
@@ -86,7 +86,6 @@ class BundleReader:
     """
 
     def __init__(self, prefix):
-        from trainflow._src.protos import tensor_bundle_pb2
         self._pb = tensor_bundle_pb2
         self.prefix = os.fspath(prefix)
         self.index_path = index_filename(self.prefix)

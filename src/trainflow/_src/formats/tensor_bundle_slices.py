@@ -9,6 +9,7 @@ whole dimension) of each dimension as order-preserving signed numbers.
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.protos import tensor_slice_pb2
 
 FULL = -1  # the length of a dimension taken whole
 
@@ -141,7 +142,6 @@ class TensorSlice:
     def to_proto(self, proto=None):
         """Fills (or creates) a TensorSliceProto the way TF writes it."""
         if proto is None:
-            from trainflow._src.protos import tensor_slice_pb2
             proto = tensor_slice_pb2.TensorSliceProto()
         for start, length in self.extents:
             ext = proto.extent.add()

@@ -6,13 +6,13 @@ little-endian bytes); single values, broadcast values, strings, bools and
 complex numbers go into the typed `*_val` fields. Python numbers without a
 dtype become float32 / int32 (int64 when an int does not fit), as in TF.
 """
-import functools
 import numbers
 
 import numpy as np
 
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.nest_util import flatten_plain
+from trainflow._src.framework.tensor_shape import Dimension
 from trainflow._src.protos import tensor_pb2, tensor_shape_pb2
 
 _CONVERT_HINT = ("Consider casting elements to a supported type. See "
@@ -32,13 +32,7 @@ _INT_VAL_TYPES = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.uint
 _MAX_CONTENT_BYTES = 1 << 31
 
 
-@functools.lru_cache(maxsize=None)
-def _integral_types():
-    try:  # TensorShape's Dimension counts as an int, as in TF.
-        from trainflow._src.framework.tensor_shape import Dimension
-        return (numbers.Integral, np.integer, Dimension)
-    except ImportError:
-        return (numbers.Integral, np.integer)
+_INTEGRAL_TYPES = (numbers.Integral, np.integer, Dimension)  # a Dimension is an int, as in TF
 
 
 _OK = object()  # returned by the checks below when every element is acceptable
@@ -58,7 +52,7 @@ def _check_quantized(values):
     if not isinstance(values, (list, tuple)):
         return values
     if isinstance(values, tuple):
-        checker = _kind_check(_integral_types())
+        checker = _kind_check(_INTEGRAL_TYPES)
         for v in values:
             bad = checker(v)
             if bad is not _OK:
@@ -79,7 +73,7 @@ def _checker_for(dtype):
     if dtype.is_quantized:
         return _check_quantized
     if dtype.is_integer:
-        return _kind_check(_integral_types())
+        return _kind_check(_INTEGRAL_TYPES)
     if dtype.is_floating:
         return _kind_check((numbers.Real, np.integer, np.floating))
     if dtype.is_complex:

@@ -21,7 +21,10 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers.utils import to_snake_case
 from trainflow._src.framework import nest
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
 from trainflow._src.ops.state import variable_scope as vs
+from trainflow._src.ops.state import variable_helpers, variables
 
 __all__ = ["InputSpec", "Layer"]
 
@@ -248,8 +251,6 @@ class Layer:
         Returns:
           the Variable (or PartitionedVariable).
         """
-        from trainflow._src.ops.state import variable_helpers
-        from trainflow._src.ops.state import variables
         if trainable is None:
             trainable = synchronization is not variables.VariableSynchronization.ON_READ
         if dtype is None:
@@ -370,8 +371,6 @@ class Layer:
         return self.__call__(inputs, *args, **kwargs)
 
     def _handle_activity_regularization(self, outputs):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.math import math_ops
         with name_scope("ActivityRegularizer"):
             for output in nest.flatten(outputs):
                 loss = convert_to_tensor(self._activity_regularizer(output))

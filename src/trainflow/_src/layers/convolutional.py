@@ -8,6 +8,8 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.nn import conv, conv_composite, nn_ops
 from trainflow._src.ops.state import init_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "Convolution1D", "Convolution2D",
@@ -81,8 +83,6 @@ class _Conv(Layer):
         self.built = True
 
     def _convolve(self, inputs):
-        from trainflow._src.ops.nn import conv_composite
-        from trainflow._src.ops.nn import conv
         fmt = utils.convert_data_format(self.data_format, self.rank + 2)
         if self.rank == 1:
             return conv_composite.conv1d(inputs, self.kernel, stride=list(self.strides),
@@ -94,8 +94,6 @@ class _Conv(Layer):
                                   dilations=list(self.dilation_rate), name="Conv2D")
 
     def _add_bias(self, outputs):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.nn import nn_ops
         if self.data_format == "channels_first":
             if self.rank == 1:
                 # bias_add wants the channels last or a rank >= 3 NCHW tensor: broadcast.
@@ -174,8 +172,6 @@ class Conv2DTranspose(Conv2D):
         return self.kernel_size + (self.filters, input_dim)
 
     def _convolve(self, inputs):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.nn import conv_composite
         h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
         static = inputs.shape.as_list()
         dynamic = array_ops.shape(inputs)

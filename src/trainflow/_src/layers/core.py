@@ -7,6 +7,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.nn import nn_ops
 from trainflow._src.ops.state import init_ops
 
 __all__ = ["Dense", "Dropout", "Flatten", "dense", "dropout", "flatten"]
@@ -65,8 +68,6 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        from trainflow._src.ops.math import math_ops
-        from trainflow._src.ops.nn import nn_ops
         rank = inputs.shape.ndims
         if rank is not None and rank > 2:
             outputs = math_ops.tensordot(inputs, self.kernel, [[rank - 1], [0]])
@@ -131,14 +132,11 @@ class Dropout(Layer):
     def _get_noise_shape(self, inputs):
         if self.noise_shape is None:
             return None
-        from trainflow._src.ops.array import array_ops
         dynamic = array_ops.shape(inputs)
         dims = [dynamic[i] if v is None else v for i, v in enumerate(self.noise_shape)]
         return convert_to_tensor(dims)
 
     def call(self, inputs, training=False):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.nn import nn_ops
         if isinstance(self.rate, (int, float)) and self.rate == 0:
             return array_ops.identity(inputs)
 
@@ -177,7 +175,6 @@ class Flatten(Layer):
         self.input_spec = InputSpec(min_ndim=1)
 
     def call(self, inputs):
-        from trainflow._src.ops.array import array_ops
         rank = inputs.shape.ndims
         if self.data_format == "channels_first" and rank is not None and rank > 1:
             inputs = array_ops.transpose(inputs, perm=[0] + list(range(2, rank)) + [1])

@@ -9,13 +9,17 @@ both paths under `cond`s. 4-D inputs normalised over the channel axis use one
 `FusedBatchNormV3` op (whose training variance, and so the moving variance, is the
 unbiased one); other inputs use `moments` and `batchnorm/...` ops.
 """
-from trainflow._src.framework import dtypes
+from trainflow._src.framework import constant_op, dtypes
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
-from trainflow._src.ops.state import init_ops
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.nn import nn_ops, norm
+from trainflow._src.ops.nn import batch_norm as fbn
+from trainflow._src.ops.state import init_ops, state_ops
 
 __all__ = ["BatchNormalization", "BatchNorm", "batch_normalization"]
 
@@ -154,7 +158,6 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _build_renorm(self, param_shape, dtype):
-        from trainflow._src.ops.math import math_ops
 
         def stddev_init(*args, **kwargs):
             variance_init = self.moving_variance_initializer or _ONES
@@ -169,8 +172,6 @@ class BatchNormalization(Layer):
     # -- updates ---------------------------------------------------------------------------
     def _assign_moving_average(self, variable, value, momentum):
         """AssignSub(variable, (variable - value) * (1 - momentum)) named AssignMovingAvg."""
-        from trainflow._src.ops.math import math_ops
-        from trainflow._src.ops.state import state_ops
         with name_scope(None, "AssignMovingAvg") as scope:
             decay = convert_to_tensor(1.0 - momentum, name="decay")
             if decay.dtype.base_dtype != variable.dtype.base_dtype:
@@ -179,7 +180,6 @@ class BatchNormalization(Layer):
             return state_ops.assign_sub(variable, delta, name=scope)
 
     def _assign_new_value(self, variable, value):
-        from trainflow._src.ops.state import state_ops
         with name_scope(None, "AssignNewValue") as scope:
             return state_ops.assign(variable, value, name=scope)
 
@@ -190,8 +190,6 @@ class BatchNormalization(Layer):
         return self._plain_call(inputs, training)
 
     def _fused_call(self, inputs, training):
-        from trainflow._src.framework import constant_op
-        from trainflow._src.ops.nn import batch_norm as fbn
         gamma = self.gamma if self.scale else constant_op.constant(
             1.0, dtype=self._param_dtype, shape=self._param_shape)
         beta = self.beta if self.center else constant_op.constant(
@@ -216,7 +214,6 @@ class BatchNormalization(Layer):
         return output
 
     def _broadcast_fn(self, ndims, reduction_axes, input_shape):
-        from trainflow._src.ops.array import array_ops
         shape = [1] * ndims
         shape[self.axis[0]] = input_shape.as_list()[self.axis[0]]
 
@@ -228,10 +225,6 @@ class BatchNormalization(Layer):
         return broadcast
 
     def _plain_call(self, inputs, training):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.math import math_ops
-        from trainflow._src.ops.nn import norm
-        from trainflow._src.ops.nn import nn_ops
         input_dtype = inputs.dtype.base_dtype
         if input_dtype in (dtypes.float16, dtypes.bfloat16):
             inputs = math_ops.cast(inputs, dtypes.float32)
@@ -293,8 +286,6 @@ class BatchNormalization(Layer):
 
     def _renorm_correction_and_moments(self, mean, variance, training):
         """The renorm corrections r, d and the (updated-after) mean and variance."""
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.math import math_ops
         stddev = math_ops.sqrt(variance + self.epsilon)
         renorm_mean = self.renorm_mean
         renorm_stddev = math_ops.maximum(self.renorm_stddev, self.epsilon ** 0.5)

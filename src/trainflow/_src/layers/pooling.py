@@ -6,6 +6,8 @@ The ops are `MaxPool` / `AvgPool` in the layer's scope (`max_pooling2d/MaxPool`)
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.nn import pool
 
 __all__ = ["AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D", "MaxPool1D",
            "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "average_pooling1d",
@@ -36,13 +38,11 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=rank + 2)
 
     def _pool(self, inputs, window, strides, data_format):
-        from trainflow._src.ops.nn import pool
         fn = pool.max_pool if self.pool_fn == "max" else pool.avg_pool
         return fn(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
                   data_format=data_format)
 
     def call(self, inputs):
-        from trainflow._src.ops.array import array_ops
         first = self.data_format == "channels_first"
         if self.rank == 1:
             axis = 3 if first else 2

@@ -3,6 +3,10 @@ import re
 
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_util import constant_value
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.nn import nn_ops
+from trainflow._src.ops.state import init_ops, regularizers
 
 
 def to_snake_case(name):
@@ -103,7 +107,6 @@ def smart_cond(pred, true_fn, false_fn, name=None):
     """
     value = static_bool(pred)
     if value is None:
-        from trainflow._src.ops.control_flow.cond import cond
         return cond(pred, true_fn, false_fn, name=name)
     return true_fn() if value else false_fn()
 
@@ -142,11 +145,7 @@ def get_activation(identifier):
         return None
     if identifier in _ACTIVATIONS:
         module, fn = _ACTIVATIONS[identifier]
-        if module == "nn":
-            from trainflow._src.ops.nn import nn_ops as mod
-        else:
-            from trainflow._src.ops.math import math_ops as mod
-        return getattr(mod, fn)
+        return getattr(nn_ops if module == "nn" else math_ops, fn)
     raise ValueError(f"Unknown activation function: {identifier!r}")
 
 
@@ -166,7 +165,6 @@ def get_initializer(identifier):
     """
     if identifier is None or callable(identifier):
         return identifier
-    from trainflow._src.ops.state import init_ops
     if identifier in _INITIALIZERS:
         return getattr(init_ops, _INITIALIZERS[identifier])()
     if identifier in ("he_normal", "he_uniform", "lecun_normal", "lecun_uniform"):
@@ -176,7 +174,6 @@ def get_initializer(identifier):
 
 def get_regularizer(identifier):
     """None, a callable, or a Keras regularizer name ("l1", "l2", "l1_l2")."""
-    from trainflow._src.ops.state import regularizers
     return regularizers.get(identifier)
 
 

@@ -14,6 +14,10 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.losses import util
 from trainflow._src.losses.shape_checks import (
     assert_broadcastable, broadcast_weights, remove_squeezable_dimensions)
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.nn import nn_ops
 
 __all__ = ["Reduction", "absolute_difference", "compute_weighted_loss", "cosine_distance",
            "hinge_loss", "huber_loss", "log_loss", "mean_pairwise_squared_error",
@@ -21,16 +25,6 @@ __all__ = ["Reduction", "absolute_difference", "compute_weighted_loss", "cosine_
            "sparse_softmax_cross_entropy"]
 
 _LOSSES = GraphKeys.LOSSES
-
-
-def _m():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
-
-
-def _a():
-    from trainflow._src.ops.array import array_ops
-    return array_ops
 
 
 class Reduction:
@@ -63,19 +57,19 @@ class Reduction:
 
 
 def _safe_mean(losses, num_present):
-    m = _m()
+    m = math_ops
     return m.div_no_nan(m.reduce_sum(losses), num_present, name="value")
 
 
 def _num_elements(losses):
     with name_scope(None, "num_elements", [losses]) as scope:
-        return _m().cast(_a().size(losses, name=scope), losses.dtype.base_dtype)
+        return math_ops.cast(array_ops.size(losses, name=scope), losses.dtype.base_dtype)
 
 
 def _num_present(losses, weights, per_batch=False):
     """The number of elements of `losses` with a non-zero (broadcast) weight, in total
     or (per_batch) per first-axis entry."""
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     if isinstance(weights, float) and weights != 0.0:
         return _num_elements(losses)
     with name_scope(None, "num_present", [losses, weights]) as scope:
@@ -105,7 +99,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=_LOSS
     Raises:
       ValueError: for an unknown reduction or weights that don't broadcast.
     """
-    m = _m()
+    m = math_ops
     Reduction.validate(reduction)
     with name_scope(scope, "weighted_loss", [losses, weights]):
         with control_dependencies([assert_broadcastable(weights, losses)]):
@@ -119,7 +113,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=_LOSS
             else:
                 loss = m.reduce_sum(weighted)
                 if reduction == Reduction.MEAN:
-                    loss = _safe_mean(loss, m.reduce_sum(_a().ones_like(losses) * weights))
+                    loss = _safe_mean(loss, m.reduce_sum(array_ops.ones_like(losses) * weights))
                 elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                     loss = _safe_mean(loss, _num_present(losses, weights))
                 elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
@@ -136,7 +130,7 @@ def _check_args(**named):
 
 
 def _as_float_pair(predictions, labels):
-    m = _m()
+    m = math_ops
     predictions = m.cast(predictions, dtypes.float32)
     labels = m.cast(labels, dtypes.float32)
     predictions.shape.assert_is_compatible_with(labels.shape)
@@ -147,7 +141,7 @@ def _labels_like_logits(labels, logits):
     """(labels cast to logits' dtype, logits as a tensor), checked to have compatible
     shapes."""
     logits = convert_to_tensor(logits)
-    labels = _m().cast(labels, logits.dtype.base_dtype)
+    labels = math_ops.cast(labels, logits.dtype.base_dtype)
     logits.shape.assert_is_compatible_with(labels.shape)
     return labels, logits
 
@@ -162,7 +156,7 @@ def absolute_difference(labels, predictions, weights=1.0, scope=None,
     _check_args(labels=labels, predictions=predictions)
     with name_scope(scope, "absolute_difference", [predictions, labels, weights]) as scope:
         predictions, labels = _as_float_pair(predictions, labels)
-        losses = _m().abs(_m().subtract(predictions, labels))
+        losses = math_ops.abs(math_ops.subtract(predictions, labels))
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -184,8 +178,8 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     _check_args(labels=labels, predictions=predictions)
     with name_scope(scope, "cosine_distance_loss", [predictions, labels, weights]) as scope:
         predictions, labels = _as_float_pair(predictions, labels)
-        radial = _m().multiply(predictions, labels)
-        losses = 1 - _m().reduce_sum(radial, axis=(axis,), keepdims=True)
+        radial = math_ops.multiply(predictions, labels)
+        losses = 1 - math_ops.reduce_sum(radial, axis=(axis,), keepdims=True)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -197,9 +191,8 @@ def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=_LOSSES,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow._src.ops.nn import nn_ops
     _check_args(labels=labels, logits=logits)
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with name_scope(scope, "hinge_loss", [logits, labels, weights]) as scope:
         logits, labels = _as_float_pair(logits, labels)
         ones = a.ones_like(labels)
@@ -217,7 +210,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
       ValueError: for None inputs, incompatible shapes or weights.
     """
     _check_args(labels=labels, predictions=predictions)
-    m = _m()
+    m = math_ops
     with name_scope(scope, "huber_loss", [predictions, labels, weights]) as scope:
         predictions, labels = _as_float_pair(predictions, labels)
         abs_error = m.abs(m.subtract(predictions, labels))
@@ -237,7 +230,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
       ValueError: for None inputs, incompatible shapes or weights.
     """
     _check_args(labels=labels, predictions=predictions)
-    m = _m()
+    m = math_ops
     with name_scope(scope, "log_loss", [predictions, labels, weights]) as scope:
         predictions, labels = _as_float_pair(predictions, labels)
         losses = (-m.multiply(labels, m.log(predictions + epsilon)) -
@@ -256,7 +249,7 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
       ValueError: for None inputs, incompatible shapes or weights.
     """
     _check_args(labels=labels, predictions=predictions)
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with name_scope(scope, "mean_pairwise_squared_error",
                     [predictions, labels, weights]) as scope:
         weights = m.cast(weights, dtypes.float32)
@@ -290,7 +283,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
     _check_args(labels=labels, predictions=predictions)
     with name_scope(scope, "mean_squared_error", [predictions, labels, weights]) as scope:
         predictions, labels = _as_float_pair(predictions, labels)
-        losses = _m().squared_difference(predictions, labels)
+        losses = math_ops.squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
@@ -304,7 +297,6 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow._src.ops.nn import nn_ops
     _check_args(multi_class_labels=multi_class_labels, logits=logits)
     with name_scope(scope, "sigmoid_cross_entropy_loss",
                     [logits, multi_class_labels, weights]) as scope:
@@ -325,14 +317,12 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.nn import nn_ops
     _check_args(onehot_labels=onehot_labels, logits=logits)
     with name_scope(scope, "softmax_cross_entropy_loss",
                     [logits, onehot_labels, weights]) as scope:
         labels, logits = _labels_like_logits(onehot_labels, logits)
         if label_smoothing > 0:
-            num_classes = _m().cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
+            num_classes = math_ops.cast(array_ops.shape(labels)[-1], logits.dtype.base_dtype)
             smooth_positives = 1.0 - label_smoothing
             smooth_negatives = label_smoothing / num_classes
             labels = labels * smooth_positives + smooth_negatives
@@ -350,13 +340,13 @@ def _squeeze_sparse_args(labels, logits, weights):
         l_rank, w_rank = labels.shape.ndims, weights.shape.ndims
         if l_rank is not None and w_rank is not None:
             if w_rank - l_rank == 1:
-                weights = _a().squeeze(weights, [-1])
+                weights = array_ops.squeeze(weights, [-1])
             return labels, logits, weights
-        from trainflow._src.ops.control_flow.cond import cond
-        rank_diff = _a().rank(weights) - _a().rank(labels)
+        rank_diff = array_ops.rank(weights) - array_ops.rank(labels)
         if w_rank is None or (w_rank > 0 and weights.shape.dims[-1].is_compatible_with(1)):
             w = weights
-            weights = cond(_m().equal(1, rank_diff), lambda: _a().squeeze(w, [-1]), lambda: w)
+            weights = cond(math_ops.equal(1, rank_diff), lambda: array_ops.squeeze(w, [-1]),
+                           lambda: w)
     return labels, logits, weights
 
 
@@ -369,7 +359,6 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     Raises:
       ValueError: for None inputs, incompatible shapes or weights.
     """
-    from trainflow._src.ops.nn import nn_ops
     _check_args(labels=labels, logits=logits)
     with name_scope(scope, "sparse_softmax_cross_entropy_loss",
                     [logits, labels, weights]) as scope:

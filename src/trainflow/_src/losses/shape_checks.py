@@ -8,6 +8,10 @@ known, else by an Assert op); `broadcast_weights` multiplies them out;
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_util import constant_value
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow import check_ops, control_flow_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
 
 __all__ = ["assert_broadcastable", "broadcast_weights", "remove_squeezable_dimensions"]
 
@@ -20,7 +24,6 @@ def _dims_str(dims):
 
 def _with_shape_and_rank(x, scope_name):
     """(x as a tensor, its Shape, its Rank), built in a `scope_name` name scope."""
-    from trainflow._src.ops.array import array_ops
     with name_scope(None, scope_name, [x]) as scope:
         x = convert_to_tensor(x, name=scope)
         return x, array_ops.shape(x, name="shape"), array_ops.rank(x, name="rank")
@@ -33,9 +36,6 @@ def assert_broadcastable(weights, values):
       ValueError: "weights can not be broadcast to values. ..." when the static shapes
         show the mismatch.
     """
-    from trainflow._src.ops.control_flow import check_ops
-    from trainflow._src.ops.control_flow import control_flow_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(None, "assert_broadcastable", [weights, values]) as scope:
         weights, weights_shape, weights_rank = _with_shape_and_rank(weights, "weights")
         weights_rank_static = constant_value(weights_rank)
@@ -61,7 +61,6 @@ def assert_broadcastable(weights, values):
                             f"values={values}")
                 return control_flow_ops.no_op(name="static_dims_check_success")
         is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
-        from trainflow._src.ops.control_flow.cond import cond
 
         def same_rank_dims_ok():
             ok = math_ops.logical_or(math_ops.equal(weights_shape, 1),
@@ -85,8 +84,6 @@ def broadcast_weights(weights, values):
     Raises:
       ValueError: as `assert_broadcastable`.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(None, "broadcast_weights", [weights, values]) as scope:
         values = convert_to_tensor(values, name="values")
         weights = convert_to_tensor(weights, dtype=values.dtype.base_dtype, name="weights")
@@ -104,9 +101,6 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name
     Returns:
       (labels, predictions).
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.control_flow.cond import cond
     with name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
         predictions = convert_to_tensor(predictions)
         labels = convert_to_tensor(labels)

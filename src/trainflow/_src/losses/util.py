@@ -1,7 +1,9 @@
 """Loss collections: `tf.losses.add_loss`, `get_losses`, `get_regularization_loss(es)`
 and `get_total_loss`."""
+from trainflow._src.framework import constant_op
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import add_to_collection, get_collection
+from trainflow._src.ops.math import math_ops
 
 __all__ = ["add_loss", "get_losses", "get_regularization_loss", "get_regularization_losses",
            "get_total_loss"]
@@ -25,8 +27,6 @@ def get_regularization_losses(scope=None):
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
     """The sum (AddN `name`) of the regularization losses, or a 0.0 constant if none."""
-    from trainflow._src.framework import constant_op
-    from trainflow._src.ops.math import math_ops
     losses = get_regularization_losses(scope)
     if losses:
         return math_ops.add_n(losses, name=name)
@@ -39,7 +39,6 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     Raises:
       ValueError: if there is no loss at all.
     """
-    from trainflow._src.ops.math import math_ops
     losses = get_losses(scope=scope)
     if add_regularization_losses:
         losses = losses + get_regularization_losses(scope=scope)

@@ -10,7 +10,11 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import control_dependencies
 from trainflow._src.metrics.metrics_util import (
     add_to, confusion_matrix_at_thresholds, metric_variable, squeeze_inputs, value_and_update)
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow import check_ops
+from trainflow._src.ops.math import math_ops
 from trainflow._src.ops.state import variable_scope as vs
+from trainflow._src.ops.state import state_ops
 
 __all__ = ["auc", "false_negatives", "false_negatives_at_thresholds", "false_positives",
            "false_positives_at_thresholds", "precision", "precision_at_thresholds", "recall",
@@ -21,21 +25,9 @@ __all__ = ["auc", "false_negatives", "false_negatives_at_thresholds", "false_pos
 _KEPSILON = 1e-7
 
 
-def _m():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
-
-
-def _a():
-    from trainflow._src.ops.array import array_ops
-    return array_ops
-
-
 def _count_condition(values, weights, metrics_collections, updates_collections):
     """A `count` variable summing the (weighted) true entries of bool `values`."""
-    from trainflow._src.ops.control_flow import check_ops
-    from trainflow._src.ops.state import state_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     check_ops.assert_type(values, dtypes.bool)
     count = metric_variable([], dtypes.float32, name="count")
     values = m.cast(values, dtypes.float32)
@@ -53,7 +45,7 @@ def _count_condition(values, weights, metrics_collections, updates_collections):
 def _counting_metric(default_name, label_value, prediction_value):
     def metric(labels, predictions, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
-        m = _m()
+        m = math_ops
         with vs.variable_scope(name, default_name, [predictions, labels, weights]):
             predictions, labels, weights = squeeze_inputs(
                 m.cast(predictions, dtypes.bool), m.cast(labels, dtypes.bool), weights)
@@ -77,7 +69,6 @@ false_negatives = _counting_metric("false_negatives", True, False)
 def _at_thresholds_count(key, default_name):
     def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
-        from trainflow._src.ops.array import array_ops
         with vs.variable_scope(name, default_name, [predictions, labels, weights]):
             values, updates = confusion_matrix_at_thresholds(
                 labels, predictions, thresholds, weights=weights, includes=(key,))
@@ -100,7 +91,7 @@ false_negatives_at_thresholds = _at_thresholds_count("fn", "false_negatives")
 
 def _ratio(num, other, name):
     """num / (num + other), 0 where the sum is 0 (a Select named `name`)."""
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     return a.where(m.greater(num + other, 0), m.divide(num, num + other), 0, name)
 
 
@@ -108,7 +99,7 @@ def _tp_ratio(default_name, other_count, labels, predictions, weights, metrics_c
               updates_collections, name):
     """tp / (tp + other) of bool predictions, `other_count` being the metric counting
     false positives (precision) or false negatives (recall)."""
-    m = _m()
+    m = math_ops
     with vs.variable_scope(name, default_name, [predictions, labels, weights]):
         predictions, labels, weights = squeeze_inputs(
             m.cast(predictions, dtypes.bool), m.cast(labels, dtypes.bool), weights)
@@ -145,7 +136,7 @@ def _tp_ratio_at_thresholds(kind, other_key, labels, predictions, thresholds, we
                             metrics_collections, updates_collections, name):
     """tp / (tp + other + 1e-7) at each threshold, ops named `<kind>_value` and
     `<kind>_update_op` in scope `<kind>_at_thresholds`."""
-    m = _m()
+    m = math_ops
     with vs.variable_scope(name, kind + "_at_thresholds", [predictions, labels, weights]):
         values, updates = confusion_matrix_at_thresholds(labels, predictions, thresholds,
                                                          weights, includes=("tp", other_key))
@@ -179,7 +170,7 @@ def _evenly_spaced_thresholds(num_thresholds, last):
 def _interpolate_pr_auc(tp, fp, fn, n):
     """PR-AUC by interpolating precision linearly in the true-positive count between
     thresholds (Davis & Goadrich 2006), the "careful_interpolation" method."""
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     dtp = tp[:n - 1] - tp[1:]
     p = tp + fp
     prec_slope = m.div_no_nan(dtp, m.maximum(p[:n - 1] - p[1:], 0), name="prec_slope")
@@ -194,7 +185,7 @@ def _interpolate_pr_auc(tp, fp, fn, n):
 
 
 def _compute_auc(tp, fn, tn, fp, n, curve, summation_method, name):
-    m = _m()
+    m = math_ops
     if curve == "PR" and summation_method == "careful_interpolation":
         return _interpolate_pr_auc(tp, fp, fn, n)
     epsilon = 1.0e-6
@@ -276,7 +267,7 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
     if specificity < 0 or specificity > 1:
         raise ValueError("`specificity` must be in the range [0, 1]. Currently, "
                          f"`specificity` got {specificity}.")
-    m = _m()
+    m = math_ops
     with vs.variable_scope(name, "sensitivity_at_specificity",
                            [predictions, labels, weights]):
         thresholds = _evenly_spaced_thresholds(num_thresholds, 1.0 + _KEPSILON)
@@ -304,7 +295,7 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
     if sensitivity < 0 or sensitivity > 1:
         raise ValueError("`sensitivity` must be in the range [0, 1]. Currently, "
                          f"`sensitivity` is {sensitivity}.")
-    m = _m()
+    m = math_ops
     with vs.variable_scope(name, "specificity_at_sensitivity",
                            [predictions, labels, weights]):
         thresholds = _evenly_spaced_thresholds(num_thresholds, 1.0 - _KEPSILON)

@@ -10,28 +10,20 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.losses.shape_checks import broadcast_weights, remove_squeezable_dimensions
 from trainflow._src.metrics.metrics_util import (
     add_to, metric_variable, squeeze_inputs, streaming_confusion_matrix)
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
 from trainflow._src.ops.state import variable_scope as vs
+from trainflow._src.ops.state import state_ops
 
 __all__ = ["accuracy", "mean", "mean_absolute_error", "mean_cosine_distance", "mean_iou",
            "mean_per_class_accuracy", "mean_relative_error", "mean_squared_error",
            "mean_tensor", "percentage_below", "root_mean_squared_error"]
 
 
-def _m():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
-
-
-def _a():
-    from trainflow._src.ops.array import array_ops
-    return array_ops
-
-
 def _streaming_mean(values, weights, metrics_collections, updates_collections, name,
                     default_name, shape=None):
     """The shared body of mean and mean_tensor (per-element when `shape` is given)."""
-    from trainflow._src.ops.state import state_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with vs.variable_scope(name, default_name, [values, weights]):
         values = m.cast(values, dtypes.float32)
         elementwise = shape is not None
@@ -95,7 +87,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
     Raises:
       ValueError: if labels and predictions (or weights) have incompatible shapes.
     """
-    m = _m()
+    m = math_ops
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
     predictions.shape.assert_is_compatible_with(labels.shape)
     if labels.dtype.base_dtype != predictions.dtype.base_dtype:
@@ -109,7 +101,7 @@ def mean_absolute_error(labels, predictions, weights=None, metrics_collections=N
                         updates_collections=None, name=None):
     """The streaming mean of |predictions - labels| (`tf.metrics.mean_absolute_error`)."""
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
-    errors = _m().abs(predictions - labels)
+    errors = math_ops.abs(predictions - labels)
     return mean(errors, weights, metrics_collections, updates_collections,
                 name or "mean_absolute_error")
 
@@ -118,7 +110,7 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
                        updates_collections=None, name=None):
     """The streaming mean of (predictions - labels)**2 (`tf.metrics.mean_squared_error`)."""
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
-    errors = _m().squared_difference(labels, predictions)
+    errors = math_ops.squared_difference(labels, predictions)
     return mean(errors, weights, metrics_collections, updates_collections,
                 name or "mean_squared_error")
 
@@ -129,9 +121,9 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
     mse, update_mse = mean_squared_error(labels, predictions, weights, None, None,
                                          name or "root_mean_squared_error")
-    rmse = _m().sqrt(mse)
+    rmse = math_ops.sqrt(mse)
     add_to(metrics_collections, rmse)
-    update_op = _m().sqrt(update_mse)
+    update_op = math_ops.sqrt(update_mse)
     add_to(updates_collections, update_op)
     return rmse, update_op
 
@@ -140,7 +132,7 @@ def mean_relative_error(labels, predictions, normalizer, weights=None,
                         metrics_collections=None, updates_collections=None, name=None):
     """The streaming mean of |labels - predictions| / normalizer, 0 where the normalizer
     is 0 (`tf.metrics.mean_relative_error`)."""
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
     predictions, normalizer = remove_squeezable_dimensions(predictions, normalizer)
     predictions.shape.assert_is_compatible_with(normalizer.shape)
@@ -154,7 +146,7 @@ def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collect
                          updates_collections=None, name=None):
     """1 - the streaming mean of sum(labels * predictions, dim) for unit-normalised
     inputs (`tf.metrics.mean_cosine_distance`)."""
-    m = _m()
+    m = math_ops
     predictions, labels, weights = squeeze_inputs(predictions, labels, weights)
     radial = m.reduce_sum(m.multiply(predictions, labels), axis=[dim], keepdims=True)
     mean_distance, update_op = mean(radial, weights, None, None,
@@ -170,7 +162,7 @@ def percentage_below(values, threshold, weights=None, metrics_collections=None,
                      updates_collections=None, name=None):
     """The streaming fraction of `values` below `threshold` (`tf.metrics.percentage_below`,
     scope "percentage_below_threshold")."""
-    m = _m()
+    m = math_ops
     below = m.cast(m.less(values, threshold), dtypes.float32)
     return mean(below, weights, metrics_collections, updates_collections,
                 name or "percentage_below_threshold")
@@ -181,8 +173,7 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     """The mean over classes of the streaming per-class accuracy
     (`tf.metrics.mean_per_class_accuracy`, scope "mean_accuracy"; variables `total`
     and `count` are [num_classes])."""
-    from trainflow._src.ops.state import state_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with vs.variable_scope(name, "mean_accuracy", [predictions, labels, weights]):
         labels = m.cast(labels, dtypes.int64)
         predictions = convert_to_tensor(predictions)
@@ -219,7 +210,7 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
     """The mean over classes of the streaming intersection-over-union, from a float64
     `total_confusion_matrix` variable (`tf.metrics.mean_iou`); classes that never occur
     are left out of the mean. The update op returns the confusion matrix."""
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with vs.variable_scope(name, "mean_iou", [predictions, labels, weights]):
         predictions, labels = convert_to_tensor(predictions), convert_to_tensor(labels)
         predictions.shape.assert_is_compatible_with(labels.shape)

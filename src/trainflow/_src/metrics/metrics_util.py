@@ -5,28 +5,22 @@ from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import add_to_collections, control_dependencies, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.losses.shape_checks import broadcast_weights, remove_squeezable_dimensions
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow import check_ops, control_flow_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import state_ops, variables
 
 _ALL_INCLUDES = ("tp", "fn", "tn", "fp")
 _COUNT_NAMES = {"tp": "true_positives", "fn": "false_negatives", "tn": "true_negatives",
                 "fp": "false_positives"}
 
 
-def _m():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
-
-
-def _a():
-    from trainflow._src.ops.array import array_ops
-    return array_ops
-
-
 def metric_variable(shape, dtype, validate_shape=True, name=None):
     """A zero-initialised, non-trainable variable in LOCAL_VARIABLES and
     METRIC_VARIABLES (initialise it with `tf.local_variables_initializer()`)."""
-    from trainflow._src.ops.state import variables
     return variables.Variable(
-        lambda: _a().zeros(shape, dtype), trainable=False,
+        lambda: array_ops.zeros(shape, dtype), trainable=False,
         collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
         validate_shape=validate_shape, name=name)
 
@@ -70,26 +64,26 @@ def squeeze_inputs(predictions, labels, weights):
     p_rank = predictions.shape.ndims
     if p_rank is not None and w_rank is not None:
         if w_rank - p_rank == 1:
-            weights = _a().squeeze(weights, [-1])
+            weights = array_ops.squeeze(weights, [-1])
         elif p_rank - w_rank == 1:
-            weights = _a().expand_dims(weights, [-1])
+            weights = array_ops.expand_dims(weights, [-1])
         return predictions, labels, weights
-    from trainflow._src.ops.control_flow.cond import cond
-    w_rank_t = _a().rank(weights)
-    rank_diff = w_rank_t - _a().rank(predictions)
+    w_rank_t = array_ops.rank(weights)
+    rank_diff = w_rank_t - array_ops.rank(predictions)
     w = weights
     # A last axis known not to be 1 is never squeezed.
     can_squeeze = w_rank is None or weights.shape.dims[-1].is_compatible_with(1)
 
     def maybe_expand():
-        return cond(_m().equal(rank_diff, -1), lambda: _a().expand_dims(w, [-1]), lambda: w)
+        return cond(math_ops.equal(rank_diff, -1), lambda: array_ops.expand_dims(w, [-1]),
+                    lambda: w)
 
     def maybe_squeeze():
-        return _a().squeeze(w, [-1]) if can_squeeze else w
+        return array_ops.squeeze(w, [-1]) if can_squeeze else w
 
     def maybe_adjust():
-        return cond(_m().equal(rank_diff, 1), maybe_squeeze, maybe_expand)
-    weights = cond(_m().equal(w_rank_t, 0), lambda: w, maybe_adjust)
+        return cond(math_ops.equal(rank_diff, 1), maybe_squeeze, maybe_expand)
+    weights = cond(math_ops.equal(w_rank_t, 0), lambda: w, maybe_adjust)
     return predictions, labels, weights
 
 
@@ -112,8 +106,7 @@ def confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None
     Raises:
       ValueError: for an unknown include key.
     """
-    from trainflow._src.ops.control_flow import check_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     includes = _ALL_INCLUDES if includes is None else includes
     for include in includes:
         if include not in _ALL_INCLUDES:
@@ -150,7 +143,6 @@ def confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None
     conditions = {"tp": (label_is_pos, pred_is_pos), "fn": (label_is_pos, pred_is_neg),
                   "tn": (label_is_neg, pred_is_neg), "fp": (label_is_neg, pred_is_pos)}
     values, update_ops = {}, {}
-    from trainflow._src.ops.state import state_ops
     for key in _ALL_INCLUDES:
         if key not in includes:
             continue
@@ -171,9 +163,7 @@ def confusion_matrix(labels, predictions, num_classes, weights=None, dtype=dtype
     Raises:
       InvalidArgumentError (at run time): for negative or out-of-range ids.
     """
-    from trainflow._src.ops.control_flow import check_ops
-    from trainflow._src.ops.control_flow import control_flow_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     with name_scope(name, "confusion_matrix", [predictions, labels, num_classes, weights]):
         labels, predictions = remove_squeezable_dimensions(
             convert_to_tensor(labels, name="labels"),
@@ -202,8 +192,7 @@ def confusion_matrix(labels, predictions, num_classes, weights=None, dtype=dtype
 def streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
     """A float64 `total_confusion_matrix` metric variable and the AssignAdd adding this
     batch's confusion matrix to it."""
-    from trainflow._src.ops.state import state_ops
-    m, a = _m(), _a()
+    m, a = math_ops, array_ops
     total_cm = metric_variable([num_classes, num_classes], dtypes.float64,
                                name="total_confusion_matrix")
     predictions = m.cast(predictions, dtypes.int64)

@@ -14,6 +14,8 @@ import time
 import weakref
 
 from trainflow._src.formats.tfrecord import TFRecordWriter, appending_writer
+from trainflow._src.framework import errors
+from trainflow._src.gfile.paths import os_error
 from trainflow._src.protos import event_pb2
 
 FILE_VERSION = "brain.Event:2"
@@ -48,8 +50,6 @@ def make_logdir(logdir):
         ("<that path> is not a directory", as TF words it).
       PermissionDeniedError / other tf.errors: for the other OS errors.
     """
-    from trainflow._src.framework import errors
-    from trainflow._src.gfile.paths import os_error
     try:
         os.makedirs(logdir, exist_ok=True)
     except (FileExistsError, NotADirectoryError) as e:

@@ -6,6 +6,9 @@ import os
 import time
 import warnings
 
+from trainflow._src.framework.graph import Graph
+from trainflow._src.framework.meta_graph import create_meta_graph_def
+from trainflow._src.ops.state import variable_protos  # noqa: F401 - registers VariableDef I/O
 from trainflow._src.protos import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 from trainflow._src.summary.event_file_writer import EventFileWriter
 
@@ -34,8 +37,6 @@ def _graph_def_of(graph):
 def _meta_graph_def(graph_def, graph=None):
     """The MetaGraphDef TF writes beside a graph given to the constructor: meta info,
     stripped op list and (for a Graph) its collections."""
-    from trainflow._src.framework.meta_graph import create_meta_graph_def
-    from trainflow._src.ops.state import variable_protos  # noqa: F401 - registers VariableDef I/O
     own = graph_pb2.GraphDef.FromString(graph_def.SerializeToString())
     return create_meta_graph_def(graph_def=own, graph=graph)
 
@@ -80,7 +81,6 @@ class FileWriter:
             self.add_graph(graph=graph, graph_def=graph_def)
             chosen = graph_def if graph_def is not None else graph
             as_def = _graph_def_of(chosen) if _is_graph(chosen) else chosen
-            from trainflow._src.framework.graph import Graph
             self.add_meta_graph(_meta_graph_def(as_def, chosen if isinstance(chosen, Graph) else None))
 
     def __enter__(self):

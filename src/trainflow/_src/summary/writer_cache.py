@@ -1,16 +1,8 @@
 """FileWriterCache: one shared FileWriter per log directory."""
 import threading
 
+from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.summary.writer import FileWriter
-
-
-def _default_graph():
-    """The default graph once the graph core is present, else None."""
-    try:
-        from trainflow._src.framework.graph import get_default_graph
-    except ImportError:
-        return None
-    return get_default_graph()
 
 
 class FileWriterCache:
@@ -31,7 +23,7 @@ class FileWriterCache:
         """
         with FileWriterCache._lock:
             if logdir not in FileWriterCache._cache:
-                FileWriterCache._cache[logdir] = FileWriter(logdir, graph=_default_graph())
+                FileWriterCache._cache[logdir] = FileWriter(logdir, graph=get_default_graph())
             return FileWriterCache._cache[logdir]
 
     @staticmethod

@@ -10,9 +10,12 @@ to z is dL/d(re z) + i dL/d(im z).
 """
 import numpy as np
 
+from trainflow._src.framework import constant_op
+from trainflow._src.gradients.gradients_impl import gradients
+from trainflow._src.runtime.session import get_default_session
+
 
 def _session():
-    from trainflow._src.runtime.session import get_default_session
     sess = get_default_session()
     if sess is None:
         raise ValueError("compute_gradient needs a default session: run it inside "
@@ -117,8 +120,6 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
       ValueError: without a default session, or when an empty y has a nonzero
         or misshapen gradient.
     """
-    from trainflow._src.gradients.gradients_impl import gradients
-    from trainflow._src.framework import constant_op
     extra_feed = extra_feed_dict or {}
     if init_targets is not None:
         _session().run(init_targets)

@@ -15,6 +15,9 @@ import time
 
 import numpy as np
 
+from trainflow._src.datasets import load_digits
+from trainflow._src.tools import event_data, events_plot
+
 N_CLASSES = 10
 
 
@@ -132,8 +135,7 @@ def _progress_hook(tf, model, steps_per_epoch, last_step, stream, tty):
 def run(args):
     """Trains (or resumes) and evaluates; returns 0. Prints per-epoch loss and accuracy,
     the test accuracy, and where the checkpoint and the curves are."""
-    import trainflow.compat.v1 as tf
-    from trainflow._src.datasets import load_digits
+    import trainflow.compat.v1 as tf  # lazy: the whole TF1 namespace, out of CLI startup
     images, labels = load_digits()
     (train_x, train_y), (test_x, test_y) = _split(images, labels, args.seed)
     os.makedirs(args.logdir, exist_ok=True)
@@ -183,7 +185,6 @@ def run(args):
 def _plot(out, logdir):
     """Draws the loss and accuracy curves of `logdir`'s event file, as
     `trainflow events LOGDIR --plot OUT --tags loss,accuracy` does."""
-    from trainflow._src.tools import event_data, events_plot
     runs, _ = event_data.load(logdir)
     for r in runs:
         r.select(["loss", "accuracy"])

@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from trainflow._src.formats.tensor_proto import make_ndarray
 from trainflow._src.framework import errors
 from trainflow._src.protos import types_pb2
 from trainflow._src.summary.summary_iterator import summary_iterator
@@ -29,7 +30,6 @@ def find_event_files(path):
 
 
 def _ndarray(tensor):
-    from trainflow._src.formats.tensor_proto import make_ndarray
     return make_ndarray(tensor)
 
 

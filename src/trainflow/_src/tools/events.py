@@ -9,7 +9,7 @@ distribution), images, audio, text and other tensors.
 import os
 import sys
 
-from trainflow._src.tools import event_data, events_text
+from trainflow._src.tools import event_data, events_plot, events_text
 
 
 def add_arguments(parser):
@@ -65,7 +65,6 @@ def _run(args):
     if args.csv:
         events_text.write_csv(runs)
     elif args.plot:
-        from trainflow._src.tools import events_plot
         status = events_plot.plot(runs, args.plot, _title(args.path, runs))
     elif args.extract:
         for path in events_text.extract(runs, args.extract):

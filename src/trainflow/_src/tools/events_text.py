@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from trainflow._src.protos import types_pb2
 from trainflow._src.tools import event_data
 
 _BLOCKS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588"
@@ -106,7 +107,6 @@ _TITLES = {"scalar": "scalars", "histogram": "histograms", "image": "images",
 
 
 def _dtype_name(enum):
-    from trainflow._src.protos import types_pb2
     return types_pb2.DataType.Name(enum)[3:].lower()
 
 

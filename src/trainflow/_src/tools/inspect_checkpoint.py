@@ -17,8 +17,9 @@ import sys
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.train.checkpoint_management import meta_graph_filename
 from trainflow._src.train.checkpoint_reader import OBJECT_GRAPH_KEY
-from trainflow._src.train.checkpoint_utils import load_checkpoint
+from trainflow._src.train.checkpoint_utils import _checkpoint_filename, load_checkpoint
 
 
 def add_arguments(parser):
@@ -116,12 +117,10 @@ def _describe(reader):
 
 def run(args):
     """Runs `trainflow inspect`; returns the exit status."""
-    from trainflow._src.tools import inspect_meta_graph
+    from trainflow._src.tools import inspect_meta_graph  # lazy: graph import, out of CLI startup
     if getattr(args, "meta", False) or inspect_meta_graph.looks_like_meta_graph(args.checkpoint):
         path = str(args.checkpoint)
         if not inspect_meta_graph.looks_like_meta_graph(path):
-            from trainflow._src.train.checkpoint_management import meta_graph_filename
-            from trainflow._src.train.checkpoint_utils import _checkpoint_filename
             path = meta_graph_filename(_checkpoint_filename(path) or path)
         try:
             inspect_meta_graph.show(path, as_json=args.json)

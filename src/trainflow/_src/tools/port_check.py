@@ -9,6 +9,8 @@ TF 1.15 symbol it starts with (`tf.GraphKeys.LOSSES` uses `tf.GraphKeys`), and
 """
 import ast
 
+from trainflow._src.tools.tf1_api import resolves, tf1_symbols
+
 _ROOTS = {"tensorflow": "tf", "tensorflow.compat.v1": "tf", "trainflow": "tf",
           "trainflow.compat.v1": "tf"}
 
@@ -53,7 +55,6 @@ def _chains(tree, aliases):
 def uses(source, filename="<program>"):
     """[(line, symbol)] of the TF 1.15 symbols a program's source uses, in order, each
     symbol once; a chain that starts with no known symbol is kept whole."""
-    from trainflow._src.tools.support import tf1_symbols
     known = set(tf1_symbols())
     tree = ast.parse(source, filename)
     seen, out = set(), []
@@ -75,8 +76,7 @@ def check(path, out):
       OSError: the file cannot be read.
       SyntaxError: it is not Python.
     """
-    import trainflow.compat.v1 as tf
-    from trainflow._src.tools.support import resolves
+    import trainflow.compat.v1 as tf  # lazy: the whole TF1 namespace, out of CLI startup
     with open(path, encoding="utf-8") as f:
         found = uses(f.read(), path)
     missing = [(line, name) for line, name in found if not resolves(tf, name)]

@@ -10,13 +10,14 @@ one program uses that is missing.
 import importlib
 import importlib.util
 import json
-import os
 import pkgutil
 import sys
 
-_SYMBOLS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                             "tf1_api_symbols.txt")
-_MISSING = object()
+from trainflow._src import ops
+from trainflow._src.framework import registry
+from trainflow._src.tools import port_check
+from trainflow._src.tools.tf1_api import resolves, tf1_symbols
+
 # Op types TensorFlow differentiates that have no gradient here yet (tf.gradients raises
 # LookupError through them); every other op type without a gradient has none in TF either.
 # tests/framework/test_registry_completeness.py checks this against TensorFlow.
@@ -42,44 +43,21 @@ def add_arguments(parser):
                            "trainflow lacks (exit status 1 if any)")
 
 
-def tf1_symbols():
-    """TF 1.15's public symbols (`tf.train.AdamOptimizer` ...), sorted."""
-    with open(_SYMBOLS_FILE, encoding="utf-8") as f:
-        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
-
-
-def _resolve(root, path):
-    value = root
-    for part in path.split(".")[1:]:
-        try:
-            value = getattr(value, part)
-        except Exception:  # noqa: BLE001 - a lazy namespace that cannot load is missing too
-            return _MISSING
-    return value
-
-
-def resolves(root, symbol):
-    """Whether `symbol` ("tf.train.AdamOptimizer") exists under the namespace `root`."""
-    return _resolve(root, symbol) is not _MISSING
-
-
 def symbol_support():
     """{symbol: True/False}: whether `trainflow.compat.v1` has each TF 1.15 symbol."""
-    import trainflow.compat.v1 as tf
-    return {name: _resolve(tf, name) is not _MISSING for name in tf1_symbols()}
+    import trainflow.compat.v1 as tf  # lazy: the whole TF1 namespace, only for this report
+    return {name: resolves(tf, name) for name in tf1_symbols()}
 
 
 def _load_op_modules():
-    import trainflow._src.ops
-    from trainflow._src.framework import registry
     has_jax = importlib.util.find_spec("jax") is not None
-    for mod in pkgutil.walk_packages(trainflow._src.ops.__path__, "trainflow._src.ops."):
+    for mod in pkgutil.walk_packages(ops.__path__, "trainflow._src.ops."):
         if mod.name.endswith(".xla_lowerings"):
             continue  # loaded with the backend below (they need jax)
         importlib.import_module(mod.name)
     registry._load_lazy_modules()
     if has_jax:
-        from trainflow._src.runtime.backends import xla_backend
+        from trainflow._src.runtime.backends import xla_backend  # lazy: jax
         xla_backend.load_lowerings()
     return registry
 
@@ -90,7 +68,6 @@ XLA_COND_FRAME_OPS = frozenset(["Switch", "RefSwitch", "Merge"])
 
 
 def _has_lowering(name, backend):
-    from trainflow._src.framework import registry
     if backend == "xla" and name in XLA_COND_FRAME_OPS:
         return True
     return registry.kernel(name, backend) is not None
@@ -194,7 +171,6 @@ def run(args):
     """Prints the report the arguments ask for; returns the exit status."""
     out = sys.stdout
     if args.check:
-        from trainflow._src.tools import port_check
         try:
             return port_check.check(args.check, out)
         except (OSError, SyntaxError, ValueError) as e:

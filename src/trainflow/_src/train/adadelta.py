@@ -1,4 +1,5 @@
 """`tf.train.AdadeltaOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -34,14 +35,12 @@ class AdadeltaOptimizer(Optimizer):
         return [self._cast_to(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)]
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_adadelta(
             var._ref(), self.get_slot(var, "accum")._ref(),
             self.get_slot(var, "accum_update")._ref(), *self._hypers(var), grad,
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.sparse_apply_adadelta(
             var._ref(), self.get_slot(var, "accum")._ref(),
             self.get_slot(var, "accum_update")._ref(), *self._hypers(var), grad.values,

@@ -1,4 +1,5 @@
 """`tf.train.AdagradOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer, check_positive_initial_value
 
 
@@ -32,14 +33,12 @@ class AdagradOptimizer(Optimizer):
         self._learning_rate_tensor = self._hyper_tensor(self._learning_rate, "learning_rate")
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad,
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.sparse_apply_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad.values, grad.indices,

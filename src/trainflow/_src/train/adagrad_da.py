@@ -1,4 +1,8 @@
 """`tf.train.AdagradDAOptimizer` (Adagrad dual averaging, for sparse linear models)."""
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer, check_positive_initial_value
 
 
@@ -42,17 +46,12 @@ class AdagradDAOptimizer(Optimizer):
                               "gradient_squared_accumulator")
 
     def _prepare(self):
-        from trainflow._src.framework.graph import get_default_graph
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
-        from trainflow._src.ops.array import array_ops
         self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
                                                        name="learning_rate")
         with get_default_graph().colocate_with(self._learning_rate_tensor.op):
             self._global_step_on_worker = array_ops.identity(self._global_step) + 1
 
     def _args(self, var):
-        from trainflow._src.framework.graph import get_default_graph
-        from trainflow._src.ops.array import array_ops
         with get_default_graph().device(var.device):
             step = array_ops.identity(self._global_step_on_worker)
         hypers = [self._cast_to(self._learning_rate_tensor, var),
@@ -63,13 +62,11 @@ class AdagradDAOptimizer(Optimizer):
         return [var._ref()] + slots, hypers
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         refs, hypers = self._args(var)
         return training_ops.apply_adagrad_da(*refs, grad, *hypers,
                                              use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         refs, hypers = self._args(var)
         return training_ops.sparse_apply_adagrad_da(*refs, grad.values, grad.indices, *hypers,
                                                     use_locking=self._use_locking)

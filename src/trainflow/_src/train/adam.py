@@ -1,5 +1,9 @@
 """`tf.train.AdamOptimizer` (Kingma & Ba) with TF's epsilon-hat formulation."""
 from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import state_ops, training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -36,7 +40,6 @@ class AdamOptimizer(Optimizer):
             self._zeros_slot(v, "v", self._name)
 
     def _prepare(self):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         self._lr_t = convert_to_tensor(self._call_if_callable(self._lr), name="learning_rate")
         self._beta1_t = convert_to_tensor(self._call_if_callable(self._beta1), name="beta1")
         self._beta2_t = convert_to_tensor(self._call_if_callable(self._beta2), name="beta2")
@@ -44,7 +47,6 @@ class AdamOptimizer(Optimizer):
                                             name="epsilon")
 
     def _casts(self, var):
-        from trainflow._src.ops.math import math_ops
         dt = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators()
         return (math_ops.cast(beta1_power, dt), math_ops.cast(beta2_power, dt),
@@ -52,16 +54,12 @@ class AdamOptimizer(Optimizer):
                 math_ops.cast(self._beta2_t, dt), math_ops.cast(self._epsilon_t, dt))
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         b1p, b2p, lr, b1, b2, eps = self._casts(var)
         return training_ops.apply_adam(
             var._ref(), self.get_slot(var, "m")._ref(), self.get_slot(var, "v")._ref(),
             b1p, b2p, lr, b1, b2, eps, grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.control_flow import control_flow_ops
-        from trainflow._src.ops.math import math_ops
-        from trainflow._src.ops.state import state_ops
         b1p, b2p, lr_t, beta1_t, beta2_t, epsilon_t = self._casts(var)
         graph = get_default_graph()
         lr = lr_t * math_ops.sqrt(1 - b2p) / (1 - b1p)
@@ -82,7 +80,6 @@ class AdamOptimizer(Optimizer):
         return control_flow_ops.group(*[var_update, m_t, v_t])
 
     def _finish(self, update_ops, name_scope):
-        from trainflow._src.ops.control_flow import control_flow_ops
         graph = get_default_graph()
         with graph.control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()

@@ -5,6 +5,7 @@ import time
 import numpy as np
 
 from trainflow._src import tf_logging as logging
+from trainflow._src.framework import errors
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.train import training_util
 from trainflow._src.train.session_run_hook import SessionRunArgs, SessionRunHook
@@ -187,7 +188,6 @@ class FinalOpsHook(SessionRunHook):
     def end(self, session):
         if self._final_ops is None:
             return
-        from trainflow._src.framework import errors  # noqa: PLC0415 - leaf, kept local
         try:
             self._final_ops_values = session.run(self._final_ops,
                                                  feed_dict=self._final_ops_feed_dict)

@@ -10,6 +10,8 @@ from trainflow._src.framework.tensor_shape import as_shape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.array.array_ops import expand_dims, ones, squeeze
 from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.control_flow.grouping import no_op
 from trainflow._src.ops.data_flow.partition import dynamic_partition
 from trainflow._src.ops.data_flow.queues import FIFOQueue, PaddingFIFOQueue
 from trainflow._src.ops.sparse import sparse_tensors_map as stm
@@ -86,7 +88,6 @@ def _smart_cond(pred, true_fn, false_fn):
     value = constant_value(pred)
     if value is not None:
         return true_fn() if bool(value) else false_fn()
-    from trainflow._src.ops.control_flow.cond import cond
     return cond(pred, true_fn, false_fn)
 
 
@@ -212,7 +213,6 @@ def enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
 
 
 def _no_op():
-    from trainflow._src.ops.control_flow.control_flow_ops import no_op
     return no_op()
 
 

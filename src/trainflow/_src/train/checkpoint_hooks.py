@@ -5,7 +5,10 @@ import os
 from trainflow._src import tf_logging as logging
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.protos.event_pb2 import SessionLog
+from trainflow._src.summary.writer_cache import FileWriterCache
 from trainflow._src.train import training_util
+from trainflow._src.train.meta_graph_io import write_graph
 from trainflow._src.train.session_run_hook import SessionRunArgs, SessionRunHook
 from trainflow._src.train.session_run_timer import SecondOrStepTimer
 
@@ -63,7 +66,6 @@ class CheckpointSaverHook(SessionRunHook):
         self._steps_per_run = steps_per_run
 
     def begin(self):
-        from trainflow._src.summary.writer_cache import FileWriterCache  # noqa: PLC0415
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = training_util.get_global_step()
         if self._global_step_tensor is None:
@@ -75,7 +77,6 @@ class CheckpointSaverHook(SessionRunHook):
         global_step = int(session.run(self._global_step_tensor))
         if self._save_graph_def:
             # The graph and meta graph are written once, with the first checkpoint.
-            from trainflow._src.train.meta_graph_io import write_graph  # noqa: PLC0415
             graph = get_default_graph()
             write_graph(graph.as_graph_def(add_shapes=True), self._checkpoint_dir,
                         "graph.pbtxt")
@@ -111,7 +112,6 @@ class CheckpointSaverHook(SessionRunHook):
         logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step,
                                write_meta_graph=self._save_graph_def)
-        from trainflow._src.protos.event_pb2 import SessionLog  # noqa: PLC0415
         self._summary_writer.add_session_log(
             SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path), step)
         logging.info("Calling checkpoint listeners after saving checkpoint %d...", step)

@@ -11,6 +11,8 @@ import os
 import re
 
 from trainflow._src.formats import atomic
+from trainflow._src.gfile.paths import os_error
+from trainflow._src.protos.checkpoint_state_pb2 import CheckpointState
 
 _log = logging.getLogger(__name__)
 
@@ -38,7 +40,6 @@ def atomic_write_string_to_file(filename, contents, sync=True):
       FailedPreconditionError: `filename` is a directory, or its folder is a file.
       PermissionDeniedError: the directory is not writable.
     """
-    from trainflow._src.gfile.paths import os_error
     filename = os.fspath(filename)
     try:
         atomic.write_file(filename, contents, sync=sync, marker=atomic.STATE_MARKER)
@@ -61,7 +62,6 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
     Raises:
       ValueError: timestamps were given but do not match the paths in number.
     """
-    from trainflow._src.protos.checkpoint_state_pb2 import CheckpointState
     save_dir = os.fspath(save_dir)
     model_checkpoint_path = os.fspath(model_checkpoint_path)
     paths = [os.fspath(p) for p in (all_model_checkpoint_paths or [])]
@@ -150,7 +150,6 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
       ValueError: the state file has no model_checkpoint_path.
     """
     from google.protobuf import text_format
-    from trainflow._src.protos.checkpoint_state_pb2 import CheckpointState
     checkpoint_dir = os.fspath(checkpoint_dir)
     filename = _state_filename(checkpoint_dir, latest_filename)
     if not os.path.isfile(filename):

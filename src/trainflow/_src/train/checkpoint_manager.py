@@ -8,7 +8,9 @@ import logging
 import os
 import time
 
-from trainflow._src.train import checkpoint_management
+from trainflow._src.framework.session_stack import get_default_session
+from trainflow._src.train import checkpoint_management, training_util
+from trainflow._src.train.checkpoint_status import session_or_default
 
 _log = logging.getLogger(__name__)
 
@@ -102,11 +104,9 @@ class CheckpointManager:
         return list(self._maybe_delete)
 
     def _session(self):
-        from trainflow._src.train.checkpoint_object import _session
-        return _session(None)
+        return session_or_default(None)
 
     def _step(self, session):
-        from trainflow._src.train import training_util
         return training_util.global_step(session, self._step_counter)
 
     def save(self, checkpoint_number=None, check_interval=True, options=None):
@@ -134,7 +134,6 @@ class CheckpointManager:
         if checkpoint_number is None:
             checkpoint_number = counter
         if not isinstance(checkpoint_number, int):
-            from trainflow._src.train import training_util
             checkpoint_number = training_util.global_step(session, checkpoint_number)
         prefix = f"{self._checkpoint_prefix}-{checkpoint_number}"
         save_path = self._checkpoint.write(prefix, session=session, options=options)
@@ -174,7 +173,6 @@ class CheckpointManager:
         """
         if self._latest_checkpoint is not None:
             status = self._checkpoint.restore(self._latest_checkpoint)
-            from trainflow._src.framework.session_stack import get_default_session
             if get_default_session() is not None:
                 status.run_restore_ops()
             if self._checkpoint_interval is not None:

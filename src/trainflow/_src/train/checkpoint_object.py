@@ -16,8 +16,8 @@ from trainflow._src.ops.io import save_restore
 from trainflow._src.ops.state.variables import Variable
 from trainflow._src.train import checkpoint_management
 from trainflow._src.train import object_graph
-from trainflow._src.train.checkpoint_status import (CheckpointLoadStatus, InitializationOnlyStatus,
-                                               NameBasedSaverStatus)
+from trainflow._src.train.checkpoint_status import (
+    CheckpointLoadStatus, InitializationOnlyStatus, NameBasedSaverStatus, session_or_default)
 from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 
 
@@ -35,17 +35,6 @@ class CheckpointOptions:
         self.enable_async = enable_async
         self.experimental_skip_slot_variables = experimental_skip_slot_variables
         self.experimental_sharding_callback = experimental_sharding_callback
-
-
-def _session(session):
-    if session is not None:
-        return session
-    from trainflow._src.framework.session_stack import get_default_session
-    session = get_default_session()
-    if session is None:
-        raise RuntimeError("Saving or restoring an object-based checkpoint in graph mode "
-                           "needs a session: pass `session=` or use `with sess.as_default()`")
-    return session
 
 
 class Checkpoint:
@@ -110,7 +99,7 @@ class Checkpoint:
     def write(self, file_prefix, session=None, options=None):
         """Writes a checkpoint at `file_prefix` (no counter, no state file); returns it."""
         del options
-        session = _session(session)
+        session = session_or_default(session)
         file_prefix = os.fspath(file_prefix)
         view = object_graph.ObjectGraphView(self)
         op, prefix, graph_value = self._save_op(view)
@@ -121,7 +110,7 @@ class Checkpoint:
     def save(self, file_prefix, session=None, options=None):
         """Saves at `file_prefix-N` (N: the incremented save counter), records it in the
         directory's `checkpoint` state file, and returns that path."""
-        session = _session(session)
+        session = session_or_default(session)
         if self._save_counter is None:
             session.run(self.save_counter.initializer)
         if self._save_assign_op is None:

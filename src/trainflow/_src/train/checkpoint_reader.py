@@ -5,6 +5,7 @@ from trainflow._src.formats import tensor_bundle
 from trainflow._src.formats.checkpoint_v1 import V1CheckpointReader
 from trainflow._src.formats.tensor_bundle_reader import BundleReader
 from trainflow._src.formats.tensor_bundle_slices import encode_tensor_name_slice
+from trainflow._src.protos import trackable_object_graph_pb2
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
@@ -131,7 +132,6 @@ class CheckpointReader:
 
     def get_object_graph(self):
         """The TrackableObjectGraph of an object-based checkpoint, or None if it has none."""
-        from trainflow._src.protos import trackable_object_graph_pb2
         if not self.has_tensor(OBJECT_GRAPH_KEY):
             return None
         raw = self.get_tensor(OBJECT_GRAPH_KEY)

@@ -2,19 +2,27 @@
 Python objects, the restore ops it built, and TF's assertions about the match."""
 import logging
 
+from trainflow._src.framework.session_stack import get_default_session
 from trainflow._src.ops.control_flow import control_flow_ops
 from trainflow._src.ops.io import save_restore
 from trainflow._src.ops.state.variables import Variable
 from trainflow._src.ops.state import state_ops
+from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 from trainflow._src.train.object_graph import VARIABLE_VALUE
 from trainflow._src.train.optimizer import Optimizer
 
 _log = logging.getLogger(__name__)
 
 
-def _session(session):
-    from trainflow._src.train.checkpoint_object import _session as find
-    return find(session)
+def session_or_default(session):
+    """`session`, else the default session; raises RuntimeError when there is neither."""
+    if session is not None:
+        return session
+    session = get_default_session()
+    if session is None:
+        raise RuntimeError("Saving or restoring an object-based checkpoint in graph mode "
+                           "needs a session: pass `session=` or use `with sess.as_default()`")
+    return session
 
 
 def _match(view, graph_proto):
@@ -55,11 +63,11 @@ class _Status:
     def run_restore_ops(self, session=None):
         """Runs the restore ops (in `session`, default: the default session)."""
         if self._restore_ops:
-            _session(session).run(self._restore_ops)
+            session_or_default(session).run(self._restore_ops)
 
     def initialize_or_restore(self, session=None):
         """Restores what the checkpoint has and initializes the other variables."""
-        session = _session(session)
+        session = session_or_default(session)
         others = [o.initializer for i, o in self._variables() if i not in self._restored]
         session.run(self._restore_ops + others)
 
@@ -159,7 +167,6 @@ class NameBasedSaverStatus(_Status):
                      "restore API. This mode uses global names to match variables, and so is "
                      "somewhat fragile. It also adds new restore ops to the graph each time it "
                      "is called when graph building.")
-        from trainflow._src.train.checkpoint_reader import NewCheckpointReader
         with NewCheckpointReader(save_path) as reader:
             present = set(reader.get_variable_to_shape_map())
         for i, var in self._variables():

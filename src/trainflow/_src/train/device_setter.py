@@ -2,6 +2,8 @@
 robin by default) and every other op on the worker, for between-graph replication."""
 from trainflow._src import tf_logging as logging
 from trainflow._src.framework.device_spec import DeviceSpec
+from trainflow._src.protos.cluster_pb2 import ClusterDef
+from trainflow._src.train.cluster_spec import ClusterSpec
 
 # The op types that hold state and so belong on a parameter server (TF's list).
 STANDARD_PS_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "MutableHashTable",
@@ -77,8 +79,6 @@ def replica_device_setter(ps_tasks=0, ps_device="/job:ps", worker_device="/job:w
       TypeError: if cluster or ps_strategy has the wrong type.
     """
     if cluster is not None:
-        from trainflow._src.train.cluster_spec import ClusterSpec  # noqa: PLC0415
-        from trainflow._src.protos.cluster_pb2 import ClusterDef  # noqa: PLC0415
         if not isinstance(cluster, (dict, ClusterDef, ClusterSpec)):
             raise TypeError("cluster must be a dictionary or ClusterSpec proto, or a "
                             "ClusterSpec")

@@ -1,4 +1,8 @@
 """`tf.train.FtrlOptimizer` (FTRL-Proximal, McMahan et al. 2013)."""
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -53,7 +57,6 @@ class FtrlOptimizer(Optimizer):
         self._l2_shrinkage_regularization_strength_tensor = None
 
     def _create_slots(self, var_list):
-        from trainflow._src.ops.array import array_ops
         value = self._initial_accumulator_value
 
         def accum_initializer(shape, dtype=None, partition_info=None):
@@ -67,8 +70,6 @@ class FtrlOptimizer(Optimizer):
             self._zeros_slot(v, "linear", self._linear_name or self._name)
 
     def _prepare(self):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
-        from trainflow._src.ops.math import math_ops
         self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
                                                        name="learning_rate")
         self._l1_regularization_strength_tensor = convert_to_tensor(
@@ -98,14 +99,12 @@ class FtrlOptimizer(Optimizer):
         return var._ref(), self.get_slot(var, "accum")._ref(), self.get_slot(var, "linear")._ref()
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         fn = training_ops.apply_ftrl if self._l2_shrinkage_regularization_strength <= 0.0 \
             else training_ops.apply_ftrl_v2
         return fn(*self._slots_of(var), grad, *self._hypers(var),
                   use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         fn = training_ops.sparse_apply_ftrl if self._l2_shrinkage_regularization_strength <= 0.0 \
             else training_ops.sparse_apply_ftrl_v2
         return fn(*self._slots_of(var), grad.values, grad.indices, *self._hypers(var),

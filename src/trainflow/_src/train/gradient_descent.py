@@ -1,4 +1,8 @@
 """`tf.train.GradientDescentOptimizer`."""
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import resource_variable_ops, training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -17,23 +21,18 @@ class GradientDescentOptimizer(Optimizer):
         self._learning_rate_tensor = None
 
     def _prepare(self):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         lr = self._call_if_callable(self._learning_rate)
         self._learning_rate_tensor = convert_to_tensor(lr, name="learning_rate")
 
     def _lr_for(self, var):
-        from trainflow._src.ops.math import math_ops
         return math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_gradient_descent(
             var._ref(), self._lr_for(var), grad, use_locking=self._use_locking)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        from trainflow._src.framework.indexed_slices import IndexedSlices
         if getattr(var, "_is_resource_variable", False):
-            from trainflow._src.ops.state import resource_variable_ops
             return resource_variable_ops.resource_scatter_add(
                 var.handle, grad.indices, -grad.values * self._lr_for(var))
         delta = IndexedSlices(grad.values * self._lr_for(var), grad.indices, grad.dense_shape)

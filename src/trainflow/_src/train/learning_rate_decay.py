@@ -7,9 +7,16 @@ float64 for float64 tensors), computed with TF's formulas in the same op order.
 """
 import math
 
+from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.nest_util import flatten_plain
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow.case import case
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.random import random_ops
 
 
 def _require_step(global_step, fn):
@@ -19,7 +26,6 @@ def _require_step(global_step, fn):
 
 def _start(learning_rate, global_step, fn):
     """(initial rate tensor, its dtype, the step cast to it, math_ops module)."""
-    from trainflow._src.ops.math import math_ops
     _require_step(global_step, fn)
     lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
     dtype = lr.dtype
@@ -60,7 +66,6 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     Raises:
       ValueError: if `global_step` is None.
     """
-    from trainflow._src.ops.math import math_ops
     _require_step(global_step, "natural_exp_decay")
     rate = math_ops.exp(math_ops.negative(decay_rate))
     return _exponential(learning_rate, global_step, decay_steps, rate, staircase, name)
@@ -91,10 +96,6 @@ def piecewise_constant(x, boundaries, values, name=None):
       ValueError: if a boundary's dtype differs from x's (int32 boundaries are cast for
         an int64 x), or the values' dtypes differ.
     """
-    from trainflow._src.framework import dtypes
-    from trainflow._src.framework.nest_util import flatten_plain
-    from trainflow._src.ops.control_flow.case import case
-    from trainflow._src.ops.math import math_ops
     _require_step(x, "piecewise_constant")
     boundaries = [convert_to_tensor(b) for b in flatten_plain(boundaries)]
     values = [convert_to_tensor(v) for v in flatten_plain(values)]
@@ -131,7 +132,6 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
     Raises:
       ValueError: if `global_step` is None.
     """
-    from trainflow._src.ops.array import array_ops
     with _scope(name, "PolynomialDecay") as scope:
         lr, dtype, step, math_ops = _start(learning_rate, global_step, "polynomial_decay")
         end = math_ops.cast(end_learning_rate, dtype)
@@ -155,7 +155,6 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     Raises:
       ValueError: if `global_step` is None.
     """
-    from trainflow._src.ops.math import math_ops
     _require_step(global_step, "cosine_decay")
     with _scope(name, "CosineDecay"):
         lr, dtype, step, _ = _start(learning_rate, global_step, "cosine_decay")
@@ -173,7 +172,6 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
     Raises:
       ValueError: if `global_step` is None.
     """
-    from trainflow._src.ops.control_flow.cond import cond
     with _scope(name, "SGDRDecay") as scope:
         lr, dtype, step, math_ops = _start(learning_rate, global_step, "cosine_decay_restarts")
         first = math_ops.cast(first_decay_steps, dtype)
@@ -238,8 +236,6 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
     Raises:
       ValueError: if `global_step` is None.
     """
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.random import random_ops
     _require_step(global_step, "noisy_linear_cosine_decay")
 
     def noise(linear, step, dtype):

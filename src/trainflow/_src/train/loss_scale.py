@@ -11,6 +11,10 @@ from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.nest_util import flatten_plain
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import variables
 
 
 class LossScale:
@@ -29,7 +33,6 @@ class LossScale:
         raise NotImplementedError(f"{type(self).__name__} must implement update")
 
     def _add_weight(self, name, initial_value, dtype=None):
-        from trainflow._src.ops.state import variables
         graph = get_default_graph()
         key = (name, graph)
         if self._weights.get(key) is not None:
@@ -68,7 +71,6 @@ class FixedLossScale(LossScale):
         return convert_to_tensor(self._loss_scale_value)
 
     def update(self, grads):
-        from trainflow._src.ops.control_flow import control_flow_ops
         del grads
         return control_flow_ops.no_op(), True
 
@@ -80,16 +82,12 @@ class FixedLossScale(LossScale):
 
 
 def _is_all_finite(grads):
-    from trainflow._src.ops.math import math_ops
     per_grad = [math_ops.reduce_all(math_ops.is_finite(
         g.values if isinstance(g, IndexedSlices) else g)) for g in grads if g is not None]
     return math_ops.reduce_all(per_grad)
 
 
 def _assign_if_finite(var, value):
-    from trainflow._src.ops.control_flow import control_flow_ops
-    from trainflow._src.ops.control_flow.cond import cond
-    from trainflow._src.ops.math import math_ops
     return cond(math_ops.is_finite(value), lambda: var.assign(value).op,
                 control_flow_ops.no_op)
 
@@ -117,9 +115,6 @@ class DynamicLossScale(LossScale):
         return convert_to_tensor(self._current_loss_scale)
 
     def update(self, grads):
-        from trainflow._src.ops.control_flow import control_flow_ops
-        from trainflow._src.ops.control_flow.cond import cond
-        from trainflow._src.ops.math import math_ops
         is_finite = _is_all_finite(flatten_plain(grads))
         scale, good = self._current_loss_scale, self._num_good_steps
 

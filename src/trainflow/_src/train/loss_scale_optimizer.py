@@ -2,6 +2,9 @@
 scales the loss up before differentiation and the gradients down before applying them,
 skipping the update when a dynamic loss scale finds a non-finite gradient."""
 from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
 from trainflow._src.train import loss_scale as loss_scale_module
 from trainflow._src.train.optimizer import Optimizer
 
@@ -41,7 +44,6 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
         return list(zip(grads, [v for _, v in grads_and_vars]))
 
     def _scale_loss(self, loss):
-        from trainflow._src.ops.math import math_ops
         scale = self._loss_scale()
         if callable(loss):
             def scaled():
@@ -65,8 +67,6 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Applies the gradients with the wrapped optimizer; with a dynamic loss scale,
         only when they are all finite, and updates the scale either way."""
-        from trainflow._src.ops.control_flow import control_flow_ops
-        from trainflow._src.ops.control_flow.cond import cond
         if not self._doing_dynamic_loss_scaling():
             return self._optimizer.apply_gradients(grads_and_vars, global_step, name)
         grads_and_vars = tuple(grads_and_vars)

@@ -1,4 +1,5 @@
 """`tf.train.MomentumOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -30,7 +31,6 @@ class MomentumOptimizer(Optimizer):
         self._momentum_tensor = self._hyper_tensor(self._momentum, "momentum")
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_momentum(
             var._ref(), self.get_slot(var, "momentum")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad,
@@ -38,7 +38,6 @@ class MomentumOptimizer(Optimizer):
             use_nesterov=self._use_nesterov)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.sparse_apply_momentum(
             var._ref(), self.get_slot(var, "momentum")._ref(),
             self._cast_to(self._learning_rate_tensor, var), grad.values, grad.indices,

@@ -14,6 +14,9 @@ from trainflow._src import tf_logging as logging
 from trainflow._src.framework import errors
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.protos.config_pb2 import RunMetadata, RunOptions
+from trainflow._src.train.coordinator import Coordinator
+from trainflow._src.train.queue_runner_impl import start_queue_runners
 from trainflow._src.train.session_creators import ChiefSessionCreator
 from trainflow._src.train.session_run_hook import (
     SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues)
@@ -250,7 +253,6 @@ class _HookedSession(_WrappedSession):
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         if self.should_stop():
             raise RuntimeError("Run called even after should_stop requested.")
-        from trainflow._src.protos.config_pb2 import RunMetadata, RunOptions  # noqa: PLC0415
         actual_fetches = {"caller": fetches}
         run_context = SessionRunContext(original_args=SessionRunArgs(fetches, feed_dict),
                                         session=self._sess)
@@ -304,8 +306,6 @@ class _CoordinatedSessionCreator:
         self._stop_grace_period_secs = stop_grace_period_secs
 
     def create_session(self):
-        from trainflow._src.train.coordinator import Coordinator  # noqa: PLC0415
-        from trainflow._src.train.queue_runner_impl import start_queue_runners  # noqa: PLC0415
         self.tf_sess = self._session_creator.create_session()
         self.coord = Coordinator()
         if self.tf_sess.graph.get_collection(GraphKeys.QUEUE_RUNNERS):

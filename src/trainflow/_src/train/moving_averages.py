@@ -9,6 +9,11 @@ from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import init_ops, state_ops, variable_scope, variables
+from trainflow._src.train import slot_creator
 
 
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
@@ -18,8 +23,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
     `<variable>/biased` and `<variable>/local_step`, and `variable` receives the
     biased average divided by 1 - decay^step (Kingma & Ba's correction).
     """
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.state import state_ops
     with name_scope(name, "AssignMovingAvg", [variable, value, decay]) as scope:
         decay = convert_to_tensor(1.0 - decay, name="decay")
         if decay.dtype != variable.dtype.base_dtype:
@@ -30,7 +33,6 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
 
 
 def _unique_in_scope(name):
-    from trainflow._src.ops.state import variable_scope
     scope = variable_scope.get_variable_scope()
     if scope.reuse:
         return name
@@ -45,10 +47,6 @@ def _unique_in_scope(name):
 
 
 def _zero_debias(unbiased, value, decay):
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.state import init_ops
-    from trainflow._src.ops.state import state_ops
-    from trainflow._src.ops.state import variable_scope
     graph = get_default_graph()
     with variable_scope.variable_scope(unbiased.name[:-len(":0")],
                                        values=[unbiased, value, decay]):
@@ -101,9 +99,6 @@ class ExponentialMovingAverage:
         Raises:
           TypeError: if an entry is not half, bfloat16, float or double.
         """
-        from trainflow._src.ops.control_flow import control_flow_ops
-        from trainflow._src.ops.math import math_ops
-        from trainflow._src.ops.state import variables
         if var_list is None:
             var_list = variables.trainable_variables()
         graph = get_default_graph()
@@ -132,10 +127,6 @@ class ExponentialMovingAverage:
             return control_flow_ops.group(*updates, name=scope)
 
     def _create_shadow(self, var, graph):
-        from trainflow._src.ops.control_flow.cond import cond
-        from trainflow._src.ops.state import state_ops
-        from trainflow._src.ops.state import variables
-        from trainflow._src.train import slot_creator
         if isinstance(var, variables.Variable):
             with graph.device(var.device):
                 initialized = cond(state_ops.is_variable_initialized(var),
@@ -169,7 +160,6 @@ class ExponentialMovingAverage:
           moving_avg_variables: the variables whose averages to restore (default: the
             trainable and MOVING_AVERAGE_VARIABLES variables).
         """
-        from trainflow._src.ops.state import variables
         graph = get_default_graph()
         if moving_avg_variables is None:
             moving_avg_variables = variables.trainable_variables() + list(

@@ -14,7 +14,9 @@ gets a node id in visit order. What an object depends on, in order:
 
 Path components escape "." as ".." and "/" as "./", as TF does.
 """
+from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.ops.state.variables import Variable
+from trainflow._src.protos import trackable_object_graph_pb2
 from trainflow._src.train.optimizer import Optimizer
 
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -77,7 +79,6 @@ def children(obj):
 
 
 def _graph_of_default():
-    from trainflow._src.framework.graph import get_default_graph
     return get_default_graph()
 
 
@@ -134,7 +135,6 @@ class ObjectGraphView:
 
     def to_proto(self):
         """The TrackableObjectGraph proto."""
-        from trainflow._src.protos import trackable_object_graph_pb2
         graph = trackable_object_graph_pb2.TrackableObjectGraph()
         has_values = self._has_values()
         for node_id, obj in enumerate(self.nodes):

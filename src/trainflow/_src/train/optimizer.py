@@ -8,10 +8,20 @@ as TensorFlow does, and increments `global_step` after the update.
 import contextlib
 
 from trainflow._src.framework import dtypes, graph_walk
+from trainflow._src.framework.constant_op import constant
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.nest_util import flatten_plain
 from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_conversion import (
+    convert_to_tensor, convert_to_tensor_or_indexed_slices)
+from trainflow._src.gradients.gradients_impl import gradients, is_trainable
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.state import init_ops, resource_variable_ops, state_ops, variables
+from trainflow._src.train import slot_creator
 
 
 def _var_key(var):
@@ -19,14 +29,11 @@ def _var_key(var):
 
 
 def _is_indexed_slices(g):
-    from trainflow._src.framework.indexed_slices import IndexedSlices
     return isinstance(g, IndexedSlices)
 
 
 def deduplicate_indexed_slices(values, indices):
     """Sums `values` rows that share an index. Returns (summed_values, unique_indices)."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     unique_indices, new_positions = array_ops.unique(indices)
     summed = math_ops.unsorted_segment_sum(values, new_positions,
                                            array_ops.shape(unique_indices)[0])
@@ -109,9 +116,6 @@ class Optimizer:
         Raises:
           ValueError: for an invalid gate_gradients, no variables, or bad dtypes.
         """
-        from trainflow._src.gradients.gradients_impl import gradients
-        from trainflow._src.ops.control_flow import control_flow_ops
-        from trainflow._src.ops.state import variables
         loss_fn = None
         if callable(loss) and not isinstance(loss, Tensor):
             loss_fn, loss = loss, loss()
@@ -160,9 +164,6 @@ class Optimizer:
             pair is malformed.
           ValueError: if there are no pairs or no gradient is given.
         """
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
-        from trainflow._src.ops.state import state_ops
-        from trainflow._src.ops.state import variables
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
@@ -253,7 +254,6 @@ class Optimizer:
         return self._slots.setdefault(slot_name, {})
 
     def _get_or_make_slot(self, var, val, slot_name, op_name):
-        from trainflow._src.train import slot_creator
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slot_creator.create_slot(var, val, op_name)
@@ -261,7 +261,6 @@ class Optimizer:
 
     def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype, slot_name,
                                            op_name):
-        from trainflow._src.train import slot_creator
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slot_creator.create_slot_with_initializer(
@@ -269,7 +268,6 @@ class Optimizer:
         return named[_var_key(var)]
 
     def _zeros_slot(self, var, slot_name, op_name):
-        from trainflow._src.train import slot_creator
         named = self._slot_dict(slot_name)
         if _var_key(var) not in named:
             named[_var_key(var)] = slot_creator.create_zeros_slot(var, op_name)
@@ -278,7 +276,6 @@ class Optimizer:
     def _constant_slot(self, var, value, slot_name, ones=False):
         """A slot starting at `value` everywhere, from an initializer (as Adagrad and
         RMSProp make theirs); a filled tensor when the shape is not fully known."""
-        from trainflow._src.ops.state import init_ops
         dtype = var.dtype.base_dtype
         shape = var.get_shape()
         if not shape.is_fully_defined():
@@ -290,13 +287,10 @@ class Optimizer:
 
     def _filled_slot(self, var, value, slot_name):
         """A slot initialized from a tensor of `value`s shaped like `var`, made next to it."""
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.math import math_ops
         graph = get_default_graph()
         dtype = var.dtype.base_dtype
         with graph.colocate_with(var.op):
             if var.get_shape().is_fully_defined():
-                from trainflow._src.framework.constant_op import constant
                 val = constant(value, shape=var.get_shape().as_list(), dtype=dtype)
             else:
                 val = math_ops.cast(array_ops.fill(array_ops.shape(var.initialized_value()),
@@ -305,17 +299,14 @@ class Optimizer:
 
     def _hyper_tensor(self, value, name):
         """The hyperparameter `value` (a float, Tensor or callable) as a Tensor."""
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         return convert_to_tensor(self._call_if_callable(value), name=name)
 
     @staticmethod
     def _cast_to(value, var):
         """`value` cast to `var`'s dtype (TF's optimizers cast every hyperparameter)."""
-        from trainflow._src.ops.math import math_ops
         return math_ops.cast(value, var.dtype.base_dtype)
 
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
-        from trainflow._src.ops.state import variables
         graph = colocate_with.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
@@ -348,12 +339,10 @@ class Optimizer:
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         """Sums duplicate indices of `grad`, then calls `_apply_sparse`."""
-        from trainflow._src.framework.indexed_slices import IndexedSlices
         summed, unique = deduplicate_indexed_slices(grad.values, grad.indices)
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
     def _finish(self, update_ops, name_scope):
-        from trainflow._src.ops.control_flow import control_flow_ops
         return control_flow_ops.group(*update_ops, name=name_scope)
 
     def _call_if_callable(self, param):
@@ -392,8 +381,6 @@ def _variables_read_by(loss, var_list):
 
 
 def _increment(global_step, name):
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.ops.state import resource_variable_ops, state_ops
     if getattr(global_step, "_is_resource_variable", False):
         return resource_variable_ops.assign_add_variable_op(
             global_step.handle, convert_to_tensor(1, dtype=global_step.dtype), name=name)
@@ -402,7 +389,6 @@ def _increment(global_step, name):
 
 def _why_no_gradients(loss, var_list):
     """One line per variable saying why no gradient reaches it from `loss`."""
-    from trainflow._src.gradients.gradients_impl import is_trainable
     lines = []
     # For each op the loss depends on: (the consumer it was reached from, the tensor).
     ancestors = graph_walk.reachable_with_links(

@@ -1,4 +1,5 @@
 """`tf.train.ProximalAdagradOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import check_positive_initial_value
 from trainflow._src.train.proximal_base import ProximalOptimizerBase
 
@@ -34,13 +35,11 @@ class ProximalAdagradOptimizer(ProximalOptimizerBase):
             self._filled_slot(v, self._initial_accumulator_value, "accumulator")
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_proximal_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(), *self._hypers(), grad,
             use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.sparse_apply_proximal_adagrad(
             var._ref(), self.get_slot(var, "accumulator")._ref(), *self._hypers(),
             grad.values, grad.indices, use_locking=self._use_locking)

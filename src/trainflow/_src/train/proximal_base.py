@@ -1,6 +1,7 @@
 """What the proximal optimizers share: a learning rate and l1/l2 regularization
 strengths, turned into tensors (not cast: as in TF, a float64 variable needs float64
 hyperparameter tensors) before each update."""
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -18,7 +19,6 @@ class ProximalOptimizerBase(Optimizer):
         self._l2_regularization_strength_tensor = None
 
     def _prepare(self):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         self._learning_rate_tensor = convert_to_tensor(self._learning_rate,
                                                        name="learning_rate")
         self._l1_regularization_strength_tensor = convert_to_tensor(

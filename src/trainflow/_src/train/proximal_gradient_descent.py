@@ -1,4 +1,5 @@
 """`tf.train.ProximalGradientDescentOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.proximal_base import ProximalOptimizerBase
 
 
@@ -22,12 +23,10 @@ class ProximalGradientDescentOptimizer(ProximalOptimizerBase):
                          l2_regularization_strength, use_locking, name)
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.apply_proximal_gradient_descent(
             var._ref(), *self._hypers(), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         return training_ops.sparse_apply_proximal_gradient_descent(
             var._ref(), *self._hypers(), grad.values, grad.indices,
             use_locking=self._use_locking)

@@ -10,9 +10,9 @@ import numpy as np
 
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_def_proto import op_def_proto
-from trainflow._src.formats.tensor_proto import make_tensor_proto
+from trainflow._src.formats.tensor_proto import make_ndarray, make_tensor_proto
 from trainflow._src.formats.varint import encode_varint
-from trainflow._src.protos import graph_pb2, types_pb2
+from trainflow._src.protos import graph_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 
 _TARGETS = ("MatMul", "Conv2D")
 _ALLOWED_UNKNOWN_INPUTS = 2
@@ -185,7 +185,6 @@ class _Rewriter:
         self._extend_save(save, data, variables)
 
     def _extend_save(self, save, data, variables):
-        from trainflow._src.formats.tensor_proto import make_ndarray
         for const_name, extra in ((data[1], variables), (data[2], [""] * len(variables))):
             const = self.by_name[_name_of(const_name)]
             old = list(make_ndarray(const.attr["value"].tensor).reshape(-1))
@@ -202,7 +201,6 @@ class _Rewriter:
 def _string_tensor_content(values):
     """A string vector TensorProto packed as TF re-packs an edited Const: every length as
     a varint, then every string's bytes, in tensor_content."""
-    from trainflow._src.protos import tensor_pb2
     proto = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING)
     proto.tensor_shape.dim.add(size=len(values))
     proto.tensor_content = (b"".join(encode_varint(len(v)) for v in values) + b"".join(values))
@@ -230,7 +228,6 @@ def _set_attr(attr, value):
 
 
 def _shape(dims):
-    from trainflow._src.protos import tensor_shape_pb2
     proto = tensor_shape_pb2.TensorShapeProto()
     for d in dims:
         proto.dim.add(size=d)

@@ -1,5 +1,7 @@
 """`tf.train.QueueRunner`: threads that run enqueue ops until their queue closes, and
 `add_queue_runner` / `start_queue_runners` over the QUEUE_RUNNERS collection."""
+from trainflow._src.framework import meta_graph
+
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
 import threading
@@ -217,7 +219,6 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
 
 def _register_collection_protos():
     """Meta graphs carry the QUEUE_RUNNERS collection as QueueRunnerDefs, as TF's do."""
-    from trainflow._src.framework import meta_graph
     meta_graph.register_proto_function(
         GraphKeys.QUEUE_RUNNERS, proto_type=QueueRunnerDef,
         to_proto=lambda qr, export_scope=None: qr.to_proto(export_scope=export_scope),

@@ -1,4 +1,5 @@
 """`tf.train.RMSPropOptimizer`."""
+from trainflow._src.ops.state import training_ops
 from trainflow._src.train.optimizer import Optimizer
 
 
@@ -48,13 +49,11 @@ class RMSPropOptimizer(Optimizer):
         return [var._ref(), *slots, *hypers]
 
     def _apply_dense(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         fn = training_ops.apply_centered_rms_prop if self._centered else \
             training_ops.apply_rms_prop
         return fn(*self._args(var), grad, use_locking=self._use_locking)
 
     def _apply_sparse(self, grad, var):
-        from trainflow._src.ops.state import training_ops
         fn = training_ops.sparse_apply_centered_rms_prop if self._centered else \
             training_ops.sparse_apply_rms_prop
         return fn(*self._args(var), grad.values, grad.indices, use_locking=self._use_locking)

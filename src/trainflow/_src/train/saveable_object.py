@@ -1,9 +1,12 @@
 """What a Saver saves: SaveSpec / SaveableObject, and turning a `var_list` (list, dict,
 PartitionedVariables, slices, ref tensors) into sorted saveables, as TF's
 `saveable_object_util` does."""
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.state import state_ops
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.state import resource_variable_ops, state_ops
 from trainflow._src.ops.state.partitioned_variables import PartitionedVariable
 from trainflow._src.ops.state.variables import Variable
 
@@ -76,7 +79,6 @@ class ReferenceVariableSaveable(SaveableObject):
         super().__init__(var, [spec], name)
 
     def restore(self, restored_tensors, restored_shapes):
-        from trainflow._src.ops.array import array_ops
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
@@ -95,14 +97,19 @@ class ResourceVariableSaveable(SaveableObject):
         super().__init__(var, [spec], name)
 
     def restore(self, restored_tensors, restored_shapes):
-        from trainflow._src.ops.array import array_ops
-        from trainflow._src.ops.state import resource_variable_ops
         restored = restored_tensors[0]
         if restored_shapes is not None:
             restored = array_ops.reshape(restored, restored_shapes[0])
         restored = array_ops.identity(restored)
         self.op.shape.assert_is_compatible_with(restored.shape)
         return resource_variable_ops.assign_variable_op(self.op.handle, restored)
+
+
+def all_saveable_objects(scope=None):
+    """The global variables and saveable objects of the default graph (under `scope`)."""
+    g = get_default_graph()
+    return (g.get_collection(GraphKeys.GLOBAL_VARIABLES, scope) +
+            g.get_collection(GraphKeys.SAVEABLE_OBJECTS, scope))
 
 
 def _variable_saveable(var, slice_spec, name):

@@ -9,23 +9,19 @@ path})` works as in TF, and a graph exported here restores in TF.
 import logging
 import os
 
-from trainflow._src.framework import errors
+from trainflow._src.framework import errors, meta_graph
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
-from trainflow._src.ops.state.variables import prepend_name_scope
+from trainflow._src.ops.state.variables import prepend_name_scope, strip_name_scope
 from trainflow._src.protos import saver_pb2
-from trainflow._src.train import checkpoint_management
+from trainflow._src.train import checkpoint_management, saver_object_restore
 from trainflow._src.train import training_util
+from trainflow._src.train.meta_graph_io import export_meta_graph
+from trainflow._src.train.saveable_object import all_saveable_objects
 from trainflow._src.train.saver_builder import BulkSaverBuilder
 from trainflow._src.train.saver_rotation import CheckpointRotation
 
 _log = logging.getLogger(__name__)
-
-
-def _all_saveable_objects(scope=None):
-    g = get_default_graph()
-    return (g.get_collection(GraphKeys.GLOBAL_VARIABLES, scope) +
-            g.get_collection(GraphKeys.SAVEABLE_OBJECTS, scope))
 
 
 def _as_str(path):
@@ -105,7 +101,7 @@ class Saver(CheckpointRotation):
             if self._builder is None:
                 self._builder = BulkSaverBuilder(self._write_version)
             if self._var_list is None:
-                self._var_list = _all_saveable_objects()
+                self._var_list = all_saveable_objects()
             if not self._var_list:
                 if self._allow_empty:
                     self._is_empty = True
@@ -141,7 +137,6 @@ class Saver(CheckpointRotation):
 
     def to_proto(self, export_scope=None):
         """The SaverDef with names relative to `export_scope` (None if outside it)."""
-        from trainflow._src.ops.state.variables import strip_name_scope
         if export_scope is None:
             return self.saver_def
         d = self.saver_def
@@ -235,7 +230,6 @@ class Saver(CheckpointRotation):
         Returns:
           The MetaGraphDef.
         """
-        from trainflow._src.train.meta_graph_io import export_meta_graph
         return export_meta_graph(
             filename=filename,
             graph_def=get_default_graph().as_graph_def(add_shapes=True),
@@ -267,7 +261,6 @@ class Saver(CheckpointRotation):
             sess.run(self.saver_def.restore_op_name,
                      {self.saver_def.filename_tensor_name: prefix})
         except errors.NotFoundError as err:
-            from trainflow._src.train import saver_object_restore
             names_to_keys = saver_object_restore.object_graph_key_mapping(prefix)
             if names_to_keys is None:
                 raise _wrap_restore_error(err, "a Variable name or other graph key that is "
@@ -301,7 +294,6 @@ def _saver_from_proto(saver_def, import_scope=None):
 
 
 def _register_collection_protos():
-    from trainflow._src.framework import meta_graph
     meta_graph.register_proto_function(GraphKeys.SAVERS, proto_type=saver_pb2.SaverDef,
                                        to_proto=_saver_to_proto, from_proto=_saver_from_proto)
 

@@ -2,7 +2,7 @@
 Saver: the checkpoint's object graph maps each variable's graph name to its key."""
 from trainflow._src.framework import errors
 from trainflow._src.train.checkpoint_reader import NewCheckpointReader
-from trainflow._src.train.saveable_object import op_list_to_dict
+from trainflow._src.train.saveable_object import all_saveable_objects, op_list_to_dict
 
 
 def object_graph_key_mapping(checkpoint_path):
@@ -29,8 +29,7 @@ def saver_from_object_based_checkpoint(checkpoint_path, var_list, builder, names
     if cached_saver is not None:
         return cached_saver
     if not var_list:
-        from trainflow._src.train.saver import _all_saveable_objects
-        var_list = _all_saveable_objects()
+        var_list = all_saveable_objects()
     names_to_saveables = var_list if isinstance(var_list, dict) else op_list_to_dict(var_list)
     current = set(names_to_saveables)
     known = set(names_to_keys)

@@ -3,27 +3,26 @@ session (init, ready checks, local init, summary op, saver), with TF's defaults.
 from trainflow._src import tf_logging as logging
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.ops.control_flow import control_flow_ops
+from trainflow._src.ops.state import variable_helpers
+from trainflow._src.ops.summary.summary_ops import merge_all
+from trainflow._src.train.saver import Saver
 
 
 def _default_init_op():
-    from trainflow._src.ops.control_flow import control_flow_ops  # noqa: PLC0415
-    from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
     return control_flow_ops.group(variable_helpers.global_variables_initializer())
 
 
 def _default_ready_op():
-    from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
     return variable_helpers.report_uninitialized_variables()
 
 
 def _default_ready_for_local_init_op():
-    from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
     return variable_helpers.report_uninitialized_variables(
         variable_helpers.global_variables())
 
 
 def _default_summary_op():
-    from trainflow._src.ops.summary.summary_ops import merge_all  # noqa: PLC0415
     return merge_all()
 
 
@@ -40,7 +39,6 @@ def get_saver_or_default():
             raise RuntimeError(f"More than one item in collection {GraphKeys.SAVERS}. Please "
                                "indicate which one to use by passing it to the constructor.")
         return savers[0]
-    from trainflow._src.train.saver import Saver  # noqa: PLC0415
     saver = Saver(sharded=True, allow_empty=True)
     graph.add_to_collection(GraphKeys.SAVERS, saver)
     return saver
@@ -188,6 +186,4 @@ class Scaffold:
     @staticmethod
     def default_local_init_op():
         """Initializes the local variables (TF also initializes lookup tables here)."""
-        from trainflow._src.ops.control_flow import control_flow_ops  # noqa: PLC0415
-        from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
         return control_flow_ops.group(variable_helpers.local_variables_initializer())

@@ -7,6 +7,8 @@ import numpy as np
 from trainflow._src import tf_logging as logging
 from trainflow._src.framework import errors
 from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.runtime.session import Session
+from trainflow._src.train import checkpoint_management
 
 
 def _maybe_name(obj):
@@ -17,7 +19,6 @@ def _maybe_name(obj):
 
 
 def _new_session(master, graph, config):
-    from trainflow._src.runtime.session import Session  # noqa: PLC0415 - runtime is a lower floor
     return Session(master, graph=graph, config=config)
 
 
@@ -72,7 +73,6 @@ class SessionManager:
         if checkpoint_filename_with_path:
             saver.restore(sess, checkpoint_filename_with_path)
             return sess, True
-        from trainflow._src.train import checkpoint_management# noqa: PLC0415
         wait_time = 0
         ckpt = checkpoint_management.get_checkpoint_state(checkpoint_dir)
         while not ckpt or not ckpt.model_checkpoint_path:

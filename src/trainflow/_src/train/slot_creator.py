@@ -1,11 +1,11 @@
 """Slot variables of optimizers: created next to (colocated with) their primary variable
 and named `<primary>/<OptimizerName>`, `<primary>/<OptimizerName>_1`, ... as TF names them."""
 from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.state import init_ops, variable_scope, variables
 
 
 def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
-    from trainflow._src.ops.state import variable_scope
-    from trainflow._src.ops.state import variables
     current_scope = variable_scope.get_variable_scope()
     saved_partitioner = current_scope.partitioner
     current_scope.set_partitioner(None)
@@ -30,7 +30,6 @@ def _create_slot_var(primary, val, scope, validate_shape, shape, dtype):
 def _create_slot_in_scope(primary, val, name, colocate_with_primary, validate_shape, shape,
                           dtype):
     """The slot variable in scope `<primary>/<name>`, colocated with `primary` if asked."""
-    from trainflow._src.ops.state import variable_scope
     with variable_scope.variable_scope(None, primary.op.name + "/" + name):
         if colocate_with_primary:
             with get_default_graph().colocate_with(primary.op):
@@ -53,8 +52,6 @@ def create_slot_with_initializer(primary, initializer, shape, dtype, name,
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot variable for `primary` holding zeros of its shape."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.state import init_ops
     if dtype is None:
         dtype = primary.dtype.base_dtype
     slot_shape = primary.get_shape()

@@ -3,13 +3,17 @@
 import os
 
 from trainflow._src import tf_logging as logging
+from trainflow._src.protos.config_pb2 import RunOptions
+from trainflow._src.protos.event_pb2 import SessionLog
+from trainflow._src.protos.summary_pb2 import Summary
+from trainflow._src.summary.writer_cache import FileWriterCache
 from trainflow._src.train import training_util
 from trainflow._src.train.session_run_hook import SessionRunArgs, SessionRunHook
 from trainflow._src.train.session_run_timer import SecondOrStepTimer
+from trainflow._src.train.timeline import write_chrome_trace
 
 
 def _writer_for(output_dir):
-    from trainflow._src.summary.writer_cache import FileWriterCache  # noqa: PLC0415
     return FileWriterCache.get(output_dir)
 
 
@@ -53,7 +57,6 @@ class StepCounterHook(SessionRunHook):
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
         steps_per_sec = elapsed_steps / elapsed_time
         if self._summary_writer is not None:
-            from trainflow._src.protos.summary_pb2 import Summary  # noqa: PLC0415
             summary = Summary(value=[Summary.Value(tag=self._summary_tag,
                                                    simple_value=steps_per_sec)])
             self._summary_writer.add_summary(summary, global_step)
@@ -125,7 +128,6 @@ class SummarySaverHook(SessionRunHook):
         if self._next_step is None or self._request_summary:
             global_step = int(run_context.session.run(self._global_step_tensor))
         if self._next_step is None:
-            from trainflow._src.protos.event_pb2 import SessionLog  # noqa: PLC0415
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START),
                                                  global_step)
         if self._request_summary:
@@ -176,7 +178,6 @@ class ProfilerHook(SessionRunHook):
         requests = {"global_step": self._global_step_tensor}
         options = None
         if self._request_summary:
-            from trainflow._src.protos.config_pb2 import RunOptions  # noqa: PLC0415
             options = RunOptions(trace_level=RunOptions.FULL_TRACE)
         return SessionRunArgs(requests, options=options)
 
@@ -188,7 +189,6 @@ class ProfilerHook(SessionRunHook):
         if self._request_summary:
             global_step = int(run_context.session.run(self._global_step_tensor))
             self._timer.update_last_triggered_step(global_step)
-            from trainflow._src.train.timeline import write_chrome_trace  # noqa: PLC0415
             write_chrome_trace(run_values.run_metadata.step_stats,
                                self._output_file.format(global_step))
             if self._file_writer is not None:

@@ -8,8 +8,16 @@ from trainflow._src import tf_logging as logging
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.meta_graph import create_meta_graph_def
+from trainflow._src.ops.state import variable_helpers
+from trainflow._src.ops.summary.summary_ops import merge_all
+from trainflow._src.protos.event_pb2 import SessionLog
+from trainflow._src.summary.writer import FileWriter
 from trainflow._src.train import training_util
 from trainflow._src.train.coordinator import Coordinator, LooperThread
+from trainflow._src.train.meta_graph_io import write_graph
+from trainflow._src.train.saver import Saver
+from trainflow._src.train.scaffold import Scaffold
 from trainflow._src.train.session_manager import SessionManager
 from trainflow._src.train.supervisor_services import (
     SVStepCounterThread, SVSummaryThread, SVTimerCheckpointThread)
@@ -61,7 +69,6 @@ class Supervisor:
             self._init_saver(saver)
             self._init_summary_op(summary_op)
             self._init_global_step(global_step)
-            from trainflow._src.framework.meta_graph import create_meta_graph_def  # noqa: PLC0415
             self._meta_graph_def = create_meta_graph_def(
                 graph_def=graph.as_graph_def(add_shapes=True),
                 saver_def=self._saver.saver_def if self._saver else None, graph=graph)
@@ -82,7 +89,6 @@ class Supervisor:
                 self._save_path = os.path.join(self._logdir, checkpoint_basename)
             if summary_writer is Supervisor.USE_DEFAULT:
                 if self._logdir:
-                    from trainflow._src.summary.writer import FileWriter  # noqa: PLC0415
                     self._summary_writer = FileWriter(self._logdir)
             else:
                 self._summary_writer = summary_writer
@@ -113,7 +119,6 @@ class Supervisor:
         return value
 
     def _init_ready_op(self, ready_op, ready_for_local_init_op):
-        from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
         self._ready_op = self._collection_or(ready_op, GraphKeys.READY_OP,
                                              variable_helpers.report_uninitialized_variables)
         if ready_for_local_init_op is Supervisor.USE_DEFAULT:
@@ -122,28 +127,23 @@ class Supervisor:
         self._ready_for_local_init_op = ready_for_local_init_op
 
     def _init_init_op(self, init_op, init_feed_dict):
-        from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
         self._init_op = self._collection_or(init_op, GraphKeys.INIT_OP,
                                             variable_helpers.global_variables_initializer)
         self._init_feed_dict = init_feed_dict
 
     def _init_local_init_op(self, local_init_op):
-        from trainflow._src.train.scaffold import Scaffold  # noqa: PLC0415
         self._local_init_op = self._collection_or(local_init_op, GraphKeys.LOCAL_INIT_OP,
                                                   Scaffold.default_local_init_op)
 
     def _init_saver(self, saver):
         def build():
-            from trainflow._src.ops.state import variable_helpers  # noqa: PLC0415
             if not variable_helpers.global_variables():
                 return None
-            from trainflow._src.train.saver import Saver  # noqa: PLC0415
             return Saver()
         self._saver = self._collection_or(saver, GraphKeys.SAVERS, build)
 
     def _init_summary_op(self, summary_op):
         def build():
-            from trainflow._src.ops.summary.summary_ops import merge_all  # noqa: PLC0415
             return merge_all()
         self._summary_op = self._collection_or(summary_op, GraphKeys.SUMMARY_OP, build)
 
@@ -188,7 +188,6 @@ class Supervisor:
     # -- sessions and services ----------------------------------------------------------
     def _write_graph(self):
         if self._logdir:
-            from trainflow._src.train.meta_graph_io import write_graph  # noqa: PLC0415
             write_graph(self._graph.as_graph_def(add_shapes=True), self._logdir,
                         "graph.pbtxt")
         if self._summary_writer and not self._graph_added_to_summary:
@@ -209,7 +208,6 @@ class Supervisor:
             logging.warning("Standard services need a 'logdir' passed to the SessionManager")
             return None
         if self._global_step is not None and self._summary_writer:
-            from trainflow._src.protos.event_pb2 import SessionLog  # noqa: PLC0415
             current_step = training_util.global_step(sess, self._global_step)
             self._summary_writer.add_session_log(SessionLog(status=SessionLog.START),
                                                  current_step)
@@ -276,7 +274,6 @@ class Supervisor:
                              ignore_live_threads=ignore_live_threads)
         finally:
             if close_summary_writer and self._summary_writer:
-                from trainflow._src.protos.event_pb2 import SessionLog  # noqa: PLC0415
                 self._summary_writer.add_session_log(SessionLog(status=SessionLog.STOP))
                 self._summary_writer.close()
                 self._graph_added_to_summary = False

@@ -3,6 +3,8 @@ timed checkpoints, each a LooperThread on the supervisor's Coordinator."""
 import time
 
 from trainflow._src import tf_logging as logging
+from trainflow._src.protos.event_pb2 import SessionLog
+from trainflow._src.protos.summary_pb2 import Summary
 from trainflow._src.train import training_util
 from trainflow._src.train.coordinator import LooperThread
 
@@ -51,7 +53,6 @@ class SVStepCounterThread(LooperThread):
         self._last_time = now
         steps_per_sec = added_steps / elapsed if elapsed > 0 else float("inf")
         if self._sv.summary_writer:
-            from trainflow._src.protos.summary_pb2 import Summary  # noqa: PLC0415
             summary = Summary(value=[Summary.Value(tag=self._summary_tag,
                                                    simple_value=steps_per_sec)])
             self._sv.summary_writer.add_summary(summary, current_step)
@@ -70,7 +71,6 @@ class SVTimerCheckpointThread(LooperThread):
         logging.info("Saving checkpoint to path %s", self._sv.save_path)
         self._sv.saver.save(self._sess, self._sv.save_path, global_step=self._sv.global_step)
         if self._sv.summary_writer and self._sv.global_step is not None:
-            from trainflow._src.protos.event_pb2 import SessionLog  # noqa: PLC0415
             current_step = training_util.global_step(self._sess, self._sv.global_step)
             self._sv.summary_writer.add_session_log(
                 SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._sv.save_path),

@@ -1,7 +1,11 @@
 """Global-step utilities of tf.train."""
+from trainflow._src import tf_logging
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.tensor import Tensor
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.state import init_ops, state_ops, variable_scope, variables
 
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
@@ -28,7 +32,6 @@ def get_global_step(graph=None):
         except (KeyError, ValueError):
             return None
     else:
-        from trainflow._src import tf_logging
         tf_logging.error("Multiple tensors in global_step collection.")
         return None
     assert_global_step(step)
@@ -41,8 +44,6 @@ def create_global_step(graph=None):
     Raises:
       ValueError: if the graph already has one.
     """
-    from trainflow._src.ops.state import init_ops
-    from trainflow._src.ops.state import variable_scope
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
@@ -64,8 +65,6 @@ def get_or_create_global_step(graph=None):
 
 def assert_global_step(global_step_tensor):
     """Raises TypeError unless `global_step_tensor` is an integer scalar Variable/Tensor."""
-    from trainflow._src.framework.tensor import Tensor
-    from trainflow._src.ops.state import variables
     if not isinstance(global_step_tensor, (Tensor, variables.Variable)):
         raise TypeError(f"Existing \"global_step\" must be a Variable or Tensor: "
                         f"{global_step_tensor}.")
@@ -90,9 +89,6 @@ def _get_global_step_read(graph=None):
 def _get_or_create_global_step_read(graph=None):
     """A read of the global step (`global_step/add`) made once per graph, or None
     without a global step; it reads the initial value while the step is uninitialized."""
-    from trainflow._src.ops.control_flow.cond import cond
-    from trainflow._src.ops.state import state_ops
-    from trainflow._src.ops.state import variables
     graph = graph or get_default_graph()
     read = _get_global_step_read(graph)
     if read is not None:
@@ -117,7 +113,6 @@ def _increment_global_step(increment, graph=None):
     Raises:
       ValueError: if the graph has no global step.
     """
-    from trainflow._src.ops.state import state_ops
     graph = graph or get_default_graph()
     step = get_global_step(graph)
     if step is None:

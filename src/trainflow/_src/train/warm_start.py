@@ -15,6 +15,7 @@ from trainflow._src.ops.state.variables import Variable
 from trainflow._src.framework import dtypes
 from trainflow._src.train.checkpoint_init import _checkpoint_filename, init_from_checkpoint
 from trainflow._src.train.saveable_object import op_list_to_dict
+from trainflow._src.train.saver_object_restore import object_graph_key_mapping
 
 _log = logging.getLogger(__name__)
 
@@ -177,7 +178,6 @@ def _get_grouped_variables(vars_to_warm_start):
 
 
 def _object_checkpoint_renames(path, names):
-    from trainflow._src.train.saver_object_restore import object_graph_key_mapping
     mapping = object_graph_key_mapping(_checkpoint_filename(path))
     if mapping is None:
         return {}
