@@ -4,7 +4,7 @@ from trainflow._src.formats.tfrecord import (  # noqa: F401
     TFRecordCompressionType, TFRecordOptions, TFRecordWriter, tf_record_iterator)
 
 # --- graph core (issue 2) ---
-from trainflow import gfile  # noqa: E402,F401  (tf.io.gfile)
+from trainflow.io import gfile  # noqa: E402,F401  (tf.io.gfile)
 
 # --- image codecs (issue 4, tf.image) ---
 from trainflow.image import (  # noqa: E402,F401

@@ -8,4 +8,3 @@ from trainflow._src.protos.summary_pb2 import Summary, SummaryDescription  # noq
 from trainflow._src.ops.summary.summary_ops import (  # noqa: F401
     audio, get_summary_description, histogram, image, merge, merge_all, scalar,
     tensor_summary, text)
-from trainflow._src.summary.summary_iterator import summary_iterator  # noqa: F401
