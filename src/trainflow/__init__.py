@@ -101,7 +101,8 @@ from trainflow._src.compat.v2_behavior import (  # noqa: F401
     enable_resource_variables, enable_tensor_equality, enable_v2_behavior,
     enable_v2_tensorshape, executing_eagerly, executing_eagerly_outside_functions,
     resource_variables_enabled)
-import trainflow._src.distributed as _distributed  # noqa: F401 - Session("grpc://...") works without tf.train
+# Registers the grpc:// targets, so Session("grpc://...") works without tf.train.
+import trainflow._src.distributed as _distributed  # noqa: F401
 no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient
 
 from trainflow._version import __version__  # noqa: E402
@@ -109,146 +110,79 @@ VERSION = "1.15.0"  # the TF1 API level trainflow follows
 GIT_VERSION = "trainflow-" + __version__
 COMPILER_VERSION = ""
 
-# Sub-namespaces and heavy names load on first use: name -> module path (or (module, attr)).
-_LAZY = {
-    "train": "trainflow.train",
-    "summary": "trainflow.summary",
-    "io": "trainflow.io",
-    "python_io": "trainflow.python_io",
-    "gfile": "trainflow.gfile",
-    "app": "trainflow.app",
-    "flags": ("trainflow.app", "flags"),
-    "logging": "trainflow.logging",
-    "compat": "trainflow.compat",
-    "nn": "trainflow.nn",
-    "layers": "trainflow.layers",
-    "losses": "trainflow.losses",
-    "metrics": "trainflow.metrics",
-    "image": "trainflow.image",
-    "math": "trainflow.math",
-    "sparse": "trainflow.sparse",
-    "random": "trainflow.random",
-    "initializers": "trainflow.initializers",
-    "debugging": "trainflow.debugging",
-    "test": "trainflow.test",
-    "xla": "trainflow.xla",
-    "dtypes": "trainflow.dtypes",
-    "errors": "trainflow.errors",
-    "ConfigProto": ("trainflow._src.protos.config_pb2", "ConfigProto"),
-    "GPUOptions": ("trainflow._src.protos.config_pb2", "GPUOptions"),
-    "GraphOptions": ("trainflow._src.protos.config_pb2", "GraphOptions"),
-    "OptimizerOptions": ("trainflow._src.protos.config_pb2", "OptimizerOptions"),
-    "RunOptions": ("trainflow._src.protos.config_pb2", "RunOptions"),
-    "RunMetadata": ("trainflow._src.protos.config_pb2", "RunMetadata"),
-    "GraphDef": ("trainflow._src.protos.graph_pb2", "GraphDef"),
-    "NodeDef": ("trainflow._src.protos.node_def_pb2", "NodeDef"),
-    "AttrValue": ("trainflow._src.protos.attr_value_pb2", "AttrValue"),
-    "NameAttrList": ("trainflow._src.protos.attr_value_pb2", "NameAttrList"),
-    "TensorInfo": ("trainflow._src.protos.meta_graph_pb2", "TensorInfo"),
-    "MetaGraphDef": ("trainflow._src.protos.meta_graph_pb2", "MetaGraphDef"),
-    "Summary": ("trainflow._src.protos.summary_pb2", "Summary"),
-    "SummaryMetadata": ("trainflow._src.protos.summary_pb2", "SummaryMetadata"),
-    "HistogramProto": ("trainflow._src.protos.summary_pb2", "HistogramProto"),
-    "Event": ("trainflow._src.protos.event_pb2", "Event"),
-    "SessionLog": ("trainflow._src.protos.event_pb2", "SessionLog"),
-    "LogMessage": ("trainflow._src.protos.event_pb2", "LogMessage"),
-    "make_tensor_proto": ("trainflow._src.formats.tensor_proto", "make_tensor_proto"),
-    "make_ndarray": ("trainflow._src.formats.tensor_proto", "make_ndarray"),
-    "import_graph_def": ("trainflow._src.framework.graph_def", "import_graph_def"),
-    "dynamic_partition": ("trainflow._src.ops.data_flow.partition", "dynamic_partition"),
-    # Linear algebra, einsum, bitwise and set ops (TF1's top-level names).
-    "custom_gradient": ("trainflow._src.gradients.custom_gradient", "custom_gradient"),
-    "TensorArray": ("trainflow._src.ops.data_flow.tensor_array", "TensorArray"),
-    "map_fn": ("trainflow._src.ops.control_flow.functional_ops", "map_fn"),
-    "scan": ("trainflow._src.ops.control_flow.functional_ops", "scan"),
-    "foldl": ("trainflow._src.ops.control_flow.functional_ops", "foldl"),
-    "foldr": ("trainflow._src.ops.control_flow.functional_ops", "foldr"),
-    "linalg": "trainflow.linalg",
-    "bitwise": "trainflow.bitwise",
-    "einsum": ("trainflow._src.ops.math.einsum", "einsum"),
-    "norm": ("trainflow._src.ops.linalg.norm", "norm"),
-    "setdiff1d": ("trainflow._src.ops.array.set_ops", "setdiff1d"),
-    "matrix_inverse": ("trainflow._src.ops.linalg.linalg_api", "matrix_inverse"),
-    "matrix_determinant": ("trainflow._src.ops.linalg.linalg_api", "matrix_determinant"),
-    "cholesky": ("trainflow._src.ops.linalg.linalg_api", "cholesky"),
-    "cholesky_solve": ("trainflow._src.ops.linalg.linalg_api", "cholesky_solve"),
-    "matrix_solve": ("trainflow._src.ops.linalg.linalg_api", "matrix_solve"),
-    "matrix_triangular_solve": ("trainflow._src.ops.linalg.linalg_api", "matrix_triangular_solve"),
-    "svd": ("trainflow._src.ops.linalg.linalg_api", "svd"),
-    "matrix_band_part": ("trainflow._src.ops.linalg.linalg_api", "matrix_band_part"),
-    "matrix_transpose": ("trainflow._src.ops.linalg.linalg_api", "matrix_transpose"),
-    "trace": ("trainflow._src.ops.linalg.linalg_api", "trace"),
-    "eye": ("trainflow._src.ops.linalg.linalg_api", "eye"),
-    "cross": ("trainflow._src.ops.linalg.linalg_api", "cross"),
-    "self_adjoint_eig": ("trainflow._src.ops.linalg.eig", "self_adjoint_eig"),
-    "matrix_solve_ls": ("trainflow._src.ops.linalg.least_squares", "matrix_solve_ls"),
-    "self_adjoint_eigvals": ("trainflow._src.ops.linalg.eig", "self_adjoint_eigvals"),
-    "sparse_segment_sum": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_sum"),
-    "sparse_segment_mean": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_mean"),
-    "sparse_segment_sqrt_n": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_sqrt_n"),
-    "unsorted_segment_mean": ("trainflow._src.ops.math.sparse_segment", "unsorted_segment_mean"),
-    "igamma": ("trainflow._src.ops.math.special_gamma", "igamma"),
-    "igammac": ("trainflow._src.ops.math.special_gamma", "igammac"),
-    "zeta": ("trainflow._src.ops.math.special_gamma", "zeta"),
-    "batch_gather": ("trainflow._src.ops.array.depth_space", "batch_gather"),
-    "parallel_stack": ("trainflow._src.ops.array.depth_space", "parallel_stack"),
-    "depth_to_space": ("trainflow._src.ops.array.depth_space", "depth_to_space"),
-    "space_to_depth": ("trainflow._src.ops.array.depth_space", "space_to_depth"),
-    "unsorted_segment_sqrt_n": ("trainflow._src.ops.math.sparse_segment",
-                                "unsorted_segment_sqrt_n"),
-    "confusion_matrix": ("trainflow._src.metrics.metrics_util", "confusion_matrix"),
-    "dynamic_stitch": ("trainflow._src.ops.data_flow.partition", "dynamic_stitch"),
-    "clip_by_value": ("trainflow._src.ops.math.clip_ops", "clip_by_value"),
-    "clip_by_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_norm"),
-    "clip_by_average_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_average_norm"),
-    "clip_by_global_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_global_norm"),
-    "global_norm": ("trainflow._src.ops.math.clip_ops", "global_norm"),
-    # --- queues, readers, parsing, input pipelines (issue 12) ---
-    "QueueBase": ("trainflow._src.ops.data_flow.queues", "QueueBase"),
-    "FIFOQueue": ("trainflow._src.ops.data_flow.queues", "FIFOQueue"),
-    "PaddingFIFOQueue": ("trainflow._src.ops.data_flow.queues", "PaddingFIFOQueue"),
-    "RandomShuffleQueue": ("trainflow._src.ops.data_flow.queues", "RandomShuffleQueue"),
-    "PriorityQueue": ("trainflow._src.ops.data_flow.queues", "PriorityQueue"),
-    "ConditionalAccumulator": ("trainflow._src.ops.data_flow.accumulators",
-                               "ConditionalAccumulator"),
-    "SparseConditionalAccumulator": ("trainflow._src.ops.data_flow.accumulators",
-                                     "SparseConditionalAccumulator"),
-    "ReaderBase": ("trainflow._src.ops.io.readers", "ReaderBase"),
-    "TFRecordReader": ("trainflow._src.ops.io.readers", "TFRecordReader"),
-    "TextLineReader": ("trainflow._src.ops.io.readers", "TextLineReader"),
-    "FixedLengthRecordReader": ("trainflow._src.ops.io.readers", "FixedLengthRecordReader"),
-    "WholeFileReader": ("trainflow._src.ops.io.readers", "WholeFileReader"),
-    "IdentityReader": ("trainflow._src.ops.io.readers", "IdentityReader"),
-    "read_file": ("trainflow._src.ops.io.file_io_ops", "read_file"),
-    "write_file": ("trainflow._src.ops.io.file_io_ops", "write_file"),
-    "matching_files": ("trainflow._src.ops.io.file_io_ops", "matching_files"),
-    "FixedLenFeature": ("trainflow._src.ops.io.parsing_config", "FixedLenFeature"),
-    "FixedLenSequenceFeature": ("trainflow._src.ops.io.parsing_config", "FixedLenSequenceFeature"),
-    "VarLenFeature": ("trainflow._src.ops.io.parsing_config", "VarLenFeature"),
-    "SparseFeature": ("trainflow._src.ops.io.parsing_config", "SparseFeature"),
-    "parse_example": ("trainflow._src.ops.io.parsing_ops", "parse_example"),
-    "parse_single_example": ("trainflow._src.ops.io.parsing_ops", "parse_single_example"),
-    "parse_single_sequence_example": ("trainflow._src.ops.io.sequence_parsing",
-                                      "parse_single_sequence_example"),
-    "decode_raw": ("trainflow._src.ops.io.decode_ops", "decode_raw"),
-    "decode_csv": ("trainflow._src.ops.io.decode_ops", "decode_csv"),
-    "decode_json_example": ("trainflow._src.ops.io.decode_ops", "decode_json_example"),
-    "strings": "trainflow.strings",
-    "queue": "trainflow.queue",
-    "string_split": ("trainflow._src.ops.string.string_ops", "string_split"),
-    "string_join": ("trainflow._src.ops.string.string_ops", "string_join"),
-    "reduce_join": ("trainflow._src.ops.string.string_ops", "reduce_join"),
-    "substr": ("trainflow._src.ops.string.string_ops", "substr"),
-    "regex_replace": ("trainflow._src.ops.string.string_ops", "regex_replace"),
-    "string_to_number": ("trainflow._src.ops.string.string_convert", "string_to_number"),
-    "as_string": ("trainflow._src.ops.string.string_convert", "as_string"),
-    "string_to_hash_bucket": ("trainflow._src.ops.string.string_convert", "string_to_hash_bucket"),
-    "string_to_hash_bucket_fast": ("trainflow._src.ops.string.string_convert",
-                                   "string_to_hash_bucket_fast"),
-    "string_to_hash_bucket_strong": ("trainflow._src.ops.string.string_convert",
-                                     "string_to_hash_bucket_strong"),
+# TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
+_NAMESPACES = ("app", "bitwise", "compat", "debugging", "dtypes", "errors", "gfile", "image",
+               "initializers", "io", "layers", "linalg", "logging", "losses", "math", "metrics",
+               "nn", "python_io", "queue", "random", "sparse", "strings", "summary", "test",
+               "train", "xla")
+# Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
+# module -> the names it defines.
+_LAZY_NAMES = {
+    # protos
+    "trainflow._src.protos.config_pb2": (
+        "ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "RunOptions",
+        "RunMetadata"),
+    "trainflow._src.protos.graph_pb2": ("GraphDef",),
+    "trainflow._src.protos.node_def_pb2": ("NodeDef",),
+    "trainflow._src.protos.attr_value_pb2": ("AttrValue", "NameAttrList"),
+    "trainflow._src.protos.meta_graph_pb2": ("TensorInfo", "MetaGraphDef"),
+    "trainflow._src.protos.summary_pb2": ("Summary", "SummaryMetadata", "HistogramProto"),
+    "trainflow._src.protos.event_pb2": ("Event", "SessionLog", "LogMessage"),
+    # formats and graph files
+    "trainflow._src.formats.tensor_proto": ("make_tensor_proto", "make_ndarray"),
+    "trainflow._src.framework.graph_def": ("import_graph_def",),
+    # math, linear algebra, arrays
+    "trainflow._src.ops.data_flow.partition": ("dynamic_partition", "dynamic_stitch"),
+    "trainflow._src.ops.math.einsum": ("einsum",),
+    "trainflow._src.ops.linalg.norm": ("norm",),
+    "trainflow._src.ops.array.set_ops": ("setdiff1d",),
+    "trainflow._src.ops.linalg.linalg_api": (
+        "matrix_inverse", "matrix_determinant", "cholesky", "cholesky_solve",
+        "matrix_solve", "matrix_triangular_solve", "svd", "matrix_band_part",
+        "matrix_transpose", "trace", "eye", "cross"),
+    "trainflow._src.ops.linalg.eig": ("self_adjoint_eig", "self_adjoint_eigvals"),
+    "trainflow._src.ops.linalg.least_squares": ("matrix_solve_ls",),
+    "trainflow._src.ops.math.sparse_segment": (
+        "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
+        "unsorted_segment_mean", "unsorted_segment_sqrt_n"),
+    "trainflow._src.ops.math.special_gamma": ("igamma", "igammac", "zeta"),
+    "trainflow._src.ops.array.depth_space": (
+        "batch_gather", "parallel_stack", "depth_to_space", "space_to_depth"),
+    "trainflow._src.metrics.metrics_util": ("confusion_matrix",),
+    "trainflow._src.ops.math.clip_ops": (
+        "clip_by_value", "clip_by_norm", "clip_by_average_norm", "clip_by_global_norm",
+        "global_norm"),
+    # gradients, control flow, TensorArray
+    "trainflow._src.gradients.custom_gradient": ("custom_gradient",),
+    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
+    "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
+    # queues, readers, parsing
+    "trainflow._src.ops.data_flow.queues": (
+        "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
+    "trainflow._src.ops.data_flow.accumulators": (
+        "ConditionalAccumulator", "SparseConditionalAccumulator"),
+    "trainflow._src.ops.io.readers": (
+        "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
+        "WholeFileReader", "IdentityReader"),
+    "trainflow._src.ops.io.file_io_ops": ("read_file", "write_file", "matching_files"),
+    "trainflow._src.ops.io.parsing_config": (
+        "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature"),
+    "trainflow._src.ops.io.parsing_ops": ("parse_example", "parse_single_example"),
+    "trainflow._src.ops.io.sequence_parsing": ("parse_single_sequence_example",),
+    "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example"),
+    # strings
+    "trainflow._src.ops.string.string_ops": (
+        "string_split", "string_join", "reduce_join", "substr", "regex_replace"),
+    "trainflow._src.ops.string.string_convert": (
+        "string_to_number", "as_string", "string_to_hash_bucket",
+        "string_to_hash_bucket_fast", "string_to_hash_bucket_strong"),
 }
-
+# name -> the face module of a sub-namespace, or (module, attribute).
+_LAZY = {
+    **{name: "trainflow." + name for name in _NAMESPACES},
+    "flags": ("trainflow.app", "flags"),
+    **{name: (module, name) for module, names in _LAZY_NAMES.items() for name in names},
+}
 
 def __getattr__(name):
     target = _LAZY.get(name)
