@@ -16,6 +16,7 @@ def run(main=None, argv=None):
     Raises:
       SystemExit: always, with `main`'s return value as the exit status.
     """
+    # absl loads only when a program runs, so `import trainflow.app` stays cheap.
     from absl import app as absl_app
     flags = _importlib.import_module("trainflow._src.app.flags")
     main = main or _sys.modules["__main__"].main

@@ -1,9 +1,13 @@
 """`tf.test`'s helpers: the unittest main, device queries and a TestCase with TF1's
 session helpers and array asserts."""
 import contextlib
+import tempfile
 import unittest
 
 import numpy as np
+
+from trainflow._src.framework.graph import Graph
+from trainflow._src.runtime.session import Session, get_default_session
 
 
 def main(argv=None):
@@ -28,7 +32,6 @@ def gpu_device_name():
 
 def get_temp_dir():
     """A temporary directory for the running test."""
-    import tempfile
     return tempfile.mkdtemp(prefix="trainflow_test_")
 
 
@@ -37,7 +40,6 @@ class TestCase(unittest.TestCase):
 
     def setUp(self):
         super().setUp()
-        from trainflow._src.framework.graph import Graph
         self._graph = Graph()
         self._graph_cm = self._graph.as_default()
         self._graph_cm.__enter__()
@@ -55,7 +57,6 @@ class TestCase(unittest.TestCase):
     @contextlib.contextmanager
     def session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """A new session on `graph` (default: the test's graph), made the default."""
-        from trainflow._src.runtime.session import Session
         sess = Session(graph=graph or self._graph, config=config)
         with sess.as_default(), sess.graph.as_default():
             try:
@@ -68,14 +69,12 @@ class TestCase(unittest.TestCase):
     @contextlib.contextmanager
     def cached_session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
         """One session reused across calls in the same test."""
-        from trainflow._src.runtime.session import Session
         if self._cached is None:
             self._cached = Session(graph=graph or self._graph, config=config)
         with self._cached.as_default(), self._cached.graph.as_default():
             yield self._cached
 
     def evaluate(self, tensors):
-        from trainflow._src.runtime.session import get_default_session
         sess = get_default_session()
         if sess is None:
             with self.session() as sess:
