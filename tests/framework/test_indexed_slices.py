@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.indexed_slices import IndexedSlicesValue
 from trainflow._src.framework import indexed_slices
+from trainflow._src.framework.indexed_slices import IndexedSlicesValue
 
 
 def _slices(dense_shape=(4, 3)):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.dtypes import float32_ref, float64_ref
 from trainflow._src.framework import registry
+from trainflow._src.framework.dtypes import float32_ref, float64_ref
 from trainflow._src.framework.op_builder import apply_op, output_dtypes
 from trainflow._src.framework.op_def import OpDef, parse_arg, parse_attr
 from trainflow._src.framework.shape_inference import unchanged_shape, unknown_shapes

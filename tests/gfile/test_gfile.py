@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from trainflow import gfile
-from trainflow.io import gfile as io_gfile
 from trainflow._src.framework import errors
+from trainflow.io import gfile as io_gfile
 
 from tf_interop import TF_PYTHON, needs_tf, run_json
 
@@ -177,7 +177,8 @@ def test_exists_isdir_listdir(tmp_path):
     os.mkdir(d + "/sub")
     assert gfile.Exists(d + "/a") and gfile.Exists(d) and not gfile.Exists(d + "/zz")
     assert not io_gfile.exists("")
-    assert gfile.IsDirectory(d) and not gfile.IsDirectory(d + "/a") and not io_gfile.isdir(d + "/zz")
+    assert (gfile.IsDirectory(d) and not gfile.IsDirectory(d + "/a")
+            and not io_gfile.isdir(d + "/zz"))
     assert gfile.ListDirectory(d) == ["a", "b", "sub"]
     assert io_gfile.listdir("file://" + d) == ["a", "b", "sub"]
     for bad in (d + "/zz", d + "/a"):

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float32_ref
 
 
 def _session_with(value, name="v", dtype=None):

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.state import variables
 
