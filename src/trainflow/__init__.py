@@ -6,9 +6,10 @@ namespace. Heavy parts (train, summary, io, protos) load on first use.
 import builtins as _builtins
 import importlib as _importlib
 
-from trainflow._src.framework import errors
-from trainflow._src.framework.dtypes import *  # noqa: F401,F403
-from trainflow._src.framework.dtypes import DType, as_dtype  # noqa: F401
+from trainflow._src.framework.dtypes import (  # noqa: F401
+    DType, QUANTIZED_DTYPES, as_dtype, bfloat16, bool, complex128, complex64, double,
+    float16, float32, float64, half, int16, int32, int64, int8, qint16, qint32, qint8,
+    quint16, quint8, resource, string, uint16, uint32, uint64, uint8, variant)
 from trainflow._src.framework.device_spec import DeviceSpec  # noqa: F401
 from trainflow._src.framework.graph import Graph, get_default_graph, reset_default_graph  # noqa: F401
 from trainflow._src.framework.graph_keys import GraphKeys  # noqa: F401
@@ -22,27 +23,86 @@ from trainflow._src.framework.tensor import Tensor  # noqa: F401
 from trainflow._src.gradients.gradients_impl import (  # noqa: F401
     AggregationMethod, UnconnectedGradients, gradients, hessians)
 from trainflow._src.framework.tensor_conversion import (  # noqa: F401
-    convert_to_tensor, convert_n_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor,
+    convert_to_tensor, convert_to_tensor_or_indexed_slices, is_tensor,
     register_tensor_conversion_function)
 from trainflow._src.framework.tensor_shape import (  # noqa: F401
     Dimension, TensorShape, dimension_at_index, dimension_value)
-from trainflow._src.framework.tensor_util import constant_value, get_static_value  # noqa: F401
-from trainflow._src.ops.array.array_ops import *  # noqa: F401,F403
-from trainflow._src.ops.control_flow.check_ops import *  # noqa: F401,F403
-from trainflow._src.framework.constant_op import *  # noqa: F401,F403
-from trainflow._src.ops.control_flow.control_flow_ops import *  # noqa: F401,F403
-from trainflow._src.ops.state.init_ops import *  # noqa: F401,F403
-from trainflow._src.ops.string.logging_ops import *  # noqa: F401,F403
-from trainflow._src.ops.math.math_ops import *  # noqa: F401,F403
-from trainflow._src.ops.random.random_ops import *  # noqa: F401,F403
-from trainflow._src.ops.script.script_ops import *  # noqa: F401,F403
-from trainflow._src.ops.state.state_ops import *  # noqa: F401,F403
-from trainflow._src.ops.state.variable_scope import *  # noqa: F401,F403
-from trainflow._src.ops.state.variables import *  # noqa: F401,F403
+from trainflow._src.framework.tensor_util import get_static_value  # noqa: F401
+from trainflow._src.ops.array.array_ops import (  # noqa: F401
+    IndexedSlices, SparseTensor, SparseTensorValue, boolean_mask, broadcast_dynamic_shape,
+    broadcast_static_shape, broadcast_to, cast, concat, diag, diag_part, expand_dims, fill,
+    gather, gather_nd, identity, identity_n, invert_permutation, lin_space, linspace,
+    matrix_diag, matrix_diag_part, matrix_set_diag, meshgrid, newaxis, one_hot, ones,
+    ones_like, pad, range, rank, reshape, reverse, reverse_sequence, reverse_v2,
+    saturate_cast, scatter_nd, sequence_mask, shape, shape_n, size, slice,
+    sparse_placeholder, sparse_reorder, sparse_tensor_to_dense, sparse_to_dense, split,
+    squeeze, stack, stop_gradient, strided_slice, tile, to_bfloat16, to_double, to_float,
+    to_int32, to_int64, transpose, unique, unique_with_counts, unstack, where, where_v2,
+    zeros, zeros_like)
+from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
+    add_check_numerics_ops, assert_equal, assert_greater, assert_greater_equal,
+    assert_integer, assert_less, assert_less_equal, assert_near, assert_negative,
+    assert_non_negative, assert_non_positive, assert_none_equal, assert_positive,
+    assert_proper_iterable, assert_rank, assert_rank_at_least, assert_rank_in,
+    assert_same_float_dtype, assert_scalar, assert_type, check_numerics, is_non_decreasing,
+    is_numeric_tensor, is_strictly_increasing, verify_tensor_all_finite)
+from trainflow._src.framework.constant_op import (  # noqa: F401
+    constant, placeholder, placeholder_with_default)
+from trainflow._src.ops.control_flow.control_flow_ops import (  # noqa: F401
+    Assert, case, cond, group, no_op, tuple, while_loop)
+from trainflow._src.ops.state.init_ops import (  # noqa: F401
+    constant_initializer, glorot_normal_initializer, glorot_uniform_initializer,
+    ones_initializer, orthogonal_initializer, random_normal_initializer,
+    random_uniform_initializer, truncated_normal_initializer,
+    uniform_unit_scaling_initializer, variance_scaling_initializer, zeros_initializer)
+from trainflow._src.ops.string.logging_ops import (  # noqa: F401
+    Print, print)
+from trainflow._src.ops.math.math_ops import (  # noqa: F401
+    abs, accumulate_n, acos, acosh, add, add_n, arg_max, arg_min, argmax, argmin, asin,
+    asinh, atan, atan2, atanh, ceil, complex, conj, cos, cosh, count_nonzero, cumprod,
+    cumsum, digamma, div, div_no_nan, divide, equal, erf, erfc, exp, expm1, floor,
+    floor_div, floordiv, floormod, greater, greater_equal, imag, is_finite, is_inf, is_nan,
+    less, less_equal, lgamma, log, log1p, log_sigmoid, logical_and, logical_not, logical_or,
+    logical_xor, matmul, maximum, minimum, mod, multiply, negative, not_equal, polygamma,
+    pow, qr, real, realdiv, reciprocal, reduce_all, reduce_any, reduce_logsumexp,
+    reduce_max, reduce_mean, reduce_min, reduce_prod, reduce_sum, rint, round, rsqrt,
+    scalar_mul, segment_max, segment_mean, segment_min, segment_prod, segment_sum, sigmoid,
+    sign, sin, sinh, sqrt, square, squared_difference, subtract, tan, tanh, tensordot,
+    truediv, truncatediv, truncatemod, unsorted_segment_max, unsorted_segment_min,
+    unsorted_segment_prod, unsorted_segment_sum)
+from trainflow._src.ops.random.random_ops import (  # noqa: F401
+    multinomial, random_crop, random_gamma, random_normal, random_poisson, random_shuffle,
+    random_uniform, set_random_seed, truncated_normal)
+from trainflow._src.ops.script.script_ops import (  # noqa: F401
+    numpy_function, py_func)
+from trainflow._src.ops.state.state_ops import (  # noqa: F401
+    assign, assign_add, assign_sub, count_up_to, scatter_add, scatter_div, scatter_max,
+    scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update,
+    scatter_sub, scatter_update)
+from trainflow._src.ops.state.variable_scope import (  # noqa: F401
+    AUTO_REUSE, VariableScope, create_partitioned_variables, fixed_size_partitioner,
+    get_local_variable, get_variable, get_variable_scope, min_max_variable_partitioner,
+    no_regularizer, variable_axis_size_partitioner, variable_creator_scope,
+    variable_op_scope, variable_scope)
+from trainflow._src.ops.state.variables import (  # noqa: F401
+    Variable, VariableAggregation, VariableSynchronization, all_variables,
+    assert_variables_initialized, global_variables, global_variables_initializer,
+    initialize_all_variables, initialize_local_variables, initialize_variables,
+    is_variable_initialized, local_variables, local_variables_initializer, model_variables,
+    moving_average_variables, report_uninitialized_variables, trainable_variables,
+    variables_initializer)
+from trainflow._src.tf_logging import get_logger  # noqa: F401
 from trainflow._src.runtime.session import (  # noqa: F401
     InteractiveSession, Session, get_default_session)
-import trainflow._src.distributed  # noqa: E402,F401 - Session("grpc://...") works without tf.train
-from trainflow.compat.v2_behavior import *  # noqa: F401,F403 - disable_v2_behavior & co.
+from trainflow._src.compat.v2_behavior import (  # noqa: F401
+    control_flow_v2_enabled, disable_control_flow_v2, disable_eager_execution,
+    disable_resource_variables, disable_tensor_equality, disable_v2_behavior,
+    disable_v2_tensorshape, enable_control_flow_v2, enable_eager_execution,
+    enable_resource_variables, enable_tensor_equality, enable_v2_behavior,
+    enable_v2_tensorshape, executing_eagerly, executing_eagerly_outside_functions,
+    resource_variables_enabled)
+# Registers the grpc:// targets, so Session("grpc://...") works without tf.train.
+import trainflow._src.distributed as _distributed  # noqa: F401
 no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient
 
 from trainflow._version import __version__  # noqa: E402
@@ -50,154 +110,79 @@ VERSION = "1.15.0"  # the TF1 API level trainflow follows
 GIT_VERSION = "trainflow-" + __version__
 COMPILER_VERSION = ""
 
-# Sub-namespaces and heavy names load on first use: name -> module path (or (module, attr)).
-_LAZY = {
-    "train": "trainflow.train",
-    "summary": "trainflow.summary",
-    "io": "trainflow.io",
-    "python_io": "trainflow.python_io",
-    "gfile": "trainflow.gfile",
-    "app": "trainflow.app",
-    "flags": ("trainflow.app", "flags"),
-    "logging": "trainflow._src.tf_logging",
-    "compat": "trainflow.compat",
-    "nn": "trainflow.nn",
-    "layers": "trainflow.layers",
-    "losses": "trainflow.losses",
-    "metrics": "trainflow.metrics",
-    "image": "trainflow.image",
-    "math": "trainflow.math",
-    "sparse": "trainflow.sparse",
-    "random": "trainflow.random",
-    "initializers": "trainflow.initializers",
-    "regularizers": "trainflow.regularizers",
-    "debugging": "trainflow.debugging",
-    "test": "trainflow.test",
-    "xla": "trainflow.xla",
-    "dtypes": "trainflow._src.framework.dtypes",
-    "ConfigProto": ("trainflow._src.protos.config_pb2", "ConfigProto"),
-    "GPUOptions": ("trainflow._src.protos.config_pb2", "GPUOptions"),
-    "GraphOptions": ("trainflow._src.protos.config_pb2", "GraphOptions"),
-    "OptimizerOptions": ("trainflow._src.protos.config_pb2", "OptimizerOptions"),
-    "RunOptions": ("trainflow._src.protos.config_pb2", "RunOptions"),
-    "RunMetadata": ("trainflow._src.protos.config_pb2", "RunMetadata"),
-    "GraphDef": ("trainflow._src.protos.graph_pb2", "GraphDef"),
-    "NodeDef": ("trainflow._src.protos.node_def_pb2", "NodeDef"),
-    "AttrValue": ("trainflow._src.protos.attr_value_pb2", "AttrValue"),
-    "NameAttrList": ("trainflow._src.protos.attr_value_pb2", "NameAttrList"),
-    "TensorShapeProto": ("trainflow._src.protos.tensor_shape_pb2", "TensorShapeProto"),
-    "TensorInfo": ("trainflow._src.protos.meta_graph_pb2", "TensorInfo"),
-    "TensorProto": ("trainflow._src.protos.tensor_pb2", "TensorProto"),
-    "MetaGraphDef": ("trainflow._src.protos.meta_graph_pb2", "MetaGraphDef"),
-    "Summary": ("trainflow._src.protos.summary_pb2", "Summary"),
-    "SummaryMetadata": ("trainflow._src.protos.summary_pb2", "SummaryMetadata"),
-    "HistogramProto": ("trainflow._src.protos.summary_pb2", "HistogramProto"),
-    "Event": ("trainflow._src.protos.event_pb2", "Event"),
-    "SessionLog": ("trainflow._src.protos.event_pb2", "SessionLog"),
-    "LogMessage": ("trainflow._src.protos.event_pb2", "LogMessage"),
-    "make_tensor_proto": ("trainflow._src.formats.tensor_proto", "make_tensor_proto"),
-    "make_ndarray": ("trainflow._src.formats.tensor_proto", "make_ndarray"),
-    "import_graph_def": ("trainflow._src.framework.graph_def", "import_graph_def"),
-    "dynamic_partition": ("trainflow._src.ops.data_flow.partition", "dynamic_partition"),
-    # Linear algebra, einsum, bitwise and set ops (TF1's top-level names).
-    "custom_gradient": ("trainflow._src.gradients.custom_gradient", "custom_gradient"),
-    "TensorArray": ("trainflow._src.ops.data_flow.tensor_array", "TensorArray"),
-    "map_fn": ("trainflow._src.ops.control_flow.functional_ops", "map_fn"),
-    "scan": ("trainflow._src.ops.control_flow.functional_ops", "scan"),
-    "foldl": ("trainflow._src.ops.control_flow.functional_ops", "foldl"),
-    "foldr": ("trainflow._src.ops.control_flow.functional_ops", "foldr"),
-    "linalg": "trainflow.linalg",
-    "bitwise": "trainflow.bitwise",
-    "einsum": ("trainflow._src.ops.math.einsum", "einsum"),
-    "norm": ("trainflow._src.ops.linalg.norm", "norm"),
-    "setdiff1d": ("trainflow._src.ops.array.set_ops", "setdiff1d"),
-    "matrix_inverse": ("trainflow._src.ops.linalg.linalg_api", "matrix_inverse"),
-    "matrix_determinant": ("trainflow._src.ops.linalg.linalg_api", "matrix_determinant"),
-    "cholesky": ("trainflow._src.ops.linalg.linalg_api", "cholesky"),
-    "cholesky_solve": ("trainflow._src.ops.linalg.linalg_api", "cholesky_solve"),
-    "matrix_solve": ("trainflow._src.ops.linalg.linalg_api", "matrix_solve"),
-    "matrix_triangular_solve": ("trainflow._src.ops.linalg.linalg_api", "matrix_triangular_solve"),
-    "svd": ("trainflow._src.ops.linalg.linalg_api", "svd"),
-    "matrix_band_part": ("trainflow._src.ops.linalg.linalg_api", "matrix_band_part"),
-    "matrix_transpose": ("trainflow._src.ops.linalg.linalg_api", "matrix_transpose"),
-    "trace": ("trainflow._src.ops.linalg.linalg_api", "trace"),
-    "eye": ("trainflow._src.ops.linalg.linalg_api", "eye"),
-    "cross": ("trainflow._src.ops.linalg.linalg_api", "cross"),
-    "self_adjoint_eig": ("trainflow._src.ops.linalg.eig", "self_adjoint_eig"),
-    "matrix_solve_ls": ("trainflow._src.ops.linalg.least_squares", "matrix_solve_ls"),
-    "self_adjoint_eigvals": ("trainflow._src.ops.linalg.eig", "self_adjoint_eigvals"),
-    "sparse_segment_sum": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_sum"),
-    "sparse_segment_mean": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_mean"),
-    "sparse_segment_sqrt_n": ("trainflow._src.ops.math.sparse_segment", "sparse_segment_sqrt_n"),
-    "unsorted_segment_mean": ("trainflow._src.ops.math.sparse_segment", "unsorted_segment_mean"),
-    "igamma": ("trainflow._src.ops.math.special_gamma", "igamma"),
-    "igammac": ("trainflow._src.ops.math.special_gamma", "igammac"),
-    "zeta": ("trainflow._src.ops.math.special_gamma", "zeta"),
-    "batch_gather": ("trainflow._src.ops.array.depth_space", "batch_gather"),
-    "parallel_stack": ("trainflow._src.ops.array.depth_space", "parallel_stack"),
-    "depth_to_space": ("trainflow._src.ops.array.depth_space", "depth_to_space"),
-    "space_to_depth": ("trainflow._src.ops.array.depth_space", "space_to_depth"),
-    "unsorted_segment_sqrt_n": ("trainflow._src.ops.math.sparse_segment",
-                                "unsorted_segment_sqrt_n"),
-    "confusion_matrix": ("trainflow._src.metrics.metrics_util", "confusion_matrix"),
-    "dynamic_stitch": ("trainflow._src.ops.data_flow.partition", "dynamic_stitch"),
-    "parallel_dynamic_stitch": ("trainflow._src.ops.data_flow.partition", "parallel_dynamic_stitch"),
-    "clip_by_value": ("trainflow._src.ops.math.clip_ops", "clip_by_value"),
-    "clip_by_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_norm"),
-    "clip_by_average_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_average_norm"),
-    "clip_by_global_norm": ("trainflow._src.ops.math.clip_ops", "clip_by_global_norm"),
-    "global_norm": ("trainflow._src.ops.math.clip_ops", "global_norm"),
-    # --- queues, readers, parsing, input pipelines (issue 12) ---
-    "QueueBase": ("trainflow._src.ops.data_flow.queues", "QueueBase"),
-    "FIFOQueue": ("trainflow._src.ops.data_flow.queues", "FIFOQueue"),
-    "PaddingFIFOQueue": ("trainflow._src.ops.data_flow.queues", "PaddingFIFOQueue"),
-    "RandomShuffleQueue": ("trainflow._src.ops.data_flow.queues", "RandomShuffleQueue"),
-    "PriorityQueue": ("trainflow._src.ops.data_flow.queues", "PriorityQueue"),
-    "ConditionalAccumulator": ("trainflow._src.ops.data_flow.accumulators", "ConditionalAccumulator"),
-    "SparseConditionalAccumulator": ("trainflow._src.ops.data_flow.accumulators",
-                                     "SparseConditionalAccumulator"),
-    "ReaderBase": ("trainflow._src.ops.io.readers", "ReaderBase"),
-    "TFRecordReader": ("trainflow._src.ops.io.readers", "TFRecordReader"),
-    "TextLineReader": ("trainflow._src.ops.io.readers", "TextLineReader"),
-    "FixedLengthRecordReader": ("trainflow._src.ops.io.readers", "FixedLengthRecordReader"),
-    "WholeFileReader": ("trainflow._src.ops.io.readers", "WholeFileReader"),
-    "IdentityReader": ("trainflow._src.ops.io.readers", "IdentityReader"),
-    "read_file": ("trainflow._src.ops.io.file_io_ops", "read_file"),
-    "write_file": ("trainflow._src.ops.io.file_io_ops", "write_file"),
-    "matching_files": ("trainflow._src.ops.io.file_io_ops", "matching_files"),
-    "FixedLenFeature": ("trainflow._src.ops.io.parsing_config", "FixedLenFeature"),
-    "FixedLenSequenceFeature": ("trainflow._src.ops.io.parsing_config", "FixedLenSequenceFeature"),
-    "VarLenFeature": ("trainflow._src.ops.io.parsing_config", "VarLenFeature"),
-    "SparseFeature": ("trainflow._src.ops.io.parsing_config", "SparseFeature"),
-    "parse_example": ("trainflow._src.ops.io.parsing_ops", "parse_example"),
-    "parse_single_example": ("trainflow._src.ops.io.parsing_ops", "parse_single_example"),
-    "parse_single_sequence_example": ("trainflow._src.ops.io.sequence_parsing",
-                                      "parse_single_sequence_example"),
-    "decode_raw": ("trainflow._src.ops.io.decode_ops", "decode_raw"),
-    "decode_csv": ("trainflow._src.ops.io.decode_ops", "decode_csv"),
-    "decode_json_example": ("trainflow._src.ops.io.decode_ops", "decode_json_example"),
-    "strings": "trainflow.strings",
-    "queue": "trainflow.queue",
-    "string_split": ("trainflow._src.ops.string.string_ops", "string_split"),
-    "string_join": ("trainflow._src.ops.string.string_ops", "string_join"),
-    "reduce_join": ("trainflow._src.ops.string.string_ops", "reduce_join"),
-    "substr": ("trainflow._src.ops.string.string_ops", "substr"),
-    "regex_replace": ("trainflow._src.ops.string.string_ops", "regex_replace"),
-    "string_to_number": ("trainflow._src.ops.string.string_convert", "string_to_number"),
-    "as_string": ("trainflow._src.ops.string.string_convert", "as_string"),
-    "string_to_hash_bucket": ("trainflow._src.ops.string.string_convert", "string_to_hash_bucket"),
-    "string_to_hash_bucket_fast": ("trainflow._src.ops.string.string_convert",
-                                   "string_to_hash_bucket_fast"),
-    "string_to_hash_bucket_strong": ("trainflow._src.ops.string.string_convert",
-                                     "string_to_hash_bucket_strong"),
-    "scalar_summary": ("trainflow._src.ops.summary.summary_ops", "scalar_summary"),
-    "histogram_summary": ("trainflow._src.ops.summary.summary_ops", "histogram_summary"),
-    "image_summary": ("trainflow._src.ops.summary.summary_ops", "image_summary"),
-    "audio_summary": ("trainflow._src.ops.summary.summary_ops", "audio_summary"),
-    "merge_summary": ("trainflow._src.ops.summary.summary_ops", "merge_summary"),
-    "merge_all_summaries": ("trainflow._src.ops.summary.summary_ops", "merge_all_summaries"),
+# TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
+_NAMESPACES = ("app", "bitwise", "compat", "debugging", "dtypes", "errors", "gfile", "image",
+               "initializers", "io", "layers", "linalg", "logging", "losses", "math", "metrics",
+               "nn", "python_io", "queue", "random", "sparse", "strings", "summary", "test",
+               "train", "xla")
+# Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
+# module -> the names it defines.
+_LAZY_NAMES = {
+    # protos
+    "trainflow._src.protos.config_pb2": (
+        "ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "RunOptions",
+        "RunMetadata"),
+    "trainflow._src.protos.graph_pb2": ("GraphDef",),
+    "trainflow._src.protos.node_def_pb2": ("NodeDef",),
+    "trainflow._src.protos.attr_value_pb2": ("AttrValue", "NameAttrList"),
+    "trainflow._src.protos.meta_graph_pb2": ("TensorInfo", "MetaGraphDef"),
+    "trainflow._src.protos.summary_pb2": ("Summary", "SummaryMetadata", "HistogramProto"),
+    "trainflow._src.protos.event_pb2": ("Event", "SessionLog", "LogMessage"),
+    # formats and graph files
+    "trainflow._src.formats.tensor_proto": ("make_tensor_proto", "make_ndarray"),
+    "trainflow._src.framework.graph_def": ("import_graph_def",),
+    # math, linear algebra, arrays
+    "trainflow._src.ops.data_flow.partition": ("dynamic_partition", "dynamic_stitch"),
+    "trainflow._src.ops.math.einsum": ("einsum",),
+    "trainflow._src.ops.linalg.norm": ("norm",),
+    "trainflow._src.ops.array.set_ops": ("setdiff1d",),
+    "trainflow._src.ops.linalg.linalg_api": (
+        "matrix_inverse", "matrix_determinant", "cholesky", "cholesky_solve",
+        "matrix_solve", "matrix_triangular_solve", "svd", "matrix_band_part",
+        "matrix_transpose", "trace", "eye", "cross"),
+    "trainflow._src.ops.linalg.eig": ("self_adjoint_eig", "self_adjoint_eigvals"),
+    "trainflow._src.ops.linalg.least_squares": ("matrix_solve_ls",),
+    "trainflow._src.ops.math.sparse_segment": (
+        "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
+        "unsorted_segment_mean", "unsorted_segment_sqrt_n"),
+    "trainflow._src.ops.math.special_gamma": ("igamma", "igammac", "zeta"),
+    "trainflow._src.ops.array.depth_space": (
+        "batch_gather", "parallel_stack", "depth_to_space", "space_to_depth"),
+    "trainflow._src.metrics.metrics_util": ("confusion_matrix",),
+    "trainflow._src.ops.math.clip_ops": (
+        "clip_by_value", "clip_by_norm", "clip_by_average_norm", "clip_by_global_norm",
+        "global_norm"),
+    # gradients, control flow, TensorArray
+    "trainflow._src.gradients.custom_gradient": ("custom_gradient",),
+    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
+    "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
+    # queues, readers, parsing
+    "trainflow._src.ops.data_flow.queues": (
+        "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
+    "trainflow._src.ops.data_flow.accumulators": (
+        "ConditionalAccumulator", "SparseConditionalAccumulator"),
+    "trainflow._src.ops.io.readers": (
+        "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
+        "WholeFileReader", "IdentityReader"),
+    "trainflow._src.ops.io.file_io_ops": ("read_file", "write_file", "matching_files"),
+    "trainflow._src.ops.io.parsing_config": (
+        "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature"),
+    "trainflow._src.ops.io.parsing_ops": ("parse_example", "parse_single_example"),
+    "trainflow._src.ops.io.sequence_parsing": ("parse_single_sequence_example",),
+    "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example"),
+    # strings
+    "trainflow._src.ops.string.string_ops": (
+        "string_split", "string_join", "reduce_join", "substr", "regex_replace"),
+    "trainflow._src.ops.string.string_convert": (
+        "string_to_number", "as_string", "string_to_hash_bucket",
+        "string_to_hash_bucket_fast", "string_to_hash_bucket_strong"),
 }
-
+# name -> the face module of a sub-namespace, or (module, attribute).
+_LAZY = {
+    **{name: "trainflow." + name for name in _NAMESPACES},
+    "flags": ("trainflow.app", "flags"),
+    **{name: (module, name) for module, names in _LAZY_NAMES.items() for name in names},
+}
 
 def __getattr__(name):
     target = _LAZY.get(name)

@@ -1,6 +1,6 @@
 """`python -m trainflow`: the `trainflow` command."""
 import sys
 
-from trainflow.cli import main
+from trainflow._src.cli import main
 
 sys.exit(main())

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from trainflow import compat
+from trainflow._src.compat.conversions import path_to_bytes
 from trainflow._src.framework.tensor_shape import Dimension, TensorShape
 
 
@@ -39,8 +40,8 @@ def test_path_conversions():
     assert compat.path_to_str(pathlib.Path("./corpus")) == "corpus"
     assert compat.path_to_str("./.././Corpus") == "./.././Corpus"
     assert compat.path_to_str(7) == 7
-    assert compat.path_to_bytes(pathlib.Path("/tmp/x")) == b"/tmp/x"
-    assert compat.path_to_bytes("a") == b"a"
+    assert path_to_bytes(pathlib.Path("/tmp/x")) == b"/tmp/x"
+    assert path_to_bytes("a") == b"a"
 
 
 def test_type_tuples():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.ops.state import state_ops
 from trainflow._src.protos import graph_pb2
 
@@ -243,7 +244,7 @@ class TestImport:
         gd = g.as_graph_def()
         with tf.Graph().as_default():
             [asg] = tf.import_graph_def(gd, return_elements=["as"])
-            assert asg.inputs[0].dtype == tf.float32_ref
+            assert asg.inputs[0].dtype == float32_ref
             with pytest.raises(ValueError, match="Input 0 of node import_1/as was passed float "
                                "from Const:0 incompatible with expected float_ref."):
                 tf.import_graph_def(gd, input_map={"v:0": tf.constant(1.0)})

@@ -8,6 +8,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import indexed_slices
+from trainflow._src.framework.indexed_slices import IndexedSlicesValue
 
 
 def _slices(dense_shape=(4, 3)):
@@ -77,16 +78,16 @@ def test_fetch_and_feed():
         no_shape = _slices(None)
         with tf.Session() as sess:
             v = sess.run(s)
-            assert isinstance(v, tf.IndexedSlicesValue)
+            assert isinstance(v, IndexedSlicesValue)
             assert v.indices.tolist() == [3, 3] and v.dense_shape.tolist() == [4, 3]
             assert v.values.tolist() == [[1, 2, 3], [4, 5, 6]]
             assert sess.run(no_shape).dense_shape is None
-            fed = sess.run(s, {s: tf.IndexedSlicesValue(np.ones([2, 3], np.float32),
+            fed = sess.run(s, {s: IndexedSlicesValue(np.ones([2, 3], np.float32),
                                                         np.array([0, 1], np.int32),
                                                         np.array([2, 3], np.int32))})
             assert fed.values.tolist() == [[1] * 3] * 2 and fed.dense_shape.tolist() == [2, 3]
             pair = sess.run([s, s.values])
-            assert isinstance(pair[0], tf.IndexedSlicesValue)
+            assert isinstance(pair[0], IndexedSlicesValue)
 
 
 def test_gather_then_convert_sums_repeated_rows():

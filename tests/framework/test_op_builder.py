@@ -8,6 +8,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import registry
+from trainflow._src.framework.dtypes import float32_ref, float64_ref
 from trainflow._src.framework.op_builder import apply_op, output_dtypes
 from trainflow._src.framework.op_def import OpDef, parse_arg, parse_attr
 from trainflow._src.framework.shape_inference import unchanged_shape, unknown_shapes
@@ -117,7 +118,7 @@ class TestInputConversion:
         v = state_ops.variable_op_v2([], tf.float32)
         op = _op("TestBuilderRef", ref=v, value=2)
         assert _dtypes(op) == ["float32_ref", "float32"]
-        assert op.outputs[0].dtype == tf.float32_ref
+        assert op.outputs[0].dtype == float32_ref
 
 
 class TestListInputs:
@@ -199,7 +200,7 @@ class TestAttrs:
         assert str(info.value).startswith(message), str(info.value)
 
     def test_ref_dtypes_are_stored_as_base_dtypes(self, g):
-        op = _op("TestBuilderAttrs", x=1.0, dtype=tf.float32_ref)
+        op = _op("TestBuilderAttrs", x=1.0, dtype=float32_ref)
         assert op.get_attr("dtype") is tf.float32
 
 
@@ -221,7 +222,7 @@ def test_output_dtypes():
     info = registry.get("TestBuilderList")
     assert output_dtypes(info, {"Tlist": [tf.int32, tf.string]}) == [tf.int32, tf.string]
     info = registry.get("TestBuilderRef")
-    assert output_dtypes(info, {"T": tf.float64}) == [tf.float64_ref]
+    assert output_dtypes(info, {"T": tf.float64}) == [float64_ref]
     info = registry.get("TestBuilderN")
     assert output_dtypes(info, {"T": tf.int64, "N": 3}) == [tf.int64]
 

@@ -8,6 +8,7 @@ import pytest
 
 from trainflow import gfile
 from trainflow._src.framework import errors
+from trainflow.io import gfile as io_gfile
 
 from tf_interop import TF_PYTHON, needs_tf, run_json
 
@@ -150,23 +151,23 @@ def test_paths_as_bytes_pathlib_and_file_uri(tmp_path):
     assert gfile.GFile(p).read() == "data"
     assert gfile.GFile(str(p).encode()).read() == "data"
     assert gfile.GFile("file://" + str(p)).read() == "data"
-    assert gfile.exists("file://localhost" + str(p))
-    assert not gfile.exists("file://u.txt")      # host "u.txt", empty path
+    assert io_gfile.exists("file://localhost" + str(p))
+    assert not io_gfile.exists("file://u.txt")      # host "u.txt", empty path
     with pytest.raises(TypeError, match="Expected binary or unicode string, got 5"):
-        gfile.exists(5)
+        io_gfile.exists(5)
 
 
 def test_other_schemes_are_unimplemented():
     with pytest.raises(errors.UnimplementedError,
                        match=r"^File system scheme 'gs' not implemented "
                              r"\(file: 'gs://bucket/x'\)$"):
-        gfile.exists("gs://bucket/x")
+        io_gfile.exists("gs://bucket/x")
     with pytest.raises(errors.UnimplementedError, match="scheme 's3'"):
         gfile.GFile("s3://b/k").read()
     with pytest.raises(errors.UnimplementedError, match="scheme 'hdfs'"):
-        gfile.glob("hdfs://nn/data/*")
-    assert gfile.isdir("foo://x") is False
-    assert gfile.get_registered_schemes() == ["", "file"]
+        io_gfile.glob("hdfs://nn/data/*")
+    assert io_gfile.isdir("foo://x") is False
+    assert io_gfile.get_registered_schemes() == ["", "file"]
 
 
 # ----- file-system operations -------------------------------------------------------
@@ -177,13 +178,14 @@ def test_exists_isdir_listdir(tmp_path):
     _write(d + "/a")
     os.mkdir(d + "/sub")
     assert gfile.Exists(d + "/a") and gfile.Exists(d) and not gfile.Exists(d + "/zz")
-    assert not gfile.exists("")
-    assert gfile.IsDirectory(d) and not gfile.IsDirectory(d + "/a") and not gfile.isdir(d + "/zz")
+    assert not io_gfile.exists("")
+    assert (gfile.IsDirectory(d) and not gfile.IsDirectory(d + "/a")
+            and not io_gfile.isdir(d + "/zz"))
     assert gfile.ListDirectory(d) == ["a", "b", "sub"]
-    assert gfile.listdir("file://" + d) == ["a", "b", "sub"]
+    assert io_gfile.listdir("file://" + d) == ["a", "b", "sub"]
     for bad in (d + "/zz", d + "/a"):
         with pytest.raises(errors.NotFoundError, match="^Could not find directory %s$" % bad):
-            gfile.listdir(bad)
+            io_gfile.listdir(bad)
 
 
 def test_mkdir_and_makedirs(tmp_path):
@@ -192,17 +194,17 @@ def test_mkdir_and_makedirs(tmp_path):
     gfile.MkDir(d + "/x")                 # existing: no error, as in TF
     assert os.path.isdir(d + "/x")
     with pytest.raises(errors.NotFoundError, match="^%s/y/z; No such file or directory$" % d):
-        gfile.mkdir(d + "/y/z")
+        io_gfile.mkdir(d + "/y/z")
     gfile.MakeDirs(d + "/m/n/o")
-    gfile.makedirs(d + "/m/n/o")
+    io_gfile.makedirs(d + "/m/n/o")
     assert os.path.isdir(d + "/m/n/o")
     _write(d + "/file")
     with pytest.raises(errors.FailedPreconditionError, match="^%s/file is not a directory$" % d):
-        gfile.makedirs(d + "/file/z")
+        io_gfile.makedirs(d + "/file/z")
     with pytest.raises(errors.FailedPreconditionError, match="^%s/file is not a directory$" % d):
-        gfile.makedirs(d + "/file")
-    gfile.mkdir("")
-    gfile.makedirs("")
+        io_gfile.makedirs(d + "/file")
+    io_gfile.mkdir("")
+    io_gfile.makedirs("")
 
 
 def test_remove_and_rmtree(tmp_path):
@@ -213,19 +215,19 @@ def test_remove_and_rmtree(tmp_path):
     with pytest.raises(errors.FailedPreconditionError, match="^%s/t; Is a directory$" % d):
         gfile.Remove(d + "/t")
     with pytest.raises(errors.NotFoundError, match="^%s/nope; No such file or directory$" % d):
-        gfile.remove(d + "/nope")
+        io_gfile.remove(d + "/nope")
     gfile.Remove(d + "/f")
     assert not os.path.exists(d + "/f")
     gfile.DeleteRecursively(d + "/t")
     assert not os.path.exists(d + "/t")
     with pytest.raises(errors.NotFoundError, match="^%s/t not found$" % d):
-        gfile.rmtree(d + "/t")
+        io_gfile.rmtree(d + "/t")
     _write(d + "/single")
-    gfile.rmtree(d + "/single")           # a file is simply deleted
+    io_gfile.rmtree(d + "/single")           # a file is simply deleted
     assert not os.path.exists(d + "/single")
     _write(d + "/target")
     os.symlink(d + "/target", d + "/link")
-    gfile.rmtree(d + "/link")             # removes the link, not its target
+    io_gfile.rmtree(d + "/link")             # removes the link, not its target
     assert os.path.exists(d + "/target") and not os.path.lexists(d + "/link")
 
 
@@ -237,21 +239,21 @@ def test_copy(tmp_path):
     with pytest.raises(errors.AlreadyExistsError, match="^file already exists$"):
         gfile.Copy(d + "/a", d + "/b")
     _write(d + "/a", b"new")
-    gfile.copy(d + "/a", d + "/b", overwrite=True)
+    io_gfile.copy(d + "/a", d + "/b", overwrite=True)
     assert open(d + "/b", "rb").read() == b"new"
-    gfile.copy(d + "/a", d + "/a", overwrite=True)   # onto itself: content kept
+    io_gfile.copy(d + "/a", d + "/a", overwrite=True)   # onto itself: content kept
     assert open(d + "/a", "rb").read() == b"new"
     with pytest.raises(errors.NotFoundError, match="^%s/zz; No such file or directory$" % d):
-        gfile.copy(d + "/zz", d + "/c")
+        io_gfile.copy(d + "/zz", d + "/c")
     os.mkdir(d + "/dir")
     with pytest.raises(errors.FailedPreconditionError, match="^%s/dir; Is a directory$" % d):
-        gfile.copy(d + "/a", d + "/dir", overwrite=True)
+        io_gfile.copy(d + "/a", d + "/dir", overwrite=True)
     with pytest.raises(errors.AlreadyExistsError):
-        gfile.copy(d + "/a", d + "/dir")
+        io_gfile.copy(d + "/a", d + "/dir")
     with pytest.raises(errors.InvalidArgumentError, match="Is a directory"):
-        gfile.copy(d + "/dir", d + "/c")
+        io_gfile.copy(d + "/dir", d + "/c")
     with pytest.raises(errors.NotFoundError, match="^%s/no/q; No such file or directory$" % d):
-        gfile.copy(d + "/a", d + "/no/q")
+        io_gfile.copy(d + "/a", d + "/no/q")
 
 
 def test_rename(tmp_path):
@@ -260,18 +262,18 @@ def test_rename(tmp_path):
     _write(d + "/b", b"2")
     with pytest.raises(errors.AlreadyExistsError, match="^file already exists$"):
         gfile.Rename(d + "/a", d + "/b")
-    gfile.rename(d + "/a", d + "/b", overwrite=True)
+    io_gfile.rename(d + "/a", d + "/b", overwrite=True)
     assert open(d + "/b", "rb").read() == b"1" and not os.path.exists(d + "/a")
     with pytest.raises(errors.NotFoundError, match="^%s/a; No such file or directory$" % d):
-        gfile.rename(d + "/a", d + "/c")
+        io_gfile.rename(d + "/a", d + "/c")
     os.makedirs(d + "/full/x")
     os.mkdir(d + "/empty")
     with pytest.raises(errors.FailedPreconditionError, match="^%s/b; Is a directory$" % d):
-        gfile.rename(d + "/b", d + "/empty", overwrite=True)
+        io_gfile.rename(d + "/b", d + "/empty", overwrite=True)
     os.mkdir(d + "/m")
     with pytest.raises(errors.FailedPreconditionError, match="^%s/m; Directory not empty$" % d):
-        gfile.rename(d + "/m", d + "/full", overwrite=True)
-    gfile.rename(d + "/m", d + "/empty", overwrite=True)
+        io_gfile.rename(d + "/m", d + "/full", overwrite=True)
+    io_gfile.rename(d + "/m", d + "/empty", overwrite=True)
     assert os.path.isdir(d + "/empty") and not os.path.exists(d + "/m")
 
 
@@ -282,15 +284,15 @@ def test_stat(tmp_path):
     assert st.length == 5 and st.is_directory is False
     assert st.mtime_nsec == int(os.stat(p).st_mtime) * 10 ** 9
     assert st.mtime_nsecs == st.mtime_nsec
-    assert gfile.stat(str(tmp_path)).is_directory is True
+    assert io_gfile.stat(str(tmp_path)).is_directory is True
     with pytest.raises(errors.NotFoundError,
                        match="^%s/nope; No such file or directory$" % tmp_path):
-        gfile.stat(str(tmp_path / "nope"))
+        io_gfile.stat(str(tmp_path / "nope"))
 
 
 def test_join():
-    assert gfile.join("a", "b") == "a/b"
-    assert gfile.join("gs://x", "y", "z") == "gs://x/y/z"
+    assert io_gfile.join("a", "b") == "a/b"
+    assert io_gfile.join("gs://x", "y", "z") == "gs://x/y/z"
 
 
 # ----- glob -----------------------------------------------------------------------------
@@ -344,14 +346,14 @@ def test_glob_patterns(tree, pattern):
 
 
 def test_glob_absolute_uri_and_lists(tree):
-    assert gfile.glob(tree + "/s/*") == [tree + "/s/t.txt", tree + "/s/u"]
-    assert gfile.glob(tree + "//s/*") == [tree + "//s/t.txt", tree + "//s/u"]
-    assert gfile.glob("file://" + tree + "/[ab].txt") == [
+    assert io_gfile.glob(tree + "/s/*") == [tree + "/s/t.txt", tree + "/s/u"]
+    assert io_gfile.glob(tree + "//s/*") == [tree + "//s/t.txt", tree + "//s/u"]
+    assert io_gfile.glob("file://" + tree + "/[ab].txt") == [
         "file://" + tree + "/a.txt", "file://" + tree + "/b.txt"]
-    assert gfile.glob([tree + "/a.*", tree + "/b.*"]) == [tree + "/a.txt", tree + "/b.txt"]
-    assert gfile.glob(iter(["a.txt"])) == ["a.txt"]
-    assert gfile.glob(b"*.py") == ["./ab.py"]
-    assert gfile.glob(tree + "/*.zzz") == []
+    assert io_gfile.glob([tree + "/a.*", tree + "/b.*"]) == [tree + "/a.txt", tree + "/b.txt"]
+    assert io_gfile.glob(iter(["a.txt"])) == ["a.txt"]
+    assert io_gfile.glob(b"*.py") == ["./ab.py"]
+    assert io_gfile.glob(tree + "/*.zzz") == []
 
 
 # ----- walk -------------------------------------------------------------------------------
@@ -366,19 +368,19 @@ def test_walk_orders(tree):
     ]
     bottom_up = list(gfile.Walk(tree, in_order=False))
     assert [d for d, _, _ in bottom_up] == [tree + "/s/u", tree + "/s", tree + "/s2", tree]
-    assert list(gfile.walk(tree, topdown=False)) == bottom_up
-    assert [d for d, _, _ in gfile.walk(tree + "/")] == [
+    assert list(io_gfile.walk(tree, topdown=False)) == bottom_up
+    assert [d for d, _, _ in io_gfile.walk(tree + "/")] == [
         tree + "/", tree + "/s", tree + "/s/u", tree + "/s2"]
-    assert [d for d, _, _ in gfile.walk("file://" + tree)][:2] == ["file://" + tree,
+    assert [d for d, _, _ in io_gfile.walk("file://" + tree)][:2] == ["file://" + tree,
                                                                    "file://" + tree + "/s"]
-    assert [d for d, _, _ in gfile.walk(tree.encode())][0] == tree
+    assert [d for d, _, _ in io_gfile.walk(tree.encode())][0] == tree
 
 
 def test_walk_missing_and_onerror(tmp_path):
     missing = str(tmp_path / "nope")
     assert list(gfile.Walk(missing)) == []
     seen = []
-    assert list(gfile.walk(missing, onerror=seen.append)) == []
+    assert list(io_gfile.walk(missing, onerror=seen.append)) == []
     assert isinstance(seen[0], errors.NotFoundError)
     assert str(seen[0]) == "Could not find directory %s" % missing
 
@@ -387,9 +389,9 @@ def test_walk_stops_at_symlink_cycles(tmp_path):
     d = str(tmp_path)
     os.mkdir(d + "/a")
     os.symlink(d, d + "/a/loop")
-    dirs = [x for x, _, _ in gfile.walk(d)]
+    dirs = [x for x, _, _ in io_gfile.walk(d)]
     assert dirs == [d, d + "/a"]
-    assert next(iter(gfile.walk(d + "/a")))[1] == ["loop"]
+    assert next(iter(io_gfile.walk(d + "/a")))[1] == ["loop"]
 
 
 # ----- against TensorFlow itself ------------------------------------------------------------

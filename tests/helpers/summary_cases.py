@@ -134,8 +134,9 @@ def _build(tf, kind, value):
     if kind == "scalar":
         return tf.summary.scalar("s", tf.constant(value))
     if kind == "scalar_tags":
-        if hasattr(tf, "scalar_summary"):  # trainflow keeps the pre-1.0 name
-            return tf.scalar_summary(tf.constant(value[0]), tf.constant(value[1]))
+        if not hasattr(tf, "raw_ops"):  # trainflow: its pre-1.0 `scalar_summary` builder
+            from trainflow._src.ops.summary.summary_ops import scalar_summary
+            return scalar_summary(tf.constant(value[0]), tf.constant(value[1]))
         return tf.raw_ops.ScalarSummary(tags=tf.constant(value[0]), values=tf.constant(value[1]))
     if kind == "histogram":
         return tf.summary.histogram("h", tf.constant(value))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow import regularizers
+from trainflow._src.ops.state import regularizers
 
 _W = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
 

@@ -8,11 +8,10 @@ import warnings
 import pytest
 
 from trainflow import summary as tf_summary
-from trainflow import train
 from trainflow._src.protos import (config_pb2, event_pb2, graph_pb2, meta_graph_pb2,
                               summary_pb2)
 from trainflow._src.summary.summary_iterator import summary_iterator
-from trainflow._src.summary.writer import FileWriter
+from trainflow._src.summary.writer import FileWriter, SummaryWriter
 from trainflow._src.summary.writer_cache import FileWriterCache
 
 from fixture_paths import EVENTS
@@ -205,7 +204,7 @@ def test_file_writer_cache(tmp_path):
 def test_namespace_names():
     assert tf_summary.FileWriter is FileWriter
     assert tf_summary.FileWriterCache is FileWriterCache
-    assert train.SummaryWriter is FileWriter
+    assert SummaryWriter is FileWriter
     assert tf_summary.Summary is summary_pb2.Summary
     assert tf_summary.Event is event_pb2.Event
     assert tf_summary.SessionLog.START == 1

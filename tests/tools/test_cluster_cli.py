@@ -5,7 +5,7 @@ import json
 import sys
 import textwrap
 
-from trainflow import cli
+from trainflow._src import cli
 from trainflow._src.tools import cluster
 
 TRAINER = textwrap.dedent('''

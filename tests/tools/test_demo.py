@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from trainflow.cli import main
+from trainflow._src.cli import main
 
 
 def test_demo_trains_resumes_and_plots(tmp_path, capsys):
@@ -60,7 +60,7 @@ def test_demo_piped_prints_plain_lines(tmp_path):
 
     import trainflow
     src = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
-    proc = subprocess.run([sys.executable, "-m", "trainflow.cli", "demo", "--logdir",
+    proc = subprocess.run([sys.executable, "-m", "trainflow._src.cli", "demo", "--logdir",
                            str(tmp_path), "--epochs", "2", "--batch-size", "256", "--plot",
                            str(tmp_path / "c.png")],
                           capture_output=True, text=True, timeout=300,

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from trainflow.cli import main
+from trainflow._src.cli import main
 from trainflow._src.protos import summary_pb2
 from trainflow._src.formats.tensor_proto import make_tensor_proto
 from trainflow._src.summary.writer import FileWriter

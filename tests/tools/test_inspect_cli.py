@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from trainflow import cli
+from trainflow._src import cli
 
 from fixture_paths import FIXTURES
 

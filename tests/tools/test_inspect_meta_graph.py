@@ -3,7 +3,7 @@ import json
 import os
 
 
-from trainflow import cli
+from trainflow._src import cli
 
 from fixture_paths import FIXTURES
 

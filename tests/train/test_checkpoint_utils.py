@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from trainflow import train
+from trainflow._src.train.checkpoint_utils import wait_for_new_checkpoint
 from trainflow._src.formats import tensor_bundle
 from trainflow._src.framework import errors
 
@@ -65,11 +66,11 @@ def test_checkpoints_iterator_yields_each_new_checkpoint(tmp_path):
 
 
 def test_wait_for_new_checkpoint(tmp_path):
-    assert train.wait_for_new_checkpoint(str(tmp_path), timeout=0) is None
+    assert wait_for_new_checkpoint(str(tmp_path), timeout=0) is None
     prefix = _save(str(tmp_path), 7)
-    assert train.wait_for_new_checkpoint(str(tmp_path), timeout=0) == prefix
-    assert train.wait_for_new_checkpoint(str(tmp_path), prefix, timeout=0) is None
+    assert wait_for_new_checkpoint(str(tmp_path), timeout=0) == prefix
+    assert wait_for_new_checkpoint(str(tmp_path), prefix, timeout=0) is None
     moved = str(tmp_path) + "_moved"
     shutil.move(str(tmp_path), moved)
-    assert train.wait_for_new_checkpoint(moved, timeout=0) == os.path.join(moved,
+    assert wait_for_new_checkpoint(moved, timeout=0) == os.path.join(moved,
                                                                            "model.ckpt-7")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.train.moving_averages import assign_moving_average
 
 from fixture_paths import FIXTURES
 
@@ -111,7 +112,7 @@ def test_tensor_inputs(name, debias):
 def test_assign_moving_average_and_errors():
     with tf.Graph().as_default():
         v = tf.Variable([1.0, 3.0], name="v")
-        upd = tf.train.assign_moving_average(v, [3.0, 1.0], 0.75, zero_debias=False)
+        upd = assign_moving_average(v, [3.0, 1.0], 0.75, zero_debias=False)
         assert upd.op.type == "AssignSub" and upd.op.name == "AssignMovingAvg"
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())

@@ -8,6 +8,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
 from trainflow._src.protos import saver_pb2
+from trainflow._src.train.saver_builder import BaseSaverBuilder
 
 from fixture_paths import FIXTURES
 
@@ -38,7 +39,7 @@ def _roundtrip(tmp_path, saver_kwargs, make=_two_vars):
 @pytest.mark.parametrize("kwargs", [
     {}, {"sharded": True}, {"write_version": saver_pb2.SaverDef.V1},
     {"write_version": saver_pb2.SaverDef.V1, "sharded": True},
-    {"restore_sequentially": True}, {"reshape": True}, {"builder": tf.train.BaseSaverBuilder()},
+    {"restore_sequentially": True}, {"reshape": True}, {"builder": BaseSaverBuilder()},
 ], ids=["v2", "sharded", "v1", "v1_sharded", "sequential", "reshape", "base_builder"])
 def test_save_restore_roundtrip(tmp_path, kwargs):
     _, path, saver = _roundtrip(tmp_path, kwargs)

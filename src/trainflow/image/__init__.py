@@ -22,14 +22,6 @@ from trainflow._src.ops.image.resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear,
     resize_image_with_pad, resize_images, resize_nearest_neighbor)
 from trainflow._src.ops.image.total_variation import total_variation  # noqa: F401
+from trainflow._src.ops.random.random_ops import random_crop  # noqa: F401
 
-
-def random_crop(value, size, seed=None, name=None):
-    """`tf.random_crop` (it lives in the random ops; re-exported for convenience)."""
-    from trainflow._src.ops.random import random_ops
-    return random_ops.random_crop(value, size, seed=seed, name=name)
-
-
-__all__ = sorted(name for name in dir() if not name.startswith("_") and name not in (
-    "codec_ops", "color_ops", "geometry_ops", "pixel_ops", "resize_ops", "codec_kernels",
-    "color_kernels", "resize_kernels", "png16"))
+__all__ = sorted(n for n in dir() if not n.startswith("_"))

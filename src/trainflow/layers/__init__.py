@@ -1,12 +1,14 @@
 """`tf.layers`: TF1's layers with variable-scope semantics (`dense`, `conv2d`,
 `max_pooling2d`, `dropout`, `batch_normalization`, ... and their classes)."""
 from trainflow._src.layers.base import InputSpec, Layer  # noqa: F401
-from trainflow._src.layers.convolutional import *  # noqa: F401,F403
-from trainflow._src.layers.core import *  # noqa: F401,F403
-from trainflow._src.layers.normalization import *  # noqa: F401,F403
-from trainflow._src.layers.pooling import *  # noqa: F401,F403
-from trainflow._src.layers import convolutional, core, normalization, pooling
+from trainflow._src.layers.convolutional import (  # noqa: F401
+    Conv1D, Conv2D, Conv2DTranspose, conv1d, conv2d, conv2d_transpose)
+from trainflow._src.layers.core import (  # noqa: F401
+    Dense, Dropout, Flatten, dense, dropout, flatten)
+from trainflow._src.layers.normalization import (  # noqa: F401
+    BatchNormalization, batch_normalization)
+from trainflow._src.layers.pooling import (  # noqa: F401
+    AveragePooling1D, AveragePooling2D, MaxPooling1D, MaxPooling2D, average_pooling1d,
+    average_pooling2d, max_pooling1d, max_pooling2d)
 
-__all__ = sorted(["InputSpec", "Layer"] + convolutional.__all__ + core.__all__ +
-                 normalization.__all__ + pooling.__all__)
-del convolutional, core, normalization, pooling
+__all__ = sorted(n for n in dir() if not n.startswith("_"))

@@ -1,5 +1,7 @@
 """`tf.linalg`: matrix products and decompositions, solves, determinants, norms, band
 parts, diagonals, trace, eye and einsum, with TensorFlow's `tf.linalg.*` names."""
+import importlib as _importlib
+
 from trainflow._src.ops.array.diag import diag as tensor_diag  # noqa: F401
 from trainflow._src.ops.array.diag import diag_part as tensor_diag_part  # noqa: F401
 from trainflow._src.ops.linalg.linalg_api import (  # noqa: F401
@@ -19,11 +21,18 @@ from trainflow._src.ops.linalg.norm import norm  # noqa: F401
 from trainflow._src.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 
 
+# Names whose module loads on first use: name -> the module that defines it.
+_LAZY = {
+    "einsum": "trainflow._src.ops.math.einsum",
+    "l2_normalize": "trainflow._src.ops.nn.norm",
+}
+
+
 def __getattr__(name):
-    if name == "einsum":
-        from trainflow._src.ops.math.einsum import einsum
-        return einsum
-    if name == "l2_normalize":
-        from trainflow._src.ops.nn.norm import l2_normalize
-        return l2_normalize
-    raise AttributeError(f"module 'trainflow.linalg' has no attribute '{name}'")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'trainflow.linalg' has no attribute '{name}'")
+    return getattr(_importlib.import_module(_LAZY[name]), name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

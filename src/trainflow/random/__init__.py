@@ -3,7 +3,6 @@ from trainflow._src.framework.random_seed import get_seed, set_random_seed  # no
 from trainflow._src.ops.random.random_ops import (  # noqa: F401
     categorical,
     multinomial,
-    random_crop as crop,
     random_gamma as gamma,
     random_normal as normal,
     random_poisson as poisson,

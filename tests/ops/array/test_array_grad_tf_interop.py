@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.framework.indexed_slices import IndexedSlicesValue
 
 from tf_interop import ATTRS_OF_CODE, attrs_of, needs_tf, run_json
 
@@ -160,12 +161,12 @@ def _check_grad(got, want):
     if want is None:
         assert got is None
     elif isinstance(want, dict):
-        assert isinstance(got, tf.IndexedSlicesValue), type(got)
+        assert isinstance(got, IndexedSlicesValue), type(got)
         np.testing.assert_allclose(got.values, want["values"], rtol=1e-6)
         assert got.indices.tolist() == want["indices"]
         assert got.dense_shape.tolist() == want["dense_shape"]
     else:
-        assert not isinstance(got, tf.IndexedSlicesValue)
+        assert not isinstance(got, IndexedSlicesValue)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 

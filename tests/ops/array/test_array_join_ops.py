@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.ops.array.array_ops import pack, unpack
 
 from op_checks import assert_run_error, cases, raises, static_shapes
 
@@ -104,4 +105,4 @@ def test_op_names_like_tf(env):
     sv = tf.split(env.c, [1, -1], axis=1)
     assert sv[0].op.type == "SplitV" and sv[0].op.inputs[1].op.name == "Const"
     assert tf.split(env.c, 3, axis=1)[0].op.inputs[0].op.name == "split_1/split_dim"
-    assert tf.pack is tf.stack and tf.unpack is tf.unstack
+    assert pack is tf.stack and unpack is tf.unstack

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.framework.indexed_slices import IndexedSlicesValue
 from trainflow._src.framework import errors
 from trainflow._src.ops.math import clip_ops
 
@@ -59,7 +60,7 @@ def _check(expected, got):
     if expected is None:
         assert got is None
     elif expected.get("type") == "IndexedSlices":
-        assert isinstance(got, tf.IndexedSlicesValue)
+        assert isinstance(got, IndexedSlicesValue)
         np.testing.assert_allclose(got.values, np.asarray(expected["values"], F), rtol=1e-6)
         np.testing.assert_array_equal(got.indices, expected["indices"])
         np.testing.assert_array_equal(got.dense_shape, expected["dense_shape"])

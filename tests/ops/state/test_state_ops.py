@@ -6,6 +6,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float32_ref
 
 
 def _session_with(value, name="v", dtype=None):
@@ -23,7 +24,7 @@ def test_assign_add_sub_update_in_place():
         sub = tf.assign_sub(v, [1.0, 1.0])
         assert add.op.type == "AssignAdd" and add.op.name == "AssignAdd"
         assert not add.op.get_attr("use_locking")
-        assert add.dtype == tf.float32_ref
+        assert add.dtype == float32_ref
         np.testing.assert_array_equal(sess.run(add), [11.0, 22.0])
         np.testing.assert_array_equal(sess.run(sub), [10.0, 21.0])
         assert sess._resources.variable("v").value is buffer_before

@@ -9,6 +9,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.ops.state import training_ops
 
 
@@ -288,4 +289,4 @@ def test_op_types_and_attrs():
         assert dense.op.type == "ApplyMomentum" and dense.op.get_attr("use_nesterov")
         assert sparse.op.type == "SparseApplyMomentum"
         assert sparse.op.get_attr("Tindices") == tf.int32
-        assert dense.shape.as_list() == [3, 2] and dense.dtype == tf.float32_ref
+        assert dense.shape.as_list() == [3, 2] and dense.dtype == float32_ref

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from trainflow._src.framework.dtypes import float64_ref, int64_ref
 
 from fixture_paths import FIXTURES
 
@@ -121,7 +122,7 @@ def test_default_initializers_and_value_initializers():
         names = {op.name for op in g.get_operations()}
         assert "i/Initializer/zeros" in names and "plain/initial_value" in names
         assert "w/Initializer/random_uniform/RandomUniform" in names
-        assert from_tensor.dtype == tf.int64_ref and from_tensor.shape.as_list() == [1, 2]
+        assert from_tensor.dtype == int64_ref and from_tensor.shape.as_list() == [1, 2]
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(i), [0, 0])
@@ -145,7 +146,7 @@ def test_scope_defaults_are_inherited():
             quiet = tf.get_variable("quiet", [1], regularizer=tf.no_regularizer)
         losses = tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
         assert [t.name for t in losses] == ["outer/inner/z/Regularizer/Sum:0"]
-        assert z.dtype == tf.float64_ref and quiet.dtype == tf.float64_ref
+        assert z.dtype == float64_ref and quiet.dtype == float64_ref
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(z), [2.0, 2.0])

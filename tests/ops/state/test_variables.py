@@ -4,6 +4,7 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float32_ref
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.state import variables
 
@@ -15,12 +16,12 @@ def test_structure_and_names():
             ("v/initial_value", "Const"), ("v", "VariableV2"), ("v/Assign", "Assign"),
             ("v/read", "Identity")]
         assert v.name == "v:0" and v.op.name == "v" and v.op.type == "VariableV2"
-        assert v.dtype == tf.float32_ref and v.shape.as_list() == [2]
+        assert v.dtype == float32_ref and v.shape.as_list() == [2]
         assert v.get_shape().as_list() == [2]
         assert v.initializer.name == "v/Assign"
         assert v.initial_value.name == "v/initial_value:0"
         assert v.value().name == "v/read:0" and v.value().dtype == tf.float32
-        assert v._ref().dtype == tf.float32_ref
+        assert v._ref().dtype == float32_ref
         assert v.graph is g and v.device == ""
         assert repr(v) == "<tf.Variable 'v:0' shape=(2,) dtype=float32_ref>"
         assert v.read_value().name == "read:0"
@@ -42,7 +43,7 @@ def test_callable_initial_value_goes_under_initializer_scope():
         assert v.initial_value.name == "lam/Initializer/zeros:0"
         w = tf.Variable(lambda: [1, 2], dtype=tf.float32, name="w")
         assert w.initial_value.name == "w/Initializer/initial_value:0"
-        assert w.dtype == tf.float32_ref
+        assert w.dtype == float32_ref
 
 
 def test_collections_and_trainable():

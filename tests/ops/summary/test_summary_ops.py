@@ -13,7 +13,11 @@ import trainflow.compat.v1 as tf
 from fixture_paths import EVENTS
 from tf_interop import needs_tf, run_json
 from trainflow._src.framework import errors
+from trainflow._src.ops.summary.summary_ops import (
+    audio_summary, histogram_summary, image_summary, merge_all_summaries, merge_summary,
+    scalar_summary)
 from trainflow._src.protos import summary_pb2
+from trainflow._src.summary.writer import SummaryWriter
 
 
 _CLASSIC_ZLIB = "ng" not in zlib.ZLIB_RUNTIME_VERSION
@@ -130,12 +134,12 @@ def test_legacy_names_keep_tags_as_given():
     with tf.Graph().as_default() as g:
         x = tf.constant(2.0)
         with tf.name_scope("scope"):
-            s = tf.scalar_summary(["a/b", "c"], tf.constant([1.0, 2.0]))
-            h = tf.histogram_summary("weights", tf.constant([1.0]))
-            i = tf.image_summary("pic", tf.zeros([2, 1, 1, 3]), max_images=1)
-            a = tf.audio_summary("snd", tf.zeros([1, 3]), 100)
-        merged = tf.merge_all_summaries()
-        both = tf.merge_summary([s, h], name="both")
+            s = scalar_summary(["a/b", "c"], tf.constant([1.0, 2.0]))
+            h = histogram_summary("weights", tf.constant([1.0]))
+            i = image_summary("pic", tf.zeros([2, 1, 1, 3]), max_images=1)
+            a = audio_summary("snd", tf.zeros([1, 3]), 100)
+        merged = merge_all_summaries()
+        both = merge_summary([s, h], name="both")
         assert [s.op.name, h.op.name, i.op.name, a.op.name, merged.op.name, both.op.name] == [
             "scope/ScalarSummary", "scope/HistogramSummary", "scope/ImageSummary",
             "scope/AudioSummary", "MergeSummary/MergeSummary", "both/both"]
@@ -143,7 +147,7 @@ def test_legacy_names_keep_tags_as_given():
         del x
         tags = [v.tag for v in _run(merged).value]
     assert tags == ["a/b", "c", "weights", "pic/image", "snd/audio/0"]
-    assert tf.train.SummaryWriter is tf.summary.FileWriter
+    assert SummaryWriter is tf.summary.FileWriter
 
 
 @pytest.mark.parametrize("op_type", ["ScalarSummary", "HistogramSummary", "ImageSummary",

@@ -1,0 +1,1 @@
+"""The implementation of `tf.xla`; the face is `trainflow/xla/`."""
