@@ -59,6 +59,13 @@ FACES = {
 EXTRAS = {
     ("tf", "flags"): "TF 1.x has tf.flags (absl's flags); the list leaves the alias out",
     ("tf.compat", "v1"): "TF's tf.compat.v1; the list is that namespace and can't hold it",
+    # The pre-1.0 summary names docs/architecture.md keeps as aliases (TF1 programs use them).
+    ("tf", "scalar_summary"): "pre-1.0 alias",
+    ("tf", "histogram_summary"): "pre-1.0 alias",
+    ("tf", "image_summary"): "pre-1.0 alias",
+    ("tf", "merge_summary"): "pre-1.0 alias",
+    ("tf", "merge_all_summaries"): "pre-1.0 alias",
+    ("tf.train", "SummaryWriter"): "pre-1.0 alias of FileWriter",
 }
 
 # Files beside the faces that are no namespace.

@@ -170,6 +170,10 @@ _LAZY_NAMES = {
     "trainflow._src.ops.io.parsing_ops": ("parse_example", "parse_single_example"),
     "trainflow._src.ops.io.sequence_parsing": ("parse_single_sequence_example",),
     "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example"),
+    # the pre-1.0 summary names TF1 programs still use (docs/face_extras.md)
+    "trainflow._src.ops.summary.summary_ops": (
+        "scalar_summary", "histogram_summary", "image_summary", "merge_summary",
+        "merge_all_summaries"),
     # strings
     "trainflow._src.ops.string.string_ops": (
         "string_split", "string_join", "reduce_join", "substr", "regex_replace"),

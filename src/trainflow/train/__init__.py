@@ -69,6 +69,7 @@ from trainflow._src.train.summary_hooks import (  # noqa: F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
 from trainflow._src.train.session_run_timer import SecondOrStepTimer  # noqa: F401
 from trainflow._src.summary.summary_iterator import summary_iterator  # noqa: F401
+from trainflow._src.summary.writer import SummaryWriter  # noqa: F401 - pre-1.0 FileWriter
 
 # --- queues, threads and input pipelines ---
 from trainflow.train import queue_runner  # noqa: F401
