@@ -63,7 +63,7 @@ register_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T
 @RegisterGradient("Fill")
 def _fill_grad(op, grad):
     """Every output element is `value`, so its gradient is the sum of `grad`."""
-    from trainflow._src.ops.math.math_ops import reduce_sum
+    from trainflow._src.ops.math.reductions import reduce_sum
     return None, reduce_sum(grad)
 
 

@@ -166,7 +166,7 @@ def _dynamic_diag_shape(grad):
     from trainflow._src.ops.array.join import concat
     from trainflow._src.ops.array.shape import rank, shape
     from trainflow._src.ops.array.slicing import slice as slice_
-    from trainflow._src.ops.math.math_ops import reduce_min
+    from trainflow._src.ops.math.reductions import reduce_min
     with grad.graph.colocate_with(grad.op):
         grad_shape = shape(grad)
         grad_rank = rank(grad)

@@ -559,7 +559,3 @@ def _invert_permutation_value(op, index, partial):
 def invert_permutation(x, name=None):
     """The inverse of a permutation vector (`tf.invert_permutation`)."""
     return apply_op("InvertPermutation", x=x, name=name).outputs[0]
-
-
-# Gradients of the ops above (they call this module's functions).
-from trainflow._src.ops.array import gather_grad  # noqa: E402,F401

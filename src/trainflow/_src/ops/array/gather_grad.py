@@ -73,7 +73,7 @@ def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_siz
     """The dense gradient of a gather along the first non-batch axis of `values`."""
     from trainflow._src.ops.array.join import concat
     from trainflow._src.ops.array.shape import dense_gradient, reshape, shape
-    from trainflow._src.ops.math.math_ops import unsorted_segment_sum
+    from trainflow._src.ops.math.segment import unsorted_segment_sum
     indices_size = _indices_size(indices)
     if batch_dims:
         values_shape = shape(values)

@@ -152,7 +152,7 @@ def concat(values, axis, name="concat"):
         values = [values]
     if len(values) == 1:
         from trainflow._src.framework.scopes import name_scope
-        from trainflow._src.ops.array.array_ops import identity
+        from trainflow._src.ops.array.identity import identity
         with name_scope(name, values=values):
             convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).shape \
                 .assert_has_rank(0)
@@ -423,7 +423,3 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return apply_op("SplitV", value=value, size_splits=size_splits, split_dim=axis,
                     num_split=num, name=name).outputs
-
-
-# Gradients of the ops above (they call this module's functions).
-from trainflow._src.ops.array import join_grad  # noqa: E402,F401

@@ -127,7 +127,7 @@ def _sparse_concat_grad(grad, values, concat_dim):
       ValueError: if the concat axis (or, for a negative one, the rank) is not static.
     """
     from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.math import arith
     from trainflow._src.ops.array.cast import cast
     from trainflow._src.ops.array.gather import gather, where
     from trainflow._src.ops.array.shape import rank, shape, squeeze
@@ -152,7 +152,7 @@ def _sparse_concat_grad(grad, values, concat_dim):
         for size in sizes:
             new_values = slice_(grad.values, begin, concat([[-1], slice_(size, [1], [-1])], 0))
             out.append(IndexedSlices(new_values, grad.indices, size))
-            begin = math_ops.add(begin, size * mask)
+            begin = arith.add(begin, size * mask)
         return out
     index_dtype = grad.indices.dtype.base_dtype
     start = constant(0, dtype=index_dtype)
@@ -161,7 +161,7 @@ def _sparse_concat_grad(grad, values, concat_dim):
         if size_concat_dim.dtype.base_dtype != index_dtype:
             size_concat_dim = cast(size_concat_dim, index_dtype)
         end = start + size_concat_dim
-        selected = squeeze(where(math_ops.logical_and(grad.indices >= start,
+        selected = squeeze(where(arith.logical_and(grad.indices >= start,
                                                       grad.indices < end)), axis=[1])
         new_indices = gather(grad.indices, selected) - start
         new_values = gather(grad.values, selected)

@@ -59,7 +59,9 @@ def _tile_grad(op, grad):
     from trainflow._src.ops.array.create import range as range_
     from trainflow._src.ops.array.join import concat, stack
     from trainflow._src.ops.array.shape import reshape, shape, size
-    from trainflow._src.ops.math.math_ops import mod, reduce_sum, unsorted_segment_sum
+    from trainflow._src.ops.math.arith import mod
+    from trainflow._src.ops.math.reductions import reduce_sum
+    from trainflow._src.ops.math.segment import unsorted_segment_sum
     input_shape = shape(op.inputs[0], out_type=op.inputs[1].dtype.base_dtype)
     split_shape = reshape(transpose(stack([op.inputs[1], input_shape])), [-1])
     axes = range_(0, size(split_shape), 2)

@@ -270,7 +270,7 @@ def dense_gradient(grad):
     if grad.dense_shape is None:
         raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
                          f"{grad}")
-    from trainflow._src.ops.math.math_ops import unsorted_segment_sum
+    from trainflow._src.ops.math.segment import unsorted_segment_sum
     return unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
 
 
@@ -531,7 +531,7 @@ NotDifferentiable("BroadcastGradientArgs")
 def _broadcast_to_grad(op, grad):
     """Sums the gradient over the broadcast axes and reshapes it to the input's shape."""
     from trainflow._src.framework.constant_op import constant
-    from trainflow._src.ops.math.math_ops import reduce_sum
+    from trainflow._src.ops.math.reductions import reduce_sum
     target = op.inputs[1]
     shape_dtype = target.dtype.base_dtype
     input_shape = shape(op.inputs[0], out_type=shape_dtype)

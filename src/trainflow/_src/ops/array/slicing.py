@@ -509,6 +509,3 @@ def _slice_helper(tensor, slice_spec, var=None):
 
 
 Tensor._override_operator("__getitem__", _slice_helper)
-
-# Gradients of the ops above, and the StridedSliceGrad op.
-from trainflow._src.ops.array import slicing_grad  # noqa: E402,F401

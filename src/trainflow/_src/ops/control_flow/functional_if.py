@@ -18,7 +18,7 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import create
 from trainflow._src.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
@@ -102,7 +102,7 @@ def _branch_gradient(fg, op, positions, out_positions, library):
         outputs = []
         for grad, x in zip(gradients(ys, xs, grad_ys=grad_ys), xs):
             if grad is None:
-                grad = array_ops.zeros_like(x)
+                grad = create.zeros_like(x)
             elif isinstance(grad, IndexedSlices):
                 grad = convert_to_tensor(grad)
             outputs.append(grad)

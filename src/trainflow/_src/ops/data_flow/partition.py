@@ -104,26 +104,32 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
 @RegisterGradient("DynamicPartition")
 def _dynamic_partition_grad(op, *grads):
     # Partition the positions of the rows the same way and stitch the gradients back.
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import gather
+    from trainflow._src.ops.array import shape
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.math import reductions
+    from trainflow._src.ops.math import segment
     data, partitions = op.inputs
-    prefix = array_ops.shape(partitions)
-    positions = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix)), prefix)
+    prefix = shape.shape(partitions)
+    positions = shape.reshape(create.range(reductions.reduce_prod(prefix)), prefix)
     parted = dynamic_partition(positions, partitions, op._attrs["num_partitions"])
     stitched = parallel_dynamic_stitch(parted, list(grads))
-    return array_ops.reshape(stitched, array_ops.shape(data)), None
+    return shape.reshape(stitched, shape.shape(data)), None
 
 
 def _stitch_grad(op, grad):
     # Each data piece receives the rows of the gradient its indices selected.
     from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import gather
+    from trainflow._src.ops.array import shape
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.math import reductions
+    from trainflow._src.ops.math import segment
     n = op._attrs["N"]
     if isinstance(grad, IndexedSlices):
-        rows = array_ops.shape(op.outputs[0])[0]
-        grad = math_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
-    return [None] * n + [array_ops.gather(grad, idx) for idx in op.inputs[:n]]
+        rows = shape.shape(op.outputs[0])[0]
+        grad = segment.unsorted_segment_sum(grad.values, grad.indices, rows)
+    return [None] * n + [gather.gather(grad, idx) for idx in op.inputs[:n]]
 
 
 RegisterGradient("DynamicStitch")(_stitch_grad)

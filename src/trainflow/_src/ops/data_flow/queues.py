@@ -99,7 +99,8 @@ class QueueBase:
                   for i in range(len(dtypes))]
         refs = [q.queue_ref for q in queues]
         # TF gathers the handle from the packed handles.
-        from trainflow._src.ops.array.array_ops import gather, stack
+        from trainflow._src.ops.array.gather import gather
+        from trainflow._src.ops.array.join import stack
         selected = gather(stack(refs), index)
         return QueueBase(dtypes=dtypes, shapes=shapes, names=names, queue_ref=selected)
 

@@ -212,7 +212,7 @@ class TensorArray:
 
     def close(self, name=None):
         """A no-op, as closing a list needs nothing."""
-        from trainflow._src.ops.control_flow.control_flow_ops import no_op
+        from trainflow._src.ops.control_flow.grouping import no_op
         return no_op(name=name or "TensorArrayV2Close")
 
 

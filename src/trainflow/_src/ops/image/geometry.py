@@ -17,8 +17,9 @@ __all__ = ["central_crop", "crop_to_bounding_box", "flip_left_right", "flip_up_d
 
 
 def _cond(pred, true_fn, false_fn):
-    from trainflow._src.ops.control_flow import control_flow_ops
-    return control_flow_ops.cond(pred, true_fn, false_fn)
+    from trainflow._src.ops.control_flow import case
+    from trainflow._src.ops.control_flow import cond
+    return cond.cond(pred, true_fn, false_fn)
 
 
 def _fix_flip_shape(image, result):
@@ -139,9 +140,10 @@ def _rot90(image, k, batched, static_k=None):
             dims[hi], dims[hi + 1] = dims[hi + 1], dims[hi]
         result.set_shape(dims)
         return result
-    from trainflow._src.ops.control_flow import control_flow_ops
+    from trainflow._src.ops.control_flow import case
+    from trainflow._src.ops.control_flow import cond
     pairs = [(_ops.equal(k, i), branches[i]) for i in (1, 2, 3)]
-    result = control_flow_ops.case(pairs, default=branches[0], exclusive=True)
+    result = case.case(pairs, default=branches[0], exclusive=True)
     if batched:
         result.set_shape([shape[0], None, None, shape[3]])
     else:

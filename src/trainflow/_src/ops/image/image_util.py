@@ -179,8 +179,8 @@ def with_dependencies(deps, x, name=None):
 
 def assert_op(condition, message):
     """An Assert op on a boolean tensor, or nothing / ValueError for a Python bool."""
-    from trainflow._src.ops.control_flow import control_flow_ops
-    return control_flow_ops.Assert(condition, [message])
+    from trainflow._src.ops.control_flow import assert_op as assert_op_lib
+    return assert_op_lib.Assert(condition, [message])
 
 
 def check(cond, exc_type, message):

@@ -97,7 +97,7 @@ def _dense_default_tensors(params):
         elif default is None:
             out.append(convert_to_tensor(np.zeros((0,), dtype=_np(dtype)), dtype=dtype))
         else:
-            from trainflow._src.ops.array.array_ops import reshape
+            from trainflow._src.ops.array.shape import reshape
             arr = default_array(dtype, default, shape.as_list())
             out.append(reshape(convert_to_tensor(arr, dtype=dtype), shape.as_list()))
     return out
@@ -106,7 +106,9 @@ def _dense_default_tensors(params):
 def _merge_sparse_features(params, outputs):
     """Builds each SparseFeature from its index and value VarLen parts (TF's
     sparse_merge: the index values become the last coordinate)."""
-    from trainflow._src.ops.array.array_ops import concat, expand_dims, slice as slice_
+    from trainflow._src.ops.array.join import concat
+    from trainflow._src.ops.array.shape import expand_dims
+    from trainflow._src.ops.array.slicing import slice as slice_
     from trainflow._src.ops.array.cast import cast
     from trainflow._src.ops.sparse.sparse_ops import sparse_reorder
     for key, f in params.sparse_features.items():

@@ -124,7 +124,7 @@ def _parse(serialized, context_features, sequence_features, names):
         if default is None:
             defaults.append(convert_to_tensor(np.zeros((0,), _np(dtype)), dtype=dtype))
         else:
-            from trainflow._src.ops.array.array_ops import reshape
+            from trainflow._src.ops.array.shape import reshape
             defaults.append(reshape(convert_to_tensor(default, dtype=dtype), shape.as_list()))
     debug = names if names is not None else []
     op = apply_op(

@@ -199,7 +199,7 @@ def _matrix_diag_v3_grad(op, grad):
 
 @RegisterGradient("MatrixDiagPartV3")
 def _matrix_diag_part_v3_grad(op, grad):
-    from trainflow._src.ops.array.array_ops import zeros_like
+    from trainflow._src.ops.array.create import zeros_like
     x, k = op.inputs[:2]
     return (matrix_set_diag(zeros_like(x), grad, k=k, align=_text(op.get_attr("align"))),
             None, None)
@@ -207,7 +207,7 @@ def _matrix_diag_part_v3_grad(op, grad):
 
 @RegisterGradient("MatrixSetDiagV3")
 def _matrix_set_diag_v3_grad(op, grad):
-    from trainflow._src.ops.array.array_ops import zeros_like
+    from trainflow._src.ops.array.create import zeros_like
     _, diagonal, k = op.inputs
     align = _text(op.get_attr("align"))
     return (matrix_set_diag(grad, zeros_like(diagonal), k=k, align=align),

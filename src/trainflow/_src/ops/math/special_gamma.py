@@ -152,23 +152,25 @@ def zeta(x, q, name=None):
 
 
 def _reduce_to(grad, axes, shape):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    return array_ops.reshape(math_ops.reduce_sum(grad, axes), shape)
+    from trainflow._src.ops.array import shape as shape_lib
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
+    return shape_lib.reshape(reductions.reduce_sum(grad, axes), shape)
 
 
 @RegisterGradient("Igamma")
 def _igamma_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import shape as shape_lib
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
     from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     a, x = op.inputs
-    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    sa, sx = shape_lib.shape(a), shape_lib.shape(x)
     ra, rx = broadcast_gradient_args(sa, sx)
     with op.graph.control_dependencies([grad]):
         partial_a = apply_op("IgammaGradA", a=a, x=x).outputs[0]
         # d/dx P = x^(a-1) e^-x / Gamma(a), in log space against overflow.
-        partial_x = math_ops.exp(-x + (a - 1) * math_ops.log(x) - math_ops.lgamma(a))
+        partial_x = arith.exp(-x + (a - 1) * arith.log(x) - arith.lgamma(a))
         return _reduce_to(partial_a * grad, ra, sa), _reduce_to(partial_x * grad, rx, sx)
 
 
@@ -181,10 +183,10 @@ def _igammac_grad(op, grad):
 @RegisterGradient("Zeta")
 def _zeta_grad(op, grad):
     # d/dq zeta(x, q) = -x zeta(x + 1, q); TensorFlow has no derivative in x either.
-    from trainflow._src.ops.array import array_ops
+    from trainflow._src.ops.array import shape as shape_lib
     from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     x, q = op.inputs
-    sx, sq = array_ops.shape(x), array_ops.shape(q)
+    sx, sq = shape_lib.shape(x), shape_lib.shape(q)
     _, rq = broadcast_gradient_args(sx, sq)
     with op.graph.control_dependencies([grad]):
         partial_q = -x * zeta(x + 1, q)

@@ -102,7 +102,7 @@ def tensordot(a, b, axes, name=None):
     Raises:
       ValueError: for bad axes, contracted sizes that differ, or inputs of unknown rank.
     """
-    from trainflow._src.ops.math.math_ops import matmul
+    from trainflow._src.ops.math.arith import matmul
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")

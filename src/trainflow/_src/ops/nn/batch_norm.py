@@ -132,36 +132,39 @@ def _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, epsilon, data_form
                          is_training):
     """The FusedBatchNormGrad outputs (dx, dscale, doffset) as a graph of primitive ops,
     so that they can be differentiated once more (TensorFlow's second derivative)."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import cast
+    from trainflow._src.ops.array import shape
+    from trainflow._src.ops.array import cast
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
     x_dtype = x.dtype.base_dtype
     if x_dtype in (dtypes.float16, dtypes.bfloat16):  # the arithmetic runs in float32
-        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+        x, grad_y = cast.cast(x, dtypes.float32), cast.cast(grad_y, dtypes.float32)
     channels_first = data_format in ("NCHW", "NCDHW")
     rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
     axes = [0] + list(range(2, rank)) if channels_first else list(range(rank - 1))
     if channels_first:  # per-channel vectors broadcast as [1, C, 1, 1(, 1)]
         bshape = [1, -1] + [1] * (rank - 2)
-        scale = array_ops.reshape(scale, bshape)
-        pop_mean = array_ops.reshape(pop_mean, bshape)
-        pop_var = array_ops.reshape(pop_var, bshape)
-    grad_offset = math_ops.reduce_sum(grad_y, axis=axes)
+        scale = shape.reshape(scale, bshape)
+        pop_mean = shape.reshape(pop_mean, bshape)
+        pop_var = shape.reshape(pop_var, bshape)
+    grad_offset = reductions.reduce_sum(grad_y, axis=axes)
     if is_training:
-        mean = math_ops.reduce_mean(x, axes, keepdims=True)
+        mean = reductions.reduce_mean(x, axes, keepdims=True)
         centered = x - mean
-        var = math_ops.reduce_mean(
-            math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes, keepdims=True)
-        inv_std = math_ops.rsqrt(var + epsilon)
-        dy_centered = grad_y - math_ops.reduce_mean(grad_y, axes, keepdims=True)
-        proj = math_ops.reduce_mean(grad_y * centered, axes, keepdims=True)
-        grad_x = scale * inv_std * (dy_centered - proj * centered * math_ops.reciprocal(
+        var = reductions.reduce_mean(
+            arith.squared_difference(x, cast.stop_gradient(mean)), axes, keepdims=True)
+        inv_std = arith.rsqrt(var + epsilon)
+        dy_centered = grad_y - reductions.reduce_mean(grad_y, axes, keepdims=True)
+        proj = reductions.reduce_mean(grad_y * centered, axes, keepdims=True)
+        grad_x = scale * inv_std * (dy_centered - proj * centered * arith.reciprocal(
             var + epsilon))
-        grad_scale = math_ops.reduce_sum(grad_y * centered * inv_std, axis=axes)
+        grad_scale = reductions.reduce_sum(grad_y * centered * inv_std, axis=axes)
     else:
-        inv_std = math_ops.rsqrt(pop_var + epsilon)
+        inv_std = arith.rsqrt(pop_var + epsilon)
         grad_x = grad_y * scale * inv_std
-        grad_scale = math_ops.reduce_sum(grad_y * (x - pop_mean) * inv_std, axis=axes)
-    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+        grad_scale = reductions.reduce_sum(grad_y * (x - pop_mean) * inv_std, axis=axes)
+    return cast.cast(grad_x, x_dtype), grad_scale, grad_offset
 
 
 def _fused_batch_norm_grad_grad(op, *grads):

@@ -282,16 +282,16 @@ def _attrs_of(op, cudnn):
 
 
 def _shape(t):
-    from trainflow._src.ops.array import array_ops
-    return array_ops.shape(t)
+    from trainflow._src.ops.array import shape
+    return shape.shape(t)
 
 
 @RegisterGradient("Conv2D")
 def _conv2d_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
+    from trainflow._src.ops.array import shape
     x, f = op.inputs
     attrs = _attrs_of(op, True)
-    x_shape, f_shape = array_ops.shape_n([x, f])
+    x_shape, f_shape = shape.shape_n([x, f])
     return [_op("Conv2DBackpropInput", input_sizes=x_shape, filter=f, out_backprop=grad, **attrs),
             _op("Conv2DBackpropFilter", input=x, filter_sizes=f_shape, out_backprop=grad,
                 **attrs)]

@@ -126,7 +126,7 @@ _POOL_NAMES = ("ksize", "strides", "padding", "data_format")
 
 
 def _shape(t):
-    from trainflow._src.ops.array.array_ops import shape
+    from trainflow._src.ops.array.shape import shape
     return shape(t)
 
 
@@ -167,7 +167,7 @@ def _max_pool3d_grad(op, grad):
 
 
 def _zeros(t):
-    from trainflow._src.ops.array.array_ops import zeros_like
+    from trainflow._src.ops.array.create import zeros_like
     return zeros_like(t)
 
 
@@ -260,7 +260,7 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
 
 def _pool1d(pool_fn, default_name, input, ksize, strides, padding, data_format,  # noqa: A002
             name):
-    from trainflow._src.ops.array.array_ops import expand_dims, squeeze
+    from trainflow._src.ops.array.shape import expand_dims, squeeze
     if data_format == "NWC":
         fmt, axis, channel = "NHWC", 1, 2
     elif data_format == "NCW":

@@ -85,13 +85,17 @@ NotDifferentiable("InTopKV2")
 def _top_k_input_grad(op, grad):
     # Each value came from one input position: spread the values' gradient back there
     # (one-hot rows of the indices, summed over the k picks).
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import identity
+    from trainflow._src.ops.array import shape
+    from trainflow._src.ops.array import cast
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
     x = op.inputs[0]
-    depth = array_ops.shape(x)[-1]
-    picks = array_ops.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
-    spread = math_ops.multiply(array_ops.expand_dims(grad, -1), picks)
-    return math_ops.reduce_sum(spread, -2)
+    depth = shape.shape(x)[-1]
+    picks = create.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
+    spread = arith.multiply(shape.expand_dims(grad, -1), picks)
+    return reductions.reduce_sum(spread, -2)
 
 
 @RegisterGradient("TopKV2")
@@ -145,9 +149,11 @@ def in_top_k(predictions, targets, k, name=None):
 
 
 def _noise_shape(x, noise_shape):
-    from trainflow._src.ops.array import array_ops
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import identity
+    from trainflow._src.ops.array import shape
     if noise_shape is None:
-        return array_ops.shape(x)
+        return shape.shape(x)
     try:
         requested = as_shape(noise_shape)
     except (TypeError, ValueError):
@@ -161,7 +167,9 @@ def _noise_shape(x, noise_shape):
 
 
 def _dropout(x, rate, noise_shape, seed, name):
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import cast
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
     from trainflow._src.ops.random import random_ops
     with name_scope(name, "dropout", [x]) as name:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
@@ -181,7 +189,7 @@ def _dropout(x, rate, noise_shape, seed, name):
         elif isinstance(rate, Tensor):
             rate.shape.assert_has_rank(0)
             if rate.dtype.base_dtype != dtype:
-                rate = math_ops.cast(rate, dtype, name="rate")
+                rate = cast.cast(rate, dtype, name="rate")
             one = convert_to_tensor(1, dtype=dtype)
             scaled = apply_op("RealDiv", x=x, y=apply_op("Sub", x=one, y=rate).outputs[0]
                               ).outputs[0]
@@ -189,7 +197,7 @@ def _dropout(x, rate, noise_shape, seed, name):
             raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
         noise = _noise_shape(x, noise_shape)
         random = random_ops.random_uniform(noise, seed=seed, dtype=dtype)
-        keep = math_ops.greater_equal(random, rate)
+        keep = arith.greater_equal(random, rate)
         zero = convert_to_tensor(0, dtype=dtype)
         out = apply_op("SelectV2", condition=keep, t=scaled, e=zero).outputs[0]
         out.set_shape(x.shape)
@@ -234,14 +242,18 @@ def zero_fraction(value, name=None):
       value: a numeric Tensor.
       name: the name scope (default "zero_fraction").
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import identity
+    from trainflow._src.ops.array import shape
+    from trainflow._src.ops.array import cast
+    from trainflow._src.ops.math import arith
+    from trainflow._src.ops.math import reductions
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
-        size = array_ops.size(value, out_type=dtypes.int64)
-        nonzero = math_ops.count_nonzero(value, dtype=dtypes.int64)
+        size = shape.size(value, out_type=dtypes.int64)
+        nonzero = reductions.count_nonzero(value, dtype=dtypes.int64)
         with name_scope(None, "counts_to_fraction"):
-            zeros = math_ops.subtract(size, nonzero)
-            fraction = math_ops.truediv(math_ops.cast(zeros, dtypes.float32),
-                                        math_ops.cast(size, dtypes.float32))
-        return array_ops.identity(fraction, name="fraction")
+            zeros = arith.subtract(size, nonzero)
+            fraction = arith.truediv(cast.cast(zeros, dtypes.float32),
+                                        cast.cast(size, dtypes.float32))
+        return identity.identity(fraction, name="fraction")

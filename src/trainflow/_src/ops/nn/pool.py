@@ -142,8 +142,9 @@ def _window_attrs(op, *extra):
 
 
 def _zeros_like(t):
-    from trainflow._src.ops.array import array_ops
-    return array_ops.zeros_like(t)
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import shape
+    return create.zeros_like(t)
 
 
 @RegisterGradient("MaxPool")
@@ -169,8 +170,9 @@ RegisterGradient("MaxPoolGradGrad")(_max_pool_grad_of_grad("MaxPoolGrad"))
 
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
-    return _op("AvgPoolGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import shape
+    return _op("AvgPoolGrad", orig_input_shape=shape.shape(op.inputs[0]), grad=grad,
                **_window_attrs(op, "data_format"))
 
 
@@ -365,11 +367,12 @@ def _pool_nd(input, window, strides, pooling_type, padding, data_format, scope):
     fn = max_pool if pooling_type == "MAX" else avg_pool
     if not one_d:
         return fn(input, ksize, kstrides, padding, data_format=fmt, name=scope)
-    from trainflow._src.ops.array import array_ops
+    from trainflow._src.ops.array import create
+    from trainflow._src.ops.array import shape
     axis = 2 if channels_first else 1
-    expanded = array_ops.expand_dims(input, axis)
+    expanded = shape.expand_dims(input, axis)
     pooled = fn(expanded, ksize, kstrides, padding, data_format=fmt, name=scope)
-    return array_ops.squeeze(pooled, [axis])
+    return shape.squeeze(pooled, [axis])
 
 
 def lrn(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002

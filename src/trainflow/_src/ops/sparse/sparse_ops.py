@@ -105,7 +105,7 @@ def _sparse_to_dense_grad(op, grad):
     """Values get the gradient at their indices; the default value gets the rest."""
     from trainflow._src.ops.array.create import zeros_like
     from trainflow._src.ops.array.gather import gather_nd
-    from trainflow._src.ops.math.math_ops import reduce_sum
+    from trainflow._src.ops.math.reductions import reduce_sum
     sparse_indices, output_shape = op.inputs[0], op.inputs[1]
     values_grad = gather_nd(grad, sparse_indices)
     default_grad = reduce_sum(grad) - reduce_sum(values_grad)
@@ -186,7 +186,7 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
 
 def sparse_reorder(sp_input, name=None):
     """The SparseTensor with its indices in row-major order (`tf.sparse.reorder`)."""
-    from trainflow._src.ops.array.array_ops import identity
+    from trainflow._src.ops.array.identity import identity
     sp_input = _as_sparse(sp_input)
     op = apply_op("SparseReorder", input_indices=sp_input.indices, input_values=sp_input.values,
                   input_shape=sp_input.dense_shape, name=name)

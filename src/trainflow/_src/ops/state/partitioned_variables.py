@@ -187,15 +187,16 @@ class PartitionedVariable:
         return [i for i, p in enumerate(self._partitions) if p > 1]
 
     def _concat(self):
-        from trainflow._src.ops.array import array_ops
+        from trainflow._src.ops.array import identity
+        from trainflow._src.ops.array import join
         if len(self._variable_list) == 1:
             with name_scope(None):
-                return array_ops.identity(self._variable_list[0], name=self._name)
+                return identity.identity(self._variable_list[0], name=self._name)
         axis = self._partition_axes()[0]
         with name_scope(self._name + "/ConcatPartitions/"):
-            concatenated = array_ops.concat(self._variable_list, axis)
+            concatenated = join.concat(self._variable_list, axis)
         with name_scope(None):
-            return array_ops.identity(concatenated, name=self._name)
+            return identity.identity(concatenated, name=self._name)
 
     def as_tensor(self):
         """The full value: the parts concatenated along the partition axis."""
@@ -231,7 +232,8 @@ class PartitionedVariable:
         return self._partitions
 
     def _apply_assign_fn(self, assign_fn, value):
-        from trainflow._src.ops.array import array_ops
+        from trainflow._src.ops.array import identity
+        from trainflow._src.ops.array import join
         if isinstance(value, list):
             if len(value) != len(self._variable_list):
                 raise ValueError(f"Expected {len(self._variable_list)} values, one per part, "
@@ -242,7 +244,7 @@ class PartitionedVariable:
         else:
             axis = self._partition_axes()[0]
             sizes = [dimension_value(v.shape[axis]) for v in self._variable_list]
-            values = array_ops.split(value, sizes, axis=axis)
+            values = join.split(value, sizes, axis=axis)
         return [assign_fn(var, values[i]) for i, var in enumerate(self._variable_list)]
 
     def assign(self, value, use_locking=False, name=None, read_value=True):

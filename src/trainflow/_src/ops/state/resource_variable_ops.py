@@ -266,7 +266,8 @@ def _read_grad(op, grad):
 def _resource_gather_grad(op, grad):
     """IndexedSlices of the gathered rows, dense shape the variable's (TF's form)."""
     from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.array_ops import concat, expand_dims, reshape, size
+    from trainflow._src.ops.array.join import concat
+    from trainflow._src.ops.array.shape import expand_dims, reshape, size
     if op._attrs["batch_dims"] != 0:
         raise ValueError(f"The gradient of {op.name} (ResourceGather) is defined for "
                          "batch_dims=0 only")

@@ -164,10 +164,10 @@ class ResourceVariable(Variable):
 
     def read_value(self):
         """An Identity of a new read, the read under "Read/" (TF's form)."""
-        from trainflow._src.ops.array import array_ops
+        from trainflow._src.ops.array import identity
         with self.graph.name_scope("Read"):
             value = self._read_variable_op()
-        return array_ops.identity(value)
+        return identity.identity(value)
 
     def _as_graph_element(self):
         """What fetching the variable runs: its `Read/ReadVariableOp`."""
@@ -183,9 +183,9 @@ class ResourceVariable(Variable):
 
     def initialized_value(self):
         """The variable's value once initialized, its initial value otherwise."""
-        from trainflow._src.ops.control_flow import control_flow_ops
+        from trainflow._src.ops.control_flow import cond
         with variables.init_scope():
-            return control_flow_ops.cond(self.is_initialized(), self.read_value,
+            return cond.cond(self.is_initialized(), self.read_value,
                                          lambda: self.initial_value)
 
     def sparse_read(self, indices, name=None):

@@ -20,6 +20,8 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.state.partitioned_variables import *  # noqa: F401,F403 - tf.* partitioner names
 from trainflow._src.ops.state.partitioned_variables import __all__ as _partitioned_all
+# slice_assign: `var[...]` slices that can be assigned to (StridedSliceAssign).
+from trainflow._src.ops.state import slice_assign  # noqa: F401
 from trainflow._src.ops.state.variable_store import (
     AUTO_REUSE, get_default_variable_store, graph_singleton)
 

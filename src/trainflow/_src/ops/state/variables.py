@@ -180,13 +180,13 @@ class Variable(metaclass=_VariableMeta):
                                  f"{self._initial_value}")
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape).op
-            from trainflow._src.ops.array import array_ops
+            from trainflow._src.ops.array import identity
             if caching_device is not None:
                 with graph.device(caching_device):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = identity.identity(self._variable, name="read")
             else:
                 with graph.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = identity.identity(self._variable, name="read")
         graph.add_to_collections(collections, self)
         self._trainable = trainable
         self._synchronization = synchronization
@@ -317,8 +317,8 @@ class Variable(metaclass=_VariableMeta):
 
     def read_value(self):
         """A new Identity ("read") of the variable in the current name scope."""
-        from trainflow._src.ops.array import array_ops
-        return array_ops.identity(self._variable, name="read")
+        from trainflow._src.ops.array import identity
+        return identity.identity(self._variable, name="read")
 
     def _ref(self):
         """The ref tensor (the VariableV2 output)."""
@@ -334,9 +334,9 @@ class Variable(metaclass=_VariableMeta):
     def initialized_value(self):
         """The variable's value once initialized, running the initial value otherwise
         (for initial values that depend on other variables)."""
-        from trainflow._src.ops.control_flow import control_flow_ops
+        from trainflow._src.ops.control_flow import cond
         with init_scope():
-            return control_flow_ops.cond(state_ops.is_variable_initialized(self),
+            return cond.cond(state_ops.is_variable_initialized(self),
                                          self.read_value, lambda: self.initial_value)
 
     def load(self, value, session=None):
@@ -529,6 +529,3 @@ from trainflow._src.ops.state.variable_helpers import *  # noqa: E402,F401,F403
 from trainflow._src.ops.state.variable_helpers import __all__ as _helpers_all  # noqa: E402
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization"] + _helpers_all
-
-# `var[...]` slices that can be assigned to (StridedSliceAssign).
-from trainflow._src.ops.state import slice_assign as _slice_assign  # noqa: E402,F401
