@@ -13,6 +13,7 @@ from trainflow._src.framework.function_graph import to_function_defs
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.function_import import function_graph_from_def
 from trainflow._src.protos import graph_pb2, node_def_pb2, versions_pb2
+from trainflow._src.framework import dtypes, loop_frames
 
 # The GraphDef version of the TensorFlow release whose op set we follow (TF 2.21).
 GRAPH_DEF_VERSION = 2474
@@ -230,7 +231,6 @@ def _order_nodes(nodes, mapped):
 def _bad_attr(av, name, full_name, error):
     """The ValueError for an attr value that cannot be decoded (TF's wording for a bad
     DataType enum), naming the attr and the node."""
-    from trainflow._src.framework import dtypes
     where = f"\n\t for attr '{name}'\n\t; NodeDef: {{{{node {full_name}}}}}"
     for enum in ([av.type] if av.WhichOneof("value") == "type" else list(av.list.type)):
         try:
@@ -480,7 +480,6 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     """
     graph_def, input_map, return_elements = _check_args(graph_def, input_map,
                                                         return_elements, name)
-    from trainflow._src.framework import loop_frames  # TF1 while frames -> While ops
     if loop_frames.has_loop_frames(graph_def):
         graph_def = loop_frames.functionalize_loop_frames(graph_def)
     g = get_default_graph()

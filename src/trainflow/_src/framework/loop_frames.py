@@ -16,6 +16,11 @@ import itertools
 import logging
 
 from trainflow._src.framework import registry
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.attr_value import to_attr_value
+from trainflow._src.framework.function_graph import _function_def, FuncGraph
+from trainflow._src.framework.graph import Graph
+from trainflow._src.framework.tensor_shape import unknown_shape
 
 _log = logging.getLogger(__name__)
 
@@ -140,7 +145,6 @@ def _drop_colocation(node, keep):
 
 
 def _arg_types(nodes, enters):
-    from trainflow._src.framework import dtypes
     return [dtypes.as_dtype(nodes[e].attr["T"].type) for e in enters]
 
 
@@ -149,12 +153,8 @@ def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fn
     """A FunctionDef computing `result_refs` from arguments standing for the nodes in
     `arg_map` (name -> argument index); the arguments at `pass_through` are returned too,
     and the results wait for the `anchors` nodes."""
-    from trainflow._src.framework.function_graph import FuncGraph, _function_def
-    from trainflow._src.framework.graph import Graph
     from trainflow._src.framework.graph_def import import_graph_def
-    from trainflow._src.framework.tensor_shape import unknown_shape
     from trainflow._src.protos import graph_pb2
-    from trainflow._src.framework.attr_value import to_attr_value
     sub = graph_pb2.GraphDef()
     sub.versions.CopyFrom(graph_def.versions)
     sub.library.CopyFrom(graph_def.library)
@@ -211,7 +211,6 @@ def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fn
 
 
 def _rewrite(graph_def, frame, nodes):
-    from trainflow._src.framework.attr_value import to_attr_value
     from trainflow._src.protos import attr_value_pb2, graph_pb2
     n_loop, n_const = len(frame.loop_enters), len(frame.const_enters)
     types = _arg_types(nodes, frame.loop_enters) + _arg_types(nodes, frame.const_enters)

@@ -10,6 +10,9 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.array.shape_util import static_value
 from trainflow._src.framework.constant_op import dtype_string
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
 
 __all__ = ["cast", "saturate_cast", "to_float", "to_double", "to_int32", "to_int64",
            "to_bfloat16", "stop_gradient", "identity_n"]
@@ -87,9 +90,6 @@ def cast(x, dtype, name=None):
     Returns `x` itself when it is already a tensor (or resource variable) of that dtype,
     as TF does.
     """
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.framework.sparse_tensor import SparseTensor
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     base = dtypes.as_dtype(dtype).base_dtype
     if (isinstance(x, Tensor) or getattr(x, "_is_resource_variable", False)) and \
             x.dtype == base:
@@ -128,7 +128,6 @@ def saturate_cast(value, dtype, name=None):
     """Casts `value` to `dtype` after clamping it into `dtype`'s range with a
     ClipByValue op named `clamp`, as TF 2.21 does (`tf.saturate_cast`). A complex value
     cast to a real type loses its imaginary part."""
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     # clip_ops sits in ops.math, which imports ops.array while loading.
     from trainflow._src.ops.math import clip_ops
     with name_scope(name, "saturate_cast", [value]) as scope:

@@ -28,7 +28,6 @@ from trainflow._src.ops.control_flow.switch import merge, switch, switch_ref_or_
 from trainflow._src.ops.array import create
 from trainflow._src.ops.array import gather
 from trainflow._src.ops.array import shape as shape_lib
-from trainflow._src.ops.array import create
 from trainflow._src.ops.math import arith
 
 

@@ -5,6 +5,9 @@ that sharded embedding lookups are built from), with kernels, shapes and gradien
 number; `dynamic_stitch(indices, data)` interleaves pieces back into one tensor,
 row `indices[m][i]` taking `data[m][i]` (a later piece wins on duplicate indices).
 """
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.array import create, gather, shape
+from trainflow._src.ops.math import reductions, segment
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
 import numpy as np
@@ -104,11 +107,6 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
 @RegisterGradient("DynamicPartition")
 def _dynamic_partition_grad(op, *grads):
     # Partition the positions of the rows the same way and stitch the gradients back.
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     data, partitions = op.inputs
     prefix = shape.shape(partitions)
     positions = shape.reshape(create.range(reductions.reduce_prod(prefix)), prefix)
@@ -119,12 +117,6 @@ def _dynamic_partition_grad(op, *grads):
 
 def _stitch_grad(op, grad):
     # Each data piece receives the rows of the gradient its indices selected.
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     n = op._attrs["N"]
     if isinstance(grad, IndexedSlices):
         rows = shape.shape(op.outputs[0])[0]

@@ -1,5 +1,7 @@
 """TF1's queue classes: QueueBase, FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue and
 PriorityQueue, building the V2 queue ops of `queue_ops`."""
+from trainflow._src.ops.array.gather import gather
+from trainflow._src.ops.array.join import stack
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
            "PriorityQueue"]
 
@@ -99,8 +101,6 @@ class QueueBase:
                   for i in range(len(dtypes))]
         refs = [q.queue_ref for q in queues]
         # TF gathers the handle from the packed handles.
-        from trainflow._src.ops.array.gather import gather
-        from trainflow._src.ops.array.join import stack
         selected = gather(stack(refs), index)
         return QueueBase(dtypes=dtypes, shapes=shapes, names=names, queue_ref=selected)
 

@@ -9,6 +9,9 @@ from trainflow._src.framework.tensor_shape import dimension_value
 from trainflow._src.ops.image import image_util as _ops
 from trainflow._src.ops.image import color_kernels as kernels
 from trainflow._src.ops.image.pixel import convert_image_dtype
+from trainflow._src.ops.array import cast, join
+from trainflow._src.ops.math import arith, tensordot
+from trainflow._src.ops.random import random_ops
 
 __all__ = ["adjust_contrast", "adjust_hue", "adjust_saturation", "grayscale_to_rgb",
            "hsv_to_rgb", "random_contrast", "random_hue", "random_saturation",
@@ -52,10 +55,6 @@ def _rgb_to_hsv_grad(op, grad):
     R = max - min and N the difference of the other two channels, so
     dh = (R dN - N dR) / (6 R^2), kept where max > 0; divisions by zero give zero.
     """
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import tensordot
     x = op.inputs[0]
     dtype = x.dtype.base_dtype
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
@@ -109,9 +108,6 @@ def hsv_to_rgb(images, name=None):
 def rgb_to_grayscale(images, name=None):
     """RGB images [..., 3] to greyscale [..., 1] with weights (0.2989, 0.5870, 0.1140),
     computed in float32 and converted back to the input dtype."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import tensordot
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = convert_to_tensor(images, name="images")
         orig = images.dtype.base_dtype
@@ -195,7 +191,6 @@ def adjust_saturation(image, saturation_factor, name=None):
 
 
 def _uniform(lower, upper, seed):
-    from trainflow._src.ops.random import random_ops
     return random_ops.random_uniform([], lower, upper, seed=seed)
 
 

@@ -5,6 +5,7 @@ The kernels write and read through `formats/`: a V2 save is one `BundleWriter` (
 temporary files, then renames), a V1 save one `V1CheckpointWriter`. RestoreV2 reads a tensor
 bundle when `PREFIX.index` exists and falls back to the V1 reader otherwise, as TF does.
 """
+from trainflow._src.framework import dtypes as _dtypes
 __all__ = ["merge_v2_checkpoints", "restore", "restore_slice", "restore_v2", "save",
            "save_slices", "save_v2", "sharded_filename", "sharded_filespec"]
 
@@ -285,7 +286,6 @@ def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
 
 def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):  # noqa: A002
     """A RestoreV2 op; returns its list of output tensors."""
-    from trainflow._src.framework import dtypes as _dtypes
     types = [_dtypes.as_dtype(d).base_dtype for d in dtypes]
     op = apply_op("RestoreV2", prefix=prefix, tensor_names=tensor_names,
                   shape_and_slices=shape_and_slices, dtypes=types, name=name)

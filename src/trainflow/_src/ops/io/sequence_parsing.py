@@ -1,4 +1,5 @@
 """parse_sequence_example and parse_single_sequence_example (ParseSequenceExampleV2)."""
+from trainflow._src.ops.array.shape import reshape
 __all__ = ["parse_sequence_example", "parse_single_sequence_example"]
 
 import numpy as np
@@ -124,7 +125,6 @@ def _parse(serialized, context_features, sequence_features, names):
         if default is None:
             defaults.append(convert_to_tensor(np.zeros((0,), _np(dtype)), dtype=dtype))
         else:
-            from trainflow._src.ops.array.shape import reshape
             defaults.append(reshape(convert_to_tensor(default, dtype=dtype), shape.as_list()))
     debug = names if names is not None else []
     op = apply_op(

@@ -9,6 +9,11 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, invalid_argument, merge_dim, shape_of, with_rank_at_least)
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.array.create import zeros_like
+from trainflow._src.ops.array.shape import expand_dims
+from trainflow._src.ops.linalg import linalg_impl as la
+from trainflow._src.ops.math import arith
 
 __all__ = ["self_adjoint_eig", "self_adjoint_eigvals"]
 
@@ -63,11 +68,6 @@ def self_adjoint_eigvals(tensor, name=None):
 
 @RegisterGradient("SelfAdjointEigV2")
 def _self_adjoint_eig_grad(op, grad_e, grad_v):
-    from trainflow._src.ops.array.shape import expand_dims
-    from trainflow._src.ops.array.create import zeros_like
-    from trainflow._src.ops.linalg import linalg_impl as la
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     e = op.outputs[0]
     if op.get_attr("compute_v"):
         v = op.outputs[1]

@@ -13,6 +13,11 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, invalid_argument, merge_dim, shape_of, with_rank_at_least)
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.linalg import linalg_impl as la
+from trainflow._src.ops.math import arith
 
 __all__ = ["matrix_solve_ls"]
 
@@ -89,8 +94,6 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
       fast: solve the normal equations (fast, differentiable); False uses an SVD.
       name: the op name.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.framework import dtypes
     return apply_op("MatrixSolveLs", matrix=matrix, rhs=rhs,
                     l2_regularizer=convert_to_tensor(l2_regularizer, dtype=dtypes.float64),
                     fast=fast, name=name).outputs[0]
@@ -98,9 +101,6 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
 
 @RegisterGradient("MatrixSolveLs")
 def _matrix_solve_ls_grad(op, grad):
-    from trainflow._src.ops.linalg import linalg_impl as la
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     if not op.get_attr("fast"):
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                           "MatrixSolveLs) with fast=False")

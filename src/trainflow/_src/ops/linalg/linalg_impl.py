@@ -20,9 +20,9 @@ from trainflow._src.ops.array import shape as shape_lib
 from trainflow._src.ops.linalg import matrix_diag as _diag_v3
 from trainflow._src.ops.linalg import linalg_ops  # noqa: F401 - registers the ops
 from trainflow._src.ops.array import cast
-from trainflow._src.ops.array import create
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
+from trainflow._src.framework.tensor import Tensor
 
 __all__ = ["adjoint", "cholesky", "cholesky_solve", "cross", "eye", "log_matrix_determinant",
            "logdet", "matrix_band_part", "matrix_determinant", "matrix_inverse",
@@ -172,7 +172,6 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
         square = num_columns is None
         batch_shape = [] if batch_shape is None else batch_shape
         num_columns = num_rows if num_columns is None else num_columns
-        from trainflow._src.framework.tensor import Tensor
         if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
             diag_size = arith.minimum(num_rows, num_columns)
         else:

@@ -14,6 +14,10 @@ from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.math import cwise  # noqa: F401 - registrations
 from trainflow._src.ops.math import matmul as _matmul_op  # noqa: F401 - registers MatMul (`matmul` is the function below)
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.tensor_shape import as_shape, unknown_shape
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array.identity import identity
 def _out(op_type, name, **kwargs):
     return apply_op(op_type, name=name, **kwargs).outputs[0]
 
@@ -151,7 +155,6 @@ def real(input, name=None):  # noqa: A002 - TF's name
 def imag(input, name=None):  # noqa: A002 - TF's name
     """The imaginary part (`Imag`); zeros for real tensors (`zeros_like`: a constant
     when the shape is static, so it does not depend on `input`)."""
-    from trainflow._src.ops.array import create
     with name_scope(name, "Imag", [input]) as scope:
         input = convert_to_tensor(input, name="input")
         if input.dtype.is_complex:
@@ -344,7 +347,6 @@ def reciprocal_no_nan(x, name=None):
     """1 / x, but 0 where x is 0 (`DivNoNan` of a constant one)."""
     with name_scope(name, "reciprocal_no_nan", [x]) as scope:
         x = convert_to_tensor(x, name="x")
-        from trainflow._src.framework.constant_op import constant
         one = constant(1, dtype=x.dtype.base_dtype, name="one")
         return _out("DivNoNan", scope, x=one, y=x)
 
@@ -414,7 +416,6 @@ def add_n(inputs, name=None):
         converted.append(v)
     if len(converted) == 1:
         if name:
-            from trainflow._src.ops.array.identity import identity
             return identity(converted[0], name=name)
         return converted[0]
     return _out("AddN", name, inputs=converted)
@@ -443,7 +444,6 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
         raise _input_error()
     if not builtins.all(v.dtype == inputs[0].dtype for v in inputs):
         raise _input_error()
-    from trainflow._src.framework.tensor_shape import as_shape, unknown_shape
     merged = as_shape(shape) if shape is not None else unknown_shape()
     for v in inputs:
         merged = merged.merge_with(v.get_shape())
@@ -454,7 +454,6 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     if len(inputs) == 1:
         if name is None:
             return inputs[0]
-        from trainflow._src.ops.array.identity import identity
         return identity(inputs[0], name=name)
     return add_n(inputs, name=name)
 

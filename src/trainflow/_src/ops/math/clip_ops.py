@@ -4,6 +4,7 @@
 
 IndexedSlices inputs stay sparse: the values are clipped, indices and dense_shape kept.
 """
+from trainflow._src.ops.nn.norm import l2_loss
 __all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
            "global_norm"]
 
@@ -26,7 +27,6 @@ from trainflow._src.ops.array import join
 from trainflow._src.ops.array import shape
 from trainflow._src.ops.array.shape_util import fmt_dims, invalid_argument
 from trainflow._src.ops.array import cast
-from trainflow._src.ops.array import create
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import broadcast_gradient_args
@@ -138,7 +138,6 @@ def global_norm(t_list, name=None):
     Raises:
       TypeError: if `t_list` is not a sequence.
     """
-    from trainflow._src.ops.nn.norm import l2_loss
     t_list = _check_list(t_list)
     with name_scope(name, "global_norm", t_list):
         values = [_values(t, "t_%d" % i) if t is not None else None

@@ -14,6 +14,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, broadcast_batch_dims, dims_of, invalid_argument, shape_of)
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.ops.array import create, join, shape
+from trainflow._src.ops.math import reductions
+from trainflow._src.ops.math.grad_util import broadcast_gradient_args
 
 __all__ = ["einsum"]
 
@@ -145,7 +149,6 @@ def einsum(equation, *inputs, **kwargs):
                         f"{', '.join(sorted(kwargs))}. Expected: name, optimize")
     equation = _explicit(equation, len(inputs))
     parse_equation(equation)
-    from trainflow._src.framework.graph import get_default_graph
     with get_default_graph().name_scope(name or "einsum"):
         return apply_op("Einsum", inputs=list(inputs), equation=equation).outputs[0]
 
@@ -158,11 +161,6 @@ def _einsum_grad(op, grad):
 
 
 def _input_grad(i, ins, out, inputs, grad, op):
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     spec = ins[i]
     labels = spec.replace("...", "")
     if len(set(labels)) != len(labels):

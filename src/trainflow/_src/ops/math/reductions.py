@@ -24,6 +24,8 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.math.shapes import reduction_shape_fn
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.ops.array import cast
 
 _NUMBER = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
            "qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, uint64}")
@@ -222,9 +224,7 @@ def _reduction_dims(x, axis):
         return axis
     rank = getattr(getattr(x, "shape", None), "rank", None)
     if rank:
-        from trainflow._src.framework.constant_op import constant
         return constant(np.arange(rank, dtype=np.int32))
-    from trainflow._src.ops.array import create
     from trainflow._src.ops.array import shape as shape_lib
     return _out("Range", "range", start=0, limit=shape_lib.rank(x), delta=1)
 
@@ -285,8 +285,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     Raises:
       ValueError: if both argument spellings are given.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
     from trainflow._src.ops.math import arith
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
@@ -310,8 +308,6 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
     from trainflow._src.ops.math import arith
     with name_scope(name or "reduce_variance", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
@@ -334,8 +330,6 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
     from trainflow._src.ops.math import arith
     with name_scope(name or "reduce_std", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
@@ -357,9 +351,6 @@ def reduced_shape(input_shape, axes):
     """
     from trainflow._src.ops.array import create
     from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
     from trainflow._src.ops.data_flow import partition
     static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
                     else np.asarray(input_shape))
@@ -397,8 +388,6 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
     Raises:
       ValueError: if two spellings of one argument are given.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
     from trainflow._src.ops.math import arith
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
@@ -410,7 +399,6 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         if x.dtype.base_dtype == dtypes.bool:
             predicate = x
         else:
-            from trainflow._src.framework.constant_op import constant
             zero = constant(np.zeros((), x.dtype.base_dtype.as_numpy_dtype)
                             if x.dtype.base_dtype != dtypes.string else b"",
                             dtype=x.dtype.base_dtype, name="zeros")

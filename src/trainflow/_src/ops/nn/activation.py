@@ -4,6 +4,8 @@ Softsign with their Grad ops, and the composites crelu and the sigmoid/tanh alia
 Each op type is registered here with its shape function, kernel and gradient; the
 gradients of the Grad ops are registered too, so second derivatives work.
 """
+from trainflow._src.ops.array import cast, create, gather, join
+from trainflow._src.ops.math import arith
 __all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
            "swish"]
 
@@ -66,9 +68,6 @@ def _register_piecewise_linear_grads(op_type):
         return _out(grad_type, gradients=grad, features=op.outputs[0])
 
     def second(op, grad):
-        from trainflow._src.ops.array import create
-        from trainflow._src.ops.array import gather
-        from trainflow._src.ops.array import join
         x = op.inputs[1]
         return _out(grad_type, gradients=grad, features=x), create.zeros_like(x)
 
@@ -93,11 +92,6 @@ def _selu_grad(op, grad):
 def _negative_part_grad(op, grad, grad_op_type):
     # d(EluGrad|SeluGrad)/d(outputs) = incoming dy where outputs < 0 (the derivative of
     # "outputs + const" is 1 there); the linear branch does not depend on outputs.
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     dy, y = op.inputs
     d_dy = _out(grad_op_type, gradients=grad, outputs=y)
     zero = create.zeros_like(y)
@@ -123,9 +117,6 @@ def _leaky_relu_grad(op, grad):
 
 @RegisterGradient("LeakyReluGrad")
 def _leaky_relu_grad_grad(op, grad):
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
     x = op.inputs[1]
     return (_out("LeakyReluGrad", gradients=grad, features=x, alpha=op._attrs["alpha"]),
             create.zeros_like(x))
@@ -139,8 +130,6 @@ def _softplus_grad(op, grad):
 @RegisterGradient("SoftplusGrad")
 def _softplus_grad_grad(op, grad):
     # SoftplusGrad(dy, x) = dy * sigmoid(x); sigmoid'(x) = 1 / (exp(-x) + 2 + exp(x)).
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     dy, x = op.inputs
     d_dy = _out("SoftplusGrad", gradients=grad, features=x)
     two = convert_to_tensor(2, dtype=x.dtype.base_dtype)
@@ -157,8 +146,6 @@ def _softsign_grad(op, grad):
 @RegisterGradient("SoftsignGrad")
 def _softsign_grad_grad(op, grad):
     # SoftsignGrad(dy, x) = dy / (1 + |x|)^2; d/dx = -2 dy sign(x) / (1 + |x|)^3.
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     dy, x = op.inputs
     d_dy = _out("SoftsignGrad", gradients=grad, features=x)
     one = convert_to_tensor(1, dtype=x.dtype.base_dtype)
@@ -214,8 +201,6 @@ def leaky_relu(features, alpha=0.2, name=None):
     with name_scope(name, "LeakyRelu", [features, alpha]) as name:
         features = convert_to_tensor(features, name="features")
         if features.dtype.base_dtype.is_integer:
-            from trainflow._src.ops.array import cast
-            from trainflow._src.ops.math import arith
             features = cast.cast(features, dtypes.float32)
         return _out("LeakyRelu", features=features, alpha=float(alpha), name=name)
 
@@ -226,11 +211,6 @@ def crelu(features, name=None, axis=-1):
     Returns:
       a Tensor whose `axis` dimension is twice that of `features`.
     """
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     with name_scope(name, "CRelu", [features]) as name:
         features = convert_to_tensor(features, name="features")
         c = join.concat([features, arith.negative(features)], axis, name=name)
@@ -254,8 +234,6 @@ def swish(features, beta=1.0):
       features: a floating Tensor.
       beta: the slope inside the sigmoid (a number or scalar Tensor).
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     features = convert_to_tensor(features, name="features")
     beta = convert_to_tensor(beta, dtype=features.dtype.base_dtype, name="beta")
     gate = arith.sigmoid(arith.multiply(beta, features, name="mul"))

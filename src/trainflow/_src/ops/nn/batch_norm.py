@@ -2,6 +2,11 @@
 the Grad ops), and `tf.nn.fused_batch_norm` (which builds FusedBatchNormV3, as TensorFlow
 2.x does).
 """
+from trainflow._src.framework import constant_op
+from trainflow._src.gradients.gradients_impl import gradients
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.array import cast
 __all__ = ["fused_batch_norm"]
 
 from trainflow._src.framework import dtypes
@@ -132,11 +137,6 @@ def _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, epsilon, data_form
                          is_training):
     """The FusedBatchNormGrad outputs (dx, dscale, doffset) as a graph of primitive ops,
     so that they can be differentiated once more (TensorFlow's second derivative)."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     x_dtype = x.dtype.base_dtype
     if x_dtype in (dtypes.float16, dtypes.bfloat16):  # the arithmetic runs in float32
         x, grad_y = cast.cast(x, dtypes.float32), cast.cast(grad_y, dtypes.float32)
@@ -170,7 +170,6 @@ def _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, epsilon, data_form
 def _fused_batch_norm_grad_grad(op, *grads):
     """Gradients of a FusedBatchNormGrad op's inputs (y_backprop, x, scale; none for the
     statistics): differentiates `_batch_norm_backprop` with the incoming gradients."""
-    from trainflow._src.gradients.gradients_impl import gradients
     grad_y, x, scale, pop_mean, pop_var = op.inputs[:5]
     outs = _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, op._attrs["epsilon"],
                                 decoded(op._attrs["data_format"]), op._attrs["is_training"])
@@ -215,7 +214,6 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
         raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is "
                          "False or `exponential_avg_factor` != 1.0. Received: `mean` "
                          f"{mean!r} and `variance` {variance!r}")
-    from trainflow._src.framework import constant_op
     x = convert_to_tensor(x, name="input")
     scale = convert_to_tensor(scale, name="scale")
     offset = convert_to_tensor(offset, name="offset")

@@ -5,6 +5,7 @@ kernel and gradient, plus the TF1 `tf.nn` functions that build them.
 The higher-level builders (conv1d, conv2d_transpose, separable/atrous
 convolution, `tf.nn.convolution`) live in `conv_composite`.
 """
+from trainflow._src.ops.array import shape
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
            "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
            "depthwise_conv2d_native_backprop_filter"]
@@ -282,13 +283,11 @@ def _attrs_of(op, cudnn):
 
 
 def _shape(t):
-    from trainflow._src.ops.array import shape
     return shape.shape(t)
 
 
 @RegisterGradient("Conv2D")
 def _conv2d_grad(op, grad):
-    from trainflow._src.ops.array import shape
     x, f = op.inputs
     attrs = _attrs_of(op, True)
     x_shape, f_shape = shape.shape_n([x, f])

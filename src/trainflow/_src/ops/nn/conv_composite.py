@@ -7,6 +7,7 @@ Dilated (atrous) variants use the ops' `dilations` attr directly where TF1's
 Python builds SpaceToBatchND/BatchToSpaceND around an undilated op; the results
 are the same.
 """
+from trainflow._src.ops.array import shape
 __all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
            "atrous_conv2d", "convolution"]
 
@@ -40,7 +41,6 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     Raises:
       ValueError: for an unknown data_format or malformed strides.
     """
-    from trainflow._src.ops.array import shape
     value = lookup_alias("input", input, "value", value)
     with name_scope(name, "conv1d", [value, filters]) as scope:
         if data_format is None or data_format in ("NHWC", "NWC"):

@@ -5,6 +5,10 @@ clipping, and embedding_lookup_sparse with the sum/mean/sqrtn combiners.
 The lookups are Gather ops, so the gradient with respect to the params is an
 IndexedSlices that touches only the looked-up rows.
 """
+from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.ops.array import cast, gather, identity, join, shape
+from trainflow._src.ops.math import arith, reductions, segment
+from trainflow._src.ops.array import create
 __all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 from trainflow._src.framework import dtypes
@@ -28,16 +32,6 @@ def _as_param_list(params):
 
 def _clip_by_norm(t, clip_norm, axes):
     """t * clip_norm / max(||t||_axes, clip_norm), with TensorFlow's clip_by_norm names."""
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     with name_scope(None, "clip_by_norm", [t, clip_norm]) as name:
         values = convert_to_tensor(t, name="t")
         l2sum = reductions.reduce_sum(arith.multiply(values, values, name="mul"), axes,
@@ -54,16 +48,6 @@ def _clip_by_norm(t, clip_norm, axes):
 
 def _clip(params, ids, max_norm):
     """Clips each looked-up embedding (the axes after ids' axes) to L2 norm `max_norm`."""
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     if max_norm is None:
         return params
     ids_rank, params_rank = ids.shape.ndims, params.shape.ndims
@@ -76,16 +60,6 @@ def _clip(params, ids, max_norm):
 
 def _partition_assignments(flat_ids, params, partition_strategy):
     """(partition of each id, id within its partition) for "mod" or "div" sharding."""
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     n = len(params)
     if partition_strategy == "mod":
         return arith.floormod(flat_ids, n), arith.floordiv(flat_ids, n)
@@ -137,16 +111,6 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     Raises:
       ValueError: for empty params or an unknown partition strategy.
     """
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     params = _as_param_list(params)
     with name_scope(name, "embedding_lookup", params + [ids]) as name:
         n = len(params)
@@ -206,17 +170,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
       TypeError: if sp_ids / sp_weights are not SparseTensors.
       ValueError: for an unknown combiner.
     """
-    from trainflow._src.framework.sparse_tensor import SparseTensor
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.math import segment
     if combiner is None:
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):

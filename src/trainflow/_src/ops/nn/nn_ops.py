@@ -27,6 +27,9 @@ from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403
 from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
 from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow._src.ops.nn.xent import *  # noqa: F401,F403
+from trainflow._src.ops.array import cast, create, identity, shape
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.random import random_ops
 
 __all__ = sorted(["dropout", "in_top_k", "top_k", "zero_fraction"] +
                  _activation.__all__ + _embedding.__all__ + _batch_norm.__all__ +
@@ -85,12 +88,6 @@ NotDifferentiable("InTopKV2")
 def _top_k_input_grad(op, grad):
     # Each value came from one input position: spread the values' gradient back there
     # (one-hot rows of the indices, summed over the k picks).
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     x = op.inputs[0]
     depth = shape.shape(x)[-1]
     picks = create.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
@@ -149,9 +146,6 @@ def in_top_k(predictions, targets, k, name=None):
 
 
 def _noise_shape(x, noise_shape):
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import shape
     if noise_shape is None:
         return shape.shape(x)
     try:
@@ -167,10 +161,6 @@ def _noise_shape(x, noise_shape):
 
 
 def _dropout(x, rate, noise_shape, seed, name):
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.random import random_ops
     with name_scope(name, "dropout", [x]) as name:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
         if is_number and not 0 <= rate < 1:
@@ -242,12 +232,6 @@ def zero_fraction(value, name=None):
       value: a numeric Tensor.
       name: the name scope (default "zero_fraction").
     """
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import identity
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
         size = shape.size(value, out_type=dtypes.int64)

@@ -2,6 +2,8 @@
 weighted_moments, sufficient_statistics, normalize_moments and batch_normalization,
 composed from math ops with TensorFlow's names.
 """
+from trainflow._src.ops.array import cast, create, gather, shape as shape_lib
+from trainflow._src.ops.math import arith, reductions
 __all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
            "sufficient_statistics", "weighted_moments"]
 
@@ -20,9 +22,6 @@ register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
 
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op, grad):
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     return arith.multiply(op.inputs[0], grad)
 
 
@@ -51,9 +50,6 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
       epsilon: the lower bound of the squared norm (avoids dividing by zero).
       name: the op name (default "l2_normalize").
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     axis = _pick("axis", axis, "dim", dim)
     with name_scope(name, "l2_normalize", [x]) as name:
         x = convert_to_tensor(x, name="x")
@@ -71,13 +67,6 @@ def _keep_dims_arg(keep_dims, keepdims):
 def _finish_moments(mean, variance, axes, keep, half):
     """(mean, variance) with the reduced `axes` squeezed unless `keep`, cast back to
     float16 when the input was `half`."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     if not keep:
         mean = shape_lib.squeeze(mean, axes)
         variance = shape_lib.squeeze(variance, axes)
@@ -101,13 +90,6 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     Returns:
       (mean, variance).
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     keep = _keep_dims_arg(keep_dims, keepdims)
     with name_scope(name, "moments", [x, axes]):
         x = convert_to_tensor(x, name="x")
@@ -135,13 +117,6 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
     Returns:
       (weighted mean, weighted variance); 0 where the weights sum to 0.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     keep = _keep_dims_arg(keep_dims, keepdims)
     with name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
         x = convert_to_tensor(x, name="x")
@@ -173,13 +148,6 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
       (count, mean_ss, var_ss, shift): the element count as a scalar of x's dtype, the
       (shifted) sum, the (shifted) sum of squares, and the shift (None if not given).
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     keep = _keep_dims_arg(keep_dims, keepdims)
     axes = list(set(axes))
     with name_scope(name, "sufficient_statistics", [x, shift]):
@@ -213,9 +181,6 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     Returns:
       (mean, variance).
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     with name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
         divisor = arith.reciprocal(counts, name="divisor")
         if shift is not None:
@@ -241,9 +206,6 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
       variance_epsilon: a small float added to the variance.
       name: the name scope (default "batchnorm").
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
         x = convert_to_tensor(x, name="x")
         variance = convert_to_tensor(variance, name="variance")

@@ -2,6 +2,8 @@
 their gradient ops (themselves differentiable), LRN and LRNGrad, registered with
 shape functions, NumPy kernels and gradients, plus the TF1 `tf.nn` functions.
 """
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import create, shape
 __all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "max_pool_with_argmax", "pool",
            "lrn", "local_response_normalization"]
 
@@ -142,8 +144,6 @@ def _window_attrs(op, *extra):
 
 
 def _zeros_like(t):
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import shape
     return create.zeros_like(t)
 
 
@@ -170,8 +170,6 @@ RegisterGradient("MaxPoolGradGrad")(_max_pool_grad_of_grad("MaxPoolGrad"))
 
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import shape
     return _op("AvgPoolGrad", orig_input_shape=shape.shape(op.inputs[0]), grad=grad,
                **_window_attrs(op, "data_format"))
 
@@ -319,7 +317,6 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa
       ValueError: for a bad window, pooling type, SAME padding with dilation, strides
         larger than the window, or dilation_rate > 1 (not supported here).
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     dilation_rate = lookup_alias("dilations", dilations, "dilation_rate", dilation_rate)
     with name_scope(name, f"{str(pooling_type).lower()}_pool", [input]) as scope:
         input = convert_to_tensor(input, name="input")
@@ -367,8 +364,6 @@ def _pool_nd(input, window, strides, pooling_type, padding, data_format, scope):
     fn = max_pool if pooling_type == "MAX" else avg_pool
     if not one_d:
         return fn(input, ksize, kstrides, padding, data_format=fmt, name=scope)
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import shape
     axis = 2 if channels_first else 1
     expanded = shape.expand_dims(input, axis)
     pooled = fn(expanded, ksize, kstrides, padding, data_format=fmt, name=scope)

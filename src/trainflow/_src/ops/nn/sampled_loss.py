@@ -6,6 +6,12 @@ subtract log(expected count) of each class (the "log Q" correction), and apply a
 logistic (NCE) or softmax loss to those logits, so a step touches only
 num_true + num_sampled rows of the class weights.
 """
+from trainflow._src.ops.array import cast, create, join, shape, slicing
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.nn.embedding import embedding_lookup
+from trainflow._src.ops.nn.xent import (
+    sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2)
+from trainflow._src.ops.sparse import sparse_ops
 __all__ = ["nce_loss", "sampled_softmax_loss"]
 
 from trainflow._src.framework import dtypes
@@ -22,14 +28,6 @@ def _weight_list(weights):
 
 def _remove_hits(sampled_logits, labels, sampled, num_true, num_sampled):
     """Adds -FLT_MAX to the sampled logits of candidates that are true classes."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.sparse import sparse_ops
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
     from trainflow._src.ops.nn.sampling import compute_accidental_hits
     rows, positions, weights = compute_accidental_hits(labels, sampled, num_true=num_true)
     indices = join.concat(
@@ -71,15 +69,6 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
       (logits [batch, num_true + num_sampled], labels of the same shape: 1/num_true for
       the true columns, 0 for the sampled ones).
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.sparse import sparse_ops
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.nn.embedding import embedding_lookup
     from trainflow._src.ops.nn.sampling import log_uniform_candidate_sampler
     weights = _weight_list(weights)
     with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
@@ -146,7 +135,6 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
       a float Tensor [batch]: the summed logistic losses of each example's true and
       sampled classes.
     """
-    from trainflow._src.ops.nn.xent import sigmoid_cross_entropy_with_logits
     logits, targets = compute_sampled_logits(
         weights=weights, biases=biases, labels=labels, inputs=inputs,
         num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,
@@ -170,13 +158,6 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     Returns:
       a float Tensor [batch] of losses.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.sparse import sparse_ops
-    from trainflow._src.ops.nn.xent import softmax_cross_entropy_with_logits_v2
     logits, targets = compute_sampled_logits(
         weights=weights, biases=biases, labels=labels, inputs=inputs,
         num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,

@@ -1,6 +1,9 @@
 """Softmax, LogSoftmax and BiasAdd (with BiasAddV1 and BiasAddGrad) of `tf.nn`, their
 gradients, and the composites xw_plus_b and relu_layer.
 """
+from trainflow._src.ops.array import create, join, layout, shape as shape_lib
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.nn.activation import relu
 __all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
 
 from trainflow._src.framework import errors
@@ -74,8 +77,6 @@ register_op("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
 @RegisterGradient("Softmax")
 def _softmax_grad(op, grad):
     # d softmax: (g - sum(g * s, -1)) * s
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     s = op.outputs[0]
     dot = reductions.reduce_sum(arith.multiply(grad, s), -1, keepdims=True)
     return arith.multiply(arith.subtract(grad, dot), s)
@@ -84,8 +85,6 @@ def _softmax_grad(op, grad):
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
     # d log_softmax: g - sum(g, -1) * softmax
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     s = arith.exp(op.outputs[0])
     return arith.subtract(grad, arith.multiply(
         reductions.reduce_sum(grad, -1, keepdims=True), s))
@@ -106,10 +105,6 @@ def _bias_add_v1_grad(op, grad):
 def _bias_add_grad_grad(op, grad):
     # BiasAddGrad sums over every axis but the channel one, so its gradient spreads the
     # incoming [C] vector back over out_backprop's shape.
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape as shape_lib
     fmt = decoded(op._attrs.get("data_format", b"NHWC"))
     x = op.inputs[0]
     shape = shape_lib.shape(x)
@@ -127,10 +122,6 @@ def _bias_add_grad_grad(op, grad):
 # -- public functions -----------------------------------------------------------------------
 def _last_axis_op(op_type, logits, axis, name):
     """Applies a last-axis op along `axis`, transposing `axis` to the end and back."""
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape as shape_lib
     logits = convert_to_tensor(logits)
     ndims = logits.shape.ndims
     axis_value = constant_value(axis) if isinstance(axis, Tensor) else axis
@@ -221,8 +212,6 @@ def bias_add(value, bias, data_format=None, name=None):
 def _matmul_and_biases(x, weights, biases):
     """(matmul(x, weights), biases), the three inputs converted as "x", "weights" and
     "biases" in the current name scope."""
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     x = convert_to_tensor(x, name="x")
     weights = convert_to_tensor(weights, name="weights")
     biases = convert_to_tensor(biases, name="biases")
@@ -248,7 +237,6 @@ def relu_layer(x, weights, biases, name=None):
       x: a 2-D Tensor [batch, in]; weights [in, out]; biases [out].
       name: the name scope (default "relu_layer"); the Relu takes this name.
     """
-    from trainflow._src.ops.nn.activation import relu
     with name_scope(name, "relu_layer", [x, weights, biases]) as name:
         mm, biases = _matmul_and_biases(x, weights, biases)
         return relu(bias_add(mm, biases), name=name)

@@ -2,6 +2,11 @@
 SparseSoftmaxCrossEntropyWithLogits ops with their gradients, and the composite
 sigmoid and weighted sigmoid cross entropies, built as TensorFlow builds them.
 """
+from trainflow._src.ops.array import cast, create, gather, join, layout, shape, slicing
+from trainflow._src.ops.control_flow import check_ops
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.math.shapes import broadcast_dims
+from trainflow._src.ops.nn.activation import relu
 __all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits"]
@@ -24,7 +29,6 @@ _FLOAT_TYPES = "{half, bfloat16, float, double}"
 
 def _softmax_xent_shape(op):
     # Equal [batch, classes] shapes, or shapes that broadcast to a 2-D one (TF 2.x).
-    from trainflow._src.ops.math.shapes import broadcast_dims
     logits, labels = dims_of(op.inputs[0]), dims_of(op.inputs[1])
     try:
         both = merge_dims(with_rank(logits, 2), labels)
@@ -68,9 +72,6 @@ def _is_zeros(t):
 def _softmax_xent_grad(op, grad_loss, grad_grad):
     # d loss / d logits is the backprop output; d loss / d labels is -log_softmax(logits).
     # A gradient reaching the backprop output adds its product with the softmax Jacobian.
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     logits = op.inputs[0]
     grad = broadcast_mul(grad_loss, op.outputs[1])
     if not _is_zeros(grad_grad):
@@ -83,13 +84,6 @@ def _softmax_xent_grad(op, grad_loss, grad_grad):
 
 @RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
     backprop = cast.prevent_gradient(
         op.outputs[1], message="Currently there is no way to take the second derivative of "
         "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
@@ -109,29 +103,12 @@ def _ensure_xent_args(name, sentinel, labels, logits):
 
 def _move_axis_to_end(x, axis, rank):
     """Transposes `axis` of `x` (static rank `rank`) to the last position."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
     perm = [i for i in range(rank) if i != axis] + [axis]
     return layout.transpose(x, perm)
 
 
 def _flatten_outer_dims(x):
     """Reshapes `x` to [-1, last_dim], keeping static sizes where known."""
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     rank = shape.rank(x)
     last = slicing.slice(shape.shape(x), [arith.subtract(rank, 1)], [1])
     out = shape.reshape(x, join.concat([[-1], last], 0))
@@ -154,16 +131,6 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     Returns:
       the loss, of `logits`' shape without `axis`.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
@@ -212,13 +179,6 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     Raises:
       ValueError: for positional arguments or missing labels/logits.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
     _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     if axis is not None:
         dim = axis
@@ -246,17 +206,6 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     Raises:
       ValueError: for a scalar `logits` or mismatched static shapes.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.control_flow import check_ops
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
@@ -318,16 +267,6 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     Raises:
       ValueError: if the shapes of `labels` and `logits` differ.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     with name_scope(name, "logistic_loss", [logits, labels]) as name:
         logits = convert_to_tensor(logits, name="logits")
@@ -357,10 +296,6 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     Raises:
       ValueError: if the shapes differ or both `labels` and `targets` are given.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
-    from trainflow._src.ops.nn.activation import relu
     if labels is not None and targets is not None:
         raise ValueError("Cannot specify both 'labels' and 'targets'.")
     labels = targets if labels is None else labels
@@ -398,16 +333,6 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     Raises:
       ValueError: if the shapes differ.
     """
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.array import layout
-    from trainflow._src.ops.array import shape
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.array import cast
-    from trainflow._src.ops.math import arith
-    from trainflow._src.ops.math import reductions
     with name_scope(name, "log_poisson_loss", [log_input, targets]):
         log_input = convert_to_tensor(log_input, name="log_input")
         targets = convert_to_tensor(targets, name="targets")

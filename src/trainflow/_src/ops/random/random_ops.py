@@ -6,6 +6,8 @@ rules (`framework.random_seed.get_seed`); the numbers come from NumPy's Philox
 generator keyed by (seed, seed2), so a seeded graph is reproducible run to run and
 session to session, but its values differ from TensorFlow's.
 """
+from trainflow._src.ops.array import shape as shape_lib, slicing
+from trainflow._src.ops.control_flow import assert_op, grouping
 __all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
 
@@ -187,8 +189,6 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
       a tensor of shape `shape + broadcast(alpha, beta).shape`, never below the
       smallest positive normal of `dtype`.
     """
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import slicing
     with name_scope(name, "random_gamma", [shape, alpha, beta]):
         shape = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
         alpha = convert_to_tensor(alpha, name="alpha", dtype=dtype)
@@ -215,10 +215,6 @@ def random_crop(value, size, seed=None, name=None):
     Raises:
       InvalidArgumentError (at run time): if `size` exceeds `value`'s shape.
     """
-    from trainflow._src.ops.array import shape as shape_lib
-    from trainflow._src.ops.array import slicing
-    from trainflow._src.ops.control_flow import assert_op
-    from trainflow._src.ops.control_flow import grouping
     with name_scope(name, "random_crop", [value, size]) as name:
         value = convert_to_tensor(value, name="value")
         size = convert_to_tensor(size, dtype=dtypes.int32, name="size")

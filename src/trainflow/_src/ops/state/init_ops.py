@@ -6,6 +6,7 @@ Each builds the same ops as TensorFlow's (under `get_variable` they land in
 variable, `partition_info` gives the full shape, and the scaling initializers
 compute their fans from it, as TF does.
 """
+from trainflow._src.ops.script import script_ops
 __all__ = ["constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
            "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
            "random_uniform_initializer", "truncated_normal_initializer",
@@ -340,7 +341,6 @@ def _reduced_qr(a, flat_shape):
         qr = None
     if qr is not None:
         return qr(a, full_matrices=False)
-    from trainflow._src.ops.script import script_ops
     q, r = script_ops.py_func(_numpy_qr, [a], [a.dtype, a.dtype], stateful=False, name="Qr")
     rows, cols = flat_shape
     q.set_shape([rows, cols])

@@ -6,6 +6,7 @@ A variable `name` of shape [10, 3] split in 3 along axis 0 is three variables
 extra row), each with a SaveSliceInfo naming `name`, the full shape and its offset,
 so checkpoints store one tensor `name`, as TF's do.
 """
+from trainflow._src.ops.array import identity, join
 __all__ = ["create_partitioned_variables", "fixed_size_partitioner",
            "min_max_variable_partitioner", "variable_axis_size_partitioner"]
 
@@ -187,8 +188,6 @@ class PartitionedVariable:
         return [i for i, p in enumerate(self._partitions) if p > 1]
 
     def _concat(self):
-        from trainflow._src.ops.array import identity
-        from trainflow._src.ops.array import join
         if len(self._variable_list) == 1:
             with name_scope(None):
                 return identity.identity(self._variable_list[0], name=self._name)
@@ -232,8 +231,6 @@ class PartitionedVariable:
         return self._partitions
 
     def _apply_assign_fn(self, assign_fn, value):
-        from trainflow._src.ops.array import identity
-        from trainflow._src.ops.array import join
         if isinstance(value, list):
             if len(value) != len(self._variable_list):
                 raise ValueError(f"Expected {len(self._variable_list)} values, one per part, "

@@ -15,6 +15,10 @@ import numbers
 
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
+from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.scopes import add_to_collection, get_collection, name_scope
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.nn import norm
 
 __all__ = ["L1L2", "Regularizer", "apply_regularization", "get", "l1", "l1_l2",
            "l1_l2_regularizer", "l1_regularizer", "l2", "l2_regularizer", "sum_regularizer"]
@@ -49,7 +53,6 @@ class L1L2(Regularizer):
         self.l2 = float(l2)
 
     def __call__(self, x):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         x = convert_to_tensor(x)
         if not self.l1 and not self.l2:
             return convert_to_tensor(0.0, dtype=x.dtype.base_dtype)
@@ -117,8 +120,6 @@ def _scaled(scale, default_name, penalty, scope):
         return lambda _: None
 
     def regularizer(weights):
-        from trainflow._src.framework.scopes import name_scope
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         with name_scope(scope, default_name, [weights]) as name:
             weights = convert_to_tensor(weights)
             my_scale = convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
@@ -142,7 +143,6 @@ def l2_regularizer(scale, scope=None):
     Raises:
       ValueError: for an integer or negative scale. A scale of 0 gives a fn returning None.
     """
-    from trainflow._src.ops.nn import norm
     return _scaled(scale, "l2_regularizer", norm.l2_loss, scope)
 
 
@@ -153,7 +153,6 @@ def sum_regularizer(regularizer_list, scope=None):
         return None
 
     def regularizer(weights):
-        from trainflow._src.framework.scopes import name_scope
         with name_scope(scope, "sum_regularizer", [weights]) as name:
             penalties = [p for p in (r(weights) for r in regularizer_list) if p is not None]
             if not penalties:
@@ -177,8 +176,6 @@ def apply_regularization(regularizer, weights_list=None):
     Raises:
       ValueError: if there are no weights or the regularizer returns no penalty.
     """
-    from trainflow._src.framework.graph_keys import GraphKeys
-    from trainflow._src.framework.scopes import add_to_collection, get_collection, name_scope
     if not weights_list:
         weights_list = get_collection(GraphKeys.WEIGHTS)
     if not weights_list:

@@ -20,6 +20,8 @@ from trainflow._src.ops.state.variable_args import check_variable_args
 from trainflow._src.ops.state import resource_variable_ops as rv_ops
 from trainflow._src.ops.state import variables
 from trainflow._src.ops.state.variables import Variable
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.control_flow import cond
 
 __all__ = ["ResourceVariable", "enable_resource_variables", "disable_resource_variables",
            "resource_variables_enabled", "is_resource_variable"]
@@ -164,7 +166,6 @@ class ResourceVariable(Variable):
 
     def read_value(self):
         """An Identity of a new read, the read under "Read/" (TF's form)."""
-        from trainflow._src.ops.array import identity
         with self.graph.name_scope("Read"):
             value = self._read_variable_op()
         return identity.identity(value)
@@ -183,7 +184,6 @@ class ResourceVariable(Variable):
 
     def initialized_value(self):
         """The variable's value once initialized, its initial value otherwise."""
-        from trainflow._src.ops.control_flow import cond
         with variables.init_scope():
             return cond.cond(self.is_initialized(), self.read_value,
                                          lambda: self.initial_value)

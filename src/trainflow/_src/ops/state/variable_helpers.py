@@ -1,5 +1,8 @@
 """Variable collections and initialization helpers of TF1: `tf.global_variables`,
 `tf.global_variables_initializer`, `tf.report_uninitialized_variables`, ..."""
+from trainflow._src.ops.array import gather, join
+from trainflow._src.ops.control_flow import grouping
+from trainflow._src.ops.math import arith
 __all__ = ["all_variables", "assert_variables_initialized", "global_variables",
            "global_variables_initializer", "initialize_all_variables",
            "initialize_local_variables", "initialize_variables", "is_variable_initialized",
@@ -52,7 +55,6 @@ def moving_average_variables(scope=None):
 
 def variables_initializer(var_list, name="init"):
     """An op running the initializers of `var_list` (a NoOp when the list is empty)."""
-    from trainflow._src.ops.control_flow import grouping
     if var_list:
         return grouping.group(*[v.initializer for v in var_list], name=name)
     return grouping.no_op(name=name)
@@ -95,9 +97,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
       var_list: variables to check (default: global and local variables).
       name: the name scope.
     """
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
-    from trainflow._src.ops.math import arith
     if var_list is None:
         var_list = _default_var_list()
     graph = get_default_graph()
@@ -117,8 +116,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
 def assert_variables_initialized(var_list=None):
     """An op that fails (FailedPreconditionError) if a variable is uninitialized: the
     ranks of the variables, stacked; None if there are no variables."""
-    from trainflow._src.ops.array import gather
-    from trainflow._src.ops.array import join
     if var_list is None:
         var_list = _default_var_list()
     if not var_list:

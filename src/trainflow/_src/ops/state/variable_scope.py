@@ -6,6 +6,7 @@ constraint, inherited by nested scopes. Entering a scope also opens a name scope
 for ops; re-entering a scope (by name or by its VariableScope object) gives ops a
 new unique name scope (``scope_1/``) while variables keep ``scope/``, as in TF.
 """
+from trainflow._src.ops.state import variables
 __all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
            "get_variable_scope", "no_regularizer", "variable_creator_scope", "variable_op_scope",
            "variable_scope"]
@@ -192,7 +193,6 @@ class VariableScope:
 
 
 def _variables():
-    from trainflow._src.ops.state import variables
     return variables
 
 

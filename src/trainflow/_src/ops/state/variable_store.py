@@ -14,6 +14,7 @@ from trainflow._src.framework.tensor_shape import as_shape
 from trainflow._src.ops.state import init_ops
 from trainflow._src.ops.state import partitioned_variables as pv
 from trainflow._src.ops.state import variables
+from trainflow._src.ops.array import slicing
 
 _STORE_KEY = ("__variable_store",)
 
@@ -194,7 +195,6 @@ class VariableStore:
 
     def _part_initializer(self, name, initializer, dtype, offset, part_shape):
         """(initializer, shape to pass, dtype) for one part of a partitioned variable."""
-        from trainflow._src.ops.array import slicing
         if initializer is None:
             init, from_value = default_initializer(name, dtype)
             return init, None if from_value else part_shape, dtype

@@ -22,6 +22,8 @@ from trainflow._src.ops.state import state_ops
 from trainflow._src.ops.state.variable_args import (  # noqa: F401 - public here too
     VariableAggregation, VariableSynchronization, check_variable_args as _check_args,
     validate_synchronization_aggregation_trainable)
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.control_flow import cond
 
 
 def strip_name_scope(name, export_scope):
@@ -180,7 +182,6 @@ class Variable(metaclass=_VariableMeta):
                                  f"{self._initial_value}")
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape).op
-            from trainflow._src.ops.array import identity
             if caching_device is not None:
                 with graph.device(caching_device):
                     self._snapshot = identity.identity(self._variable, name="read")
@@ -317,7 +318,6 @@ class Variable(metaclass=_VariableMeta):
 
     def read_value(self):
         """A new Identity ("read") of the variable in the current name scope."""
-        from trainflow._src.ops.array import identity
         return identity.identity(self._variable, name="read")
 
     def _ref(self):
@@ -334,7 +334,6 @@ class Variable(metaclass=_VariableMeta):
     def initialized_value(self):
         """The variable's value once initialized, running the initial value otherwise
         (for initial values that depend on other variables)."""
-        from trainflow._src.ops.control_flow import cond
         with init_scope():
             return cond.cond(state_ops.is_variable_initialized(self),
                                          self.read_value, lambda: self.initial_value)

@@ -1,5 +1,7 @@
 """String ops input pipelines use: StringSplit / StringSplitV2, StringJoin, ReduceJoin,
 Substr, (Static)RegexReplace, StringLength, StringLower / StringUpper."""
+from trainflow._src.ops.array.create import range as range_
+from trainflow._src.ops.array.shape import rank as rank_of
 __all__ = ["string_split", "string_split_v2", "string_join", "reduce_join", "substr",
            "regex_replace", "string_length", "string_lower", "string_upper"]
 
@@ -207,8 +209,6 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
         if axis is None:
             rank = inputs.shape.rank
             if rank is None:
-                from trainflow._src.ops.array.create import range as range_
-                from trainflow._src.ops.array.shape import rank as rank_of
                 axis = range_(rank_of(inputs) - 1, -1, -1)
             else:
                 axis = list(range(rank - 1, -1, -1))
