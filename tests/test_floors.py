@@ -261,3 +261,13 @@ def test_cycles_finds_strongly_connected_modules(edges, expected):
 ])
 def test_ops_level_of(module, expected):
     assert OPS_LEVELS[_ops_level(module)][0] == expected
+
+
+def test_no_cycle_in_framework_counting_lazy_imports():
+    """GraphDef/FunctionDef export (graph_export) sits below the graph core and import
+    (graph_def, loop_frames, function_import) above it: no cycle, lazy imports included."""
+    modules = _package_modules()
+    inside = {m: p for m, p in modules.items() if m.startswith("trainflow._src.framework.")}
+    edges = {module: {target for _, target, _ in _imports_by_kind(path, module, modules)
+                      if target in inside} for module, path in inside.items()}
+    assert _cycles(edges) == []

@@ -582,15 +582,16 @@ class Graph:
         return op not in self._unfetchable
 
     # -- serialization ---------------------------------------------------------------
-    # The graph_def imports are lazy: they keep protobuf out of `import trainflow`.
+    # graph_export sits below the graph core; its imports are made here to keep protobuf
+    # out of `import trainflow`.
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
-        from trainflow._src.framework.graph_def import graph_to_graph_def
+        from trainflow._src.framework.graph_export import graph_to_graph_def
         return graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     @property
     def graph_def_versions(self):
-        from trainflow._src.framework.graph_def import graph_versions
+        from trainflow._src.framework.graph_export import graph_versions
         return graph_versions()
 
     def __repr__(self):

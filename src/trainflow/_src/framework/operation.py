@@ -113,7 +113,7 @@ class Operation:
     def node_def(self):
         """The NodeDef proto describing this op."""
         # lazy: keeps protobuf out of `import trainflow`
-        from trainflow._src.framework.graph_def import node_def_of
+        from trainflow._src.framework.graph_export import node_def_of
         return node_def_of(self)
 
     # -- attrs ------------------------------------------------------------------

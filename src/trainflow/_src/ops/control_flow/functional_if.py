@@ -17,7 +17,7 @@ from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
+from trainflow._src.framework.function_graph import FuncGraph
 from trainflow._src.ops.array import create
 from trainflow._src.gradients.gradients_impl import gradients
 
@@ -120,6 +120,9 @@ def _if_grad(op, *grads):
                      if g is not None and _trainable(op.outputs[k])]
     if not positions or not out_positions:
         return result
+    # graph_export and function_import build protos: imported here to keep protobuf out
+    # of `import trainflow`.
+    from trainflow._src.framework.graph_export import to_function_defs
     library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
     branches = [_branch_gradient(op._attrs[key], op, positions, out_positions, library)
                 for key in ("then_branch", "else_branch")]
