@@ -38,6 +38,7 @@ from trainflow._src.ops.random.random_ops import *  # noqa: F401,F403
 from trainflow._src.ops.script.script_ops import *  # noqa: F401,F403
 from trainflow._src.ops.state.state_ops import *  # noqa: F401,F403
 from trainflow._src.ops.state.variable_scope import *  # noqa: F401,F403
+from trainflow._src.ops.state.partitioned_variables import *  # noqa: F401,F403
 from trainflow._src.ops.state.variables import *  # noqa: F401,F403
 from trainflow._src.runtime.session import (  # noqa: F401
     InteractiveSession, Session, get_default_session)

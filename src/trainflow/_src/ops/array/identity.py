@@ -36,7 +36,7 @@ NotDifferentiable("Const")
 def identity(input, name=None):  # noqa: A002 - TF's name
     """Returns a tensor with the same value as `input` (`tf.identity`)."""
     if hasattr(input, "_as_graph_element") and hasattr(input, "value") and \
-            callable(getattr(input, "value")):
+            callable(input.value):
         input = input.value()
     return apply_op("Identity", input=input, name=name).outputs[0]
 

@@ -5,19 +5,19 @@ that sharded embedding lookups are built from), with kernels, shapes and gradien
 number; `dynamic_stitch(indices, data)` interleaves pieces back into one tensor,
 row `indices[m][i]` taking `data[m][i]` (a later piece wins on duplicate indices).
 """
+import numpy as np
+
 from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.ops.array import create, gather, shape
 from trainflow._src.ops.math import reductions, segment
-__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
-
-import numpy as np
-
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn.shape_util import dims_of, merge_dims, shape_str
+
+__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
 
 def _invalid(message):

@@ -1,12 +1,9 @@
 """TF1's queue classes: QueueBase, FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue and
 PriorityQueue, building the V2 queue ops of `queue_ops`."""
-from trainflow._src.ops.array.gather import gather
-from trainflow._src.ops.array.join import stack
-__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
-           "PriorityQueue"]
-
 import hashlib
 
+from trainflow._src.ops.array.gather import gather
+from trainflow._src.ops.array.join import stack
 from trainflow._src.framework import dtypes as dtypes_mod
 from trainflow._src.framework import random_seed
 from trainflow._src.framework.op_builder import apply_op
@@ -15,6 +12,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.data_flow import queue_ops  # noqa: F401  (registers the ops)
+
+__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
+           "PriorityQueue"]
 
 
 def _as_type_list(dtypes):

@@ -1,16 +1,13 @@
 """parse_example, parse_single_example, parse_sequence_example and
 parse_single_sequence_example, building ParseExampleV2 / ParseSequenceExampleV2 as
 TF 2's compat.v1 does."""
+import numpy as np
+
 from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.join import concat
 from trainflow._src.ops.array.shape import expand_dims, reshape
 from trainflow._src.ops.array.slicing import slice as slice_
 from trainflow._src.ops.sparse.sparse_ops import sparse_reorder
-__all__ = ["parse_example", "parse_single_example", "parse_sequence_example",
-           "parse_single_sequence_example"]
-
-import numpy as np
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
@@ -20,6 +17,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.io import example_parser
 from trainflow._src.ops.io.parsing_config import ParseParams, default_array
+
+__all__ = ["parse_example", "parse_single_example", "parse_sequence_example",
+           "parse_single_sequence_example"]
 
 _T3 = "{float, int64, string}"
 

@@ -1,9 +1,7 @@
 """parse_sequence_example and parse_single_sequence_example (ParseSequenceExampleV2)."""
-from trainflow._src.ops.array.shape import reshape
-__all__ = ["parse_sequence_example", "parse_single_sequence_example"]
-
 import numpy as np
 
+from trainflow._src.ops.array.shape import reshape
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
@@ -14,6 +12,8 @@ from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.io import example_parser
 from trainflow._src.ops.io.parsing_config import (
     FixedLenFeature, FixedLenSequenceFeature, ParseParams, VarLenFeature)
+
+__all__ = ["parse_sequence_example", "parse_single_sequence_example"]
 
 _T3 = "{float, int64, string}"
 

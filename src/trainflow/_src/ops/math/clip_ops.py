@@ -4,14 +4,10 @@
 
 IndexedSlices inputs stay sparse: the values are clipped, indices and dense_shape kept.
 """
-from trainflow._src.ops.nn.norm import l2_loss
-__all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
-           "global_norm"]
-
 import collections.abc
-
 import numpy as np
 
+from trainflow._src.ops.nn.norm import l2_loss
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.framework.graph import get_default_graph
@@ -30,6 +26,9 @@ from trainflow._src.ops.array import cast
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import broadcast_gradient_args
+
+__all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
+           "global_norm"]
 
 
 def _clip_kernel(t, clip_value_min, clip_value_max):

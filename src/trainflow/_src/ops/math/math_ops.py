@@ -9,16 +9,17 @@ from trainflow._src.ops.array.cast import (  # noqa: F401 - TF's math_ops names 
 from trainflow._src.ops.array.create import lin_space, linspace, range  # noqa: F401,A004
 from trainflow._src.ops.math.argmax_scan import (  # noqa: F401
     arg_max, arg_min, argmax, argmin, cumprod, cumsum)
-from trainflow._src.ops.math.arith import (  # noqa: F401,A004 - abs, pow, round: TF names
-    abs, accumulate_n, acos, acosh, add, add_n, asin, asinh, atan, atan2, atanh,
-    bitwise_and, bitwise_or, bitwise_xor, ceil, conj, cos, cosh, digamma, div, div_no_nan,
-    divide, equal, erf, erfc, exp, expm1, floor, floor_div, floordiv, floormod, greater,
-    greater_equal, imag, invert, is_finite, is_inf, is_nan, less, less_equal, lgamma, log,
-    log1p, log_sigmoid, logical_and, logical_not, logical_or, logical_xor, matmul, maximum,
-    minimum, mod, mul, multiply, multiply_no_nan, neg, negative, not_equal, polygamma, pow,
-    qr, real, realdiv, reciprocal, reciprocal_no_nan, rint, round, rsqrt, scalar_mul,
-    sigmoid, sign, sin, sinh, sqrt, square, squared_difference, sub, subtract, tan, tanh,
-    truediv, truncatediv, truncatemod, xdivy, xlog1py, xlogy, _cast, _out)
+from trainflow._src.ops.math.arith import abs, pow, round  # noqa: F401,A004 - TF's names
+from trainflow._src.ops.math.arith import (  # noqa: F401
+    accumulate_n, acos, acosh, add, add_n, asin, asinh, atan, atan2, atanh, bitwise_and,
+    bitwise_or, bitwise_xor, ceil, conj, cos,
+    cosh, digamma, div, div_no_nan, divide, equal, erf, erfc, exp, expm1, floor, floor_div,
+    floordiv, floormod, greater, greater_equal, imag, invert, is_finite, is_inf, is_nan, less,
+    less_equal, lgamma, log, log1p, log_sigmoid, logical_and, logical_not, logical_or,
+    logical_xor, matmul, maximum, minimum, mod, mul, multiply, multiply_no_nan, neg, negative,
+    not_equal, polygamma, qr, real, realdiv, reciprocal, reciprocal_no_nan, rint, rsqrt,
+    scalar_mul, sigmoid, sign, sin, sinh, sqrt, square, squared_difference, sub, subtract, tan,
+    tanh, truediv, truncatediv, truncatemod, xdivy, xlog1py, xlogy, _cast, _out)
 from trainflow._src.ops.math.complex_ops import complex  # noqa: F401,A004
 from trainflow._src.ops.math.reductions import (  # noqa: F401
     count_nonzero, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max,

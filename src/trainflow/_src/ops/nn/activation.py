@@ -6,9 +6,6 @@ gradients of the Grad ops are registered too, so second derivatives work.
 """
 from trainflow._src.ops.array import cast, create, gather, join
 from trainflow._src.ops.math import arith
-__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
-           "swish"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -17,6 +14,9 @@ from trainflow._src.framework.shape_inference import unchanged_shape
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import activation_kernels as K
 from trainflow._src.ops.nn.shape_util import merged_shape_fn
+
+__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
+           "swish"]
 
 _RELU_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64, qint8}")

@@ -7,8 +7,6 @@ from trainflow._src.gradients.gradients_impl import gradients
 from trainflow._src.ops.array import shape
 from trainflow._src.ops.math import arith, reductions
 from trainflow._src.ops.array import cast
-__all__ = ["fused_batch_norm"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -16,6 +14,8 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import batch_norm_kernels as K
 from trainflow._src.ops.nn.shape_util import decoded, dims_of, merge_dim, merge_dims, with_rank
+
+__all__ = ["fused_batch_norm"]
 
 _FORMATS_4D = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
 _FORMATS_V3 = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'"

@@ -6,15 +6,15 @@ The higher-level builders (conv1d, conv2d_transpose, separable/atrous
 convolution, `tf.nn.convolution`) live in `conv_composite`.
 """
 from trainflow._src.ops.array import shape
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
-           "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
-           "depthwise_conv2d_native_backprop_filter"]
-
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import conv_kernels as conv_kernels
 from trainflow._src.ops.array.shape_util import merge_dim, partial_shape_value, with_rank
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
+           "depthwise_conv2d_native_backprop_filter"]
 
 _CONV_TYPES = "{half, bfloat16, float, double, int32}"
 _CONV_FILTER_TYPES = "{half, bfloat16, float, double}"

@@ -8,13 +8,13 @@ Python builds SpaceToBatchND/BatchToSpaceND around an undilated op; the results
 are the same.
 """
 from trainflow._src.ops.array import shape
-__all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
-           "atrous_conv2d", "convolution"]
-
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn.conv import conv2d, convert_padding, get_sequence, lookup_alias
+
+__all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
+           "atrous_conv2d", "convolution"]
 
 
 def _text(value):

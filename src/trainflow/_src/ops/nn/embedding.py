@@ -9,13 +9,13 @@ from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.ops.array import cast, gather, identity, join, shape
 from trainflow._src.ops.math import arith, reductions, segment
 from trainflow._src.ops.array import create
-__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import colocate_with, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import dimension_value
 from trainflow._src.ops.data_flow import partition
+
+__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 
 def _as_param_list(params):

@@ -18,11 +18,12 @@ from trainflow._src.ops.nn import topk_kernels as K
 # The concern modules under private names (softmax is also a function star-imported below).
 from trainflow._src.ops.nn import (
     activation as _activation, batch_norm as _batch_norm, embedding as _embedding, norm as _norm,
-    sampling as _sampling, softmax as _softmax, xent as _xent)
+    sampled_loss as _sampled_loss, sampling as _sampling, softmax as _softmax, xent as _xent)
 from trainflow._src.ops.nn.activation import *  # noqa: F401,F403
 from trainflow._src.ops.nn.embedding import *  # noqa: F401,F403
 from trainflow._src.ops.nn.batch_norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.norm import *  # noqa: F401,F403
+from trainflow._src.ops.nn.sampled_loss import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403
 from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
 from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
@@ -33,7 +34,8 @@ from trainflow._src.ops.random import random_ops
 
 __all__ = sorted(["dropout", "in_top_k", "top_k", "zero_fraction"] +
                  _activation.__all__ + _embedding.__all__ + _batch_norm.__all__ +
-                 _norm.__all__ + _sampling.__all__ + _softmax.__all__ + _xent.__all__)
+                 _norm.__all__ + _sampled_loss.__all__ + _sampling.__all__ + _softmax.__all__ +
+                 _xent.__all__)
 
 _TOPK_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64}")

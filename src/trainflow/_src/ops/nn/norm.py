@@ -4,9 +4,6 @@ composed from math ops with TensorFlow's names.
 """
 from trainflow._src.ops.array import cast, create, gather, shape as shape_lib
 from trainflow._src.ops.math import arith, reductions
-__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
-           "sufficient_statistics", "weighted_moments"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -14,6 +11,9 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.shape_inference import scalar_shapes
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import xent_kernels
+
+__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
+           "sufficient_statistics", "weighted_moments"]
 
 register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
             attrs=["T: {half, bfloat16, float, double}"], shape_fn=scalar_shapes,

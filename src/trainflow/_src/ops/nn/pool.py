@@ -4,9 +4,6 @@ shape functions, NumPy kernels and gradients, plus the TF1 `tf.nn` functions.
 """
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array import create, shape
-__all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "max_pool_with_argmax", "pool",
-           "lrn", "local_response_normalization"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -18,6 +15,9 @@ from trainflow._src.ops.nn.conv import (
     check_valid_padding, convert_padding, format_parts, from_parts, get_sequence, lookup_alias,
     windowed_dim)
 from trainflow._src.ops.nn.shape_util import decoded as _text
+
+__all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "max_pool_with_argmax", "pool",
+           "lrn", "local_response_normalization"]
 
 _MAXPOOL_TYPES = "{half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8}"
 _MAXPOOL_GRAD_TYPES = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, " \

@@ -12,12 +12,13 @@ from trainflow._src.ops.nn.embedding import embedding_lookup
 from trainflow._src.ops.nn.xent import (
     sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2)
 from trainflow._src.ops.sparse import sparse_ops
-__all__ = ["nce_loss", "sampled_softmax_loss"]
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn.math_util import sum_rows
+from trainflow._src.ops.nn.sampling import compute_accidental_hits, log_uniform_candidate_sampler
+
+__all__ = ["nce_loss", "sampled_softmax_loss"]
 
 
 def _weight_list(weights):
@@ -28,7 +29,6 @@ def _weight_list(weights):
 
 def _remove_hits(sampled_logits, labels, sampled, num_true, num_sampled):
     """Adds -FLT_MAX to the sampled logits of candidates that are true classes."""
-    from trainflow._src.ops.nn.sampling import compute_accidental_hits
     rows, positions, weights = compute_accidental_hits(labels, sampled, num_true=num_true)
     indices = join.concat(
         [shape.reshape(rows, [-1, 1]),
@@ -69,7 +69,6 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
       (logits [batch, num_true + num_sampled], labels of the same shape: 1/num_true for
       the true columns, 0 for the sampled ones).
     """
-    from trainflow._src.ops.nn.sampling import log_uniform_candidate_sampler
     weights = _weight_list(weights)
     with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
         labels = convert_to_tensor(labels, name="labels")

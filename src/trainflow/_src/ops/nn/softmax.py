@@ -4,8 +4,6 @@ gradients, and the composites xw_plus_b and relu_layer.
 from trainflow._src.ops.array import create, join, layout, shape as shape_lib
 from trainflow._src.ops.math import arith, reductions
 from trainflow._src.ops.nn.activation import relu
-__all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
-
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -17,6 +15,8 @@ from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import activation_kernels as K
 from trainflow._src.ops.nn.shape_util import (
     decoded, dims_of, merge_dim, with_rank, with_rank_at_least)
+
+__all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
 
 _FLOAT_TYPES = "{half, bfloat16, float, double}"
 _BIAS_TYPES = ("{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "

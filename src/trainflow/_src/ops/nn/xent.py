@@ -2,17 +2,13 @@
 SparseSoftmaxCrossEntropyWithLogits ops with their gradients, and the composite
 sigmoid and weighted sigmoid cross entropies, built as TensorFlow builds them.
 """
+import numpy as np
+
 from trainflow._src.ops.array import cast, create, gather, join, layout, shape, slicing
 from trainflow._src.ops.control_flow import check_ops
 from trainflow._src.ops.math import arith, reductions
 from trainflow._src.ops.math.shapes import broadcast_dims
 from trainflow._src.ops.nn.activation import relu
-__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
-           "weighted_cross_entropy_with_logits"]
-
-import numpy as np
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -23,6 +19,10 @@ from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import xent_kernels as K
 from trainflow._src.ops.nn.math_util import broadcast_mul
 from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, merge_dims, with_rank
+
+__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
+           "weighted_cross_entropy_with_logits"]
 
 _FLOAT_TYPES = "{half, bfloat16, float, double}"
 

@@ -6,13 +6,10 @@ rules (`framework.random_seed.get_seed`); the numbers come from NumPy's Philox
 generator keyed by (seed, seed2), so a seeded graph is reproducible run to run and
 session to session, but its values differ from TensorFlow's.
 """
-from trainflow._src.ops.array import shape as shape_lib, slicing
-from trainflow._src.ops.control_flow import assert_op, grouping
-__all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
-           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
-
 import numpy as np
 
+from trainflow._src.ops.array import shape as shape_lib, slicing
+from trainflow._src.ops.control_flow import assert_op, grouping
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import random_seed
 from trainflow._src.framework.random_seed import set_random_seed  # noqa: F401 - tf.set_random_seed
@@ -25,6 +22,9 @@ from trainflow._src.framework.tensor_util import constant_value_as_shape
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.random import random_kernels  # noqa: F401 - registers the ops
+
+__all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
+           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
 
 _UNIFORM_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                    dtypes.int32, dtypes.int64)

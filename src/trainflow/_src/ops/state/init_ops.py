@@ -6,18 +6,11 @@ Each builds the same ops as TensorFlow's (under `get_variable` they land in
 variable, `partition_info` gives the full shape, and the scaling initializers
 compute their fans from it, as TF does.
 """
-from trainflow._src.ops.script import script_ops
-__all__ = ["constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
-           "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
-           "random_uniform_initializer", "truncated_normal_initializer",
-           "uniform_unit_scaling_initializer", "variance_scaling_initializer",
-           "zeros_initializer"]
-
 import abc
 import math
-
 import numpy as np
 
+from trainflow._src.ops.script import script_ops
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework import constant_op
@@ -28,6 +21,12 @@ from trainflow._src.ops.array import shape as shape_lib
 from trainflow._src.ops.array import slicing
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.random import random_ops
+
+__all__ = ["constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
+           "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
+           "random_uniform_initializer", "truncated_normal_initializer",
+           "uniform_unit_scaling_initializer", "variance_scaling_initializer",
+           "zeros_initializer"]
 
 # scipy.stats.truncnorm.std(a=-2, b=2, loc=0., scale=1.): the stddev of a unit normal
 # truncated at two standard deviations.

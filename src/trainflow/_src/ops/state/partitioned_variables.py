@@ -6,17 +6,17 @@ A variable `name` of shape [10, 3] split in 3 along axis 0 is three variables
 extra row), each with a SaveSliceInfo naming `name`, the full shape and its offset,
 so checkpoints store one tensor `name`, as TF's do.
 """
-from trainflow._src.ops.array import identity, join
-__all__ = ["create_partitioned_variables", "fixed_size_partitioner",
-           "min_max_variable_partitioner", "variable_axis_size_partitioner"]
-
 import math
 
+from trainflow._src.ops.array import identity, join
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import register_tensor_conversion_function
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape, dimension_value
+
+__all__ = ["create_partitioned_variables", "fixed_size_partitioner",
+           "min_max_variable_partitioner", "variable_axis_size_partitioner"]
 
 
 class PartitionInfo:

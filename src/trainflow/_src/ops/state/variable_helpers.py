@@ -1,17 +1,10 @@
 """Variable collections and initialization helpers of TF1: `tf.global_variables`,
 `tf.global_variables_initializer`, `tf.report_uninitialized_variables`, ..."""
+import os
+
 from trainflow._src.ops.array import gather, join
 from trainflow._src.ops.control_flow import grouping
 from trainflow._src.ops.math import arith
-__all__ = ["all_variables", "assert_variables_initialized", "global_variables",
-           "global_variables_initializer", "initialize_all_variables",
-           "initialize_local_variables", "initialize_variables", "is_variable_initialized",
-           "local_variables", "local_variables_initializer", "model_variables",
-           "moving_average_variables", "report_uninitialized_variables", "trainable_variables",
-           "variables_initializer"]
-
-import os
-
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
@@ -19,6 +12,13 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.ops.state import state_ops
 from trainflow._src.framework.constant_op import constant
+
+__all__ = ["all_variables", "assert_variables_initialized", "global_variables",
+           "global_variables_initializer", "initialize_all_variables",
+           "initialize_local_variables", "initialize_variables", "is_variable_initialized",
+           "local_variables", "local_variables_initializer", "model_variables",
+           "moving_average_variables", "report_uninitialized_variables", "trainable_variables",
+           "variables_initializer"]
 
 _VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable")
 

@@ -6,27 +6,24 @@ constraint, inherited by nested scopes. Entering a scope also opens a name scope
 for ops; re-entering a scope (by name or by its VariableScope object) gives ops a
 new unique name scope (``scope_1/``) while variables keep ``scope/``, as in TF.
 """
-from trainflow._src.ops.state import variables
-__all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
-           "get_variable_scope", "no_regularizer", "variable_creator_scope", "variable_op_scope",
-           "variable_scope"]
-
 import contextlib
 import threading
 
+from trainflow._src.ops.state import variables
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import _get_graph_from_inputs, get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.state.partitioned_variables import *  # noqa: F401,F403 - tf.* partitioner names
-from trainflow._src.ops.state.partitioned_variables import __all__ as _partitioned_all
 # slice_assign: `var[...]` slices that can be assigned to (StridedSliceAssign).
 from trainflow._src.ops.state import slice_assign  # noqa: F401
 from trainflow._src.ops.state.variable_store import (
     AUTO_REUSE, get_default_variable_store, graph_singleton)
 
-__all__ += _partitioned_all
+__all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
+           "get_variable_scope", "no_regularizer", "variable_creator_scope", "variable_op_scope",
+           "variable_scope"]
+
 
 _SCOPE_STORE_KEY = ("__varscope",)
 
