@@ -4,6 +4,7 @@ import re
 import threading
 
 from trainflow._src.framework import attr_scope, registry
+from trainflow._src.framework.attr_value import from_attr_value
 from trainflow._src.framework.device_spec import (
     apply_colocation, apply_device_functions, device_function)
 from trainflow._src.framework.operation import Operation
@@ -210,7 +211,6 @@ class Graph:
         Returns:
           the new Operation.
         """
-        from trainflow._src.framework.attr_value import from_attr_value  # lazy: keeps protobuf out
         info = registry.get(op_type)
         attrs = dict(attrs or {})
         for k, v in attrs.items():
@@ -586,12 +586,12 @@ class Graph:
     # out of `import trainflow`.
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
-        from trainflow._src.framework.graph_export import graph_to_graph_def
+        from trainflow._src.framework.graph_export import graph_to_graph_def  # lazy: protobuf
         return graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     @property
     def graph_def_versions(self):
-        from trainflow._src.framework.graph_export import graph_versions
+        from trainflow._src.framework.graph_export import graph_versions  # lazy: protobuf
         return graph_versions()
 
     def __repr__(self):

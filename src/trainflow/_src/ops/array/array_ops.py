@@ -31,8 +31,9 @@ from trainflow._src.ops.array.slicing import *  # noqa: F401,F403
 from trainflow._src.ops.array.slicing import _slice_helper, newaxis  # noqa: F401
 from trainflow._src.ops.sparse.sparse_ops import *  # noqa: F401,F403
 from trainflow._src.ops.array.identity import identity, stack_nested  # noqa: F401
-# The gradients of gather, join and slicing (they call those modules' functions).
-from trainflow._src.ops.array import gather_grad, join_grad, slicing_grad  # noqa: F401
+# The gradients of gather, join, slicing, shape and create (they call those modules'
+# functions).
+from trainflow._src.ops.array import gather_grad, join_grad, shape_grad, slicing_grad  # noqa: F401
 
 __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +

@@ -128,7 +128,7 @@ def saturate_cast(value, dtype, name=None):
     """Casts `value` to `dtype` after clamping it into `dtype`'s range with a
     ClipByValue op named `clamp`, as TF 2.21 does (`tf.saturate_cast`). A complex value
     cast to a real type loses its imaginary part."""
-    # clip_ops sits in ops.math, which imports ops.array while loading.
+    # lazy: clip_ops (a builder, with nn.norm behind it) stays out of `import trainflow`.
     from trainflow._src.ops.math import clip_ops
     with name_scope(name, "saturate_cast", [value]) as scope:
         value = convert_to_tensor(value, name="value")

@@ -5,7 +5,7 @@ import numpy as np
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import tensor_util
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import Dimension, TensorShape
@@ -18,7 +18,6 @@ from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.join import stack
 from trainflow._src.ops.array.shape import (
     _shape_as_tensor, expand_dims, reshape, shape_internal, size)
-from trainflow._src.ops.math.reductions import reduce_sum
 
 __all__ = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "lin_space",
            "one_hot", "meshgrid", "sequence_mask"]
@@ -63,12 +62,6 @@ def _fill_kernel(dims, value):
 register_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
             attrs=["T: type", "index_type: {int32, int64} = DT_INT32"], shape_fn=_fill_shape,
             kernel=_fill_kernel)
-
-
-@RegisterGradient("Fill")
-def _fill_grad(op, grad):
-    """Every output element is `value`, so its gradient is the sum of `grad`."""
-    return None, reduce_sum(grad)
 
 
 @tensor_util.register_constant_value("Fill")

@@ -21,7 +21,8 @@ from trainflow._src.ops.array.create import (
 from trainflow._src.ops.array.join import concat
 from trainflow._src.ops.array.layout import tile, transpose
 from trainflow._src.ops.array.shape import (
-    dense_gradient, expand_dims, rank, reshape, shape, size, squeeze)
+    expand_dims, rank, reshape, shape, size, squeeze)
+from trainflow._src.ops.array.shape_grad import dense_gradient
 from trainflow._src.ops.math.grad_util import reduce_gradient_args
 from trainflow._src.ops.math.segment import unsorted_segment_sum
 

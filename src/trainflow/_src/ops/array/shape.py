@@ -5,19 +5,16 @@ import numpy as np
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import tensor_util
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim,
     shape_from_shape_tensor, shape_of, static_value, with_rank, with_rank_at_most)
 from trainflow._src.framework.constant_op import constant
-from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array.cast import cast
-from trainflow._src.ops.math.reductions import reduce_sum
-from trainflow._src.ops.math.segment import unsorted_segment_sum
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "squeeze", "expand_dims",
            "broadcast_to", "broadcast_static_shape", "broadcast_dynamic_shape"]
@@ -256,38 +253,6 @@ def _reshape_value(op, index, partial):
         return None
 
 
-def dense_gradient(grad):
-    """`grad` as a dense Tensor: an IndexedSlices is summed into its dense shape
-    (UnsortedSegmentSum, as TF's gradients densify without a warning).
-
-    Raises:
-      ValueError: for an IndexedSlices without dense_shape.
-    """
-    if not isinstance(grad, IndexedSlices):
-        return grad
-    if grad.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
-                         f"{grad}")
-    return unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
-
-
-@RegisterGradient("Reshape")
-def _reshape_grad(op, grad):
-    """Reshapes the gradient back; one unknown input size becomes -1 (no Shape op)."""
-    dims = dims_of(op.inputs[0])
-    if dims is not None and None in dims and 0 not in dims and dims.count(None) == 1:
-        return reshape(dense_gradient(grad), [-1 if d is None else d for d in dims]), None
-    return reshape(dense_gradient(grad), shape(op.inputs[0])), None
-
-
-def _reshape_to_input(op, grad):
-    return reshape(dense_gradient(grad), shape(op.inputs[0]))
-
-
-RegisterGradient("ExpandDims")(lambda op, grad: (_reshape_to_input(op, grad), None))
-RegisterGradient("Squeeze")(_reshape_to_input)
-
-
 def reshape(tensor, shape, name=None):  # noqa: F811 - TF's argument name
     """Gives `tensor` a new shape with the same elements (`tf.reshape`; -1 infers one size)."""
     return apply_op("Reshape", tensor=tensor, shape=shape, name=name).outputs[0]
@@ -522,20 +487,6 @@ register_op("BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T"
 
 
 NotDifferentiable("BroadcastGradientArgs")
-
-
-@RegisterGradient("BroadcastTo")
-def _broadcast_to_grad(op, grad):
-    """Sums the gradient over the broadcast axes and reshapes it to the input's shape."""
-    target = op.inputs[1]
-    shape_dtype = target.dtype.base_dtype
-    input_shape = shape(op.inputs[0], out_type=shape_dtype)
-    static = tensor_util.constant_value(target)
-    if static is not None and (static >= 0).all():
-        target = constant(static.tolist(), dtype=shape_dtype)
-    axes = apply_op("BroadcastGradientArgs", s0=target, s1=input_shape).outputs[1]
-    summed = reduce_sum(grad, axis=axes, keepdims=True)
-    return reshape(summed, input_shape), None
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

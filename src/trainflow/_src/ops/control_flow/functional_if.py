@@ -120,8 +120,7 @@ def _if_grad(op, *grads):
                      if g is not None and _trainable(op.outputs[k])]
     if not positions or not out_positions:
         return result
-    # graph_export and function_import build protos: imported here to keep protobuf out
-    # of `import trainflow`.
+    # lazy: keeps protobuf out of `import trainflow`
     from trainflow._src.framework.graph_export import to_function_defs
     library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
     branches = [_branch_gradient(op._attrs[key], op, positions, out_positions, library)

@@ -26,6 +26,8 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.math.shapes import reduction_shape_fn
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.ops.array import cast
+from trainflow._src.ops.array import create, shape as shape_lib
+from trainflow._src.ops.math import arith
 
 _NUMBER = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
            "qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, uint64}")
@@ -225,7 +227,6 @@ def _reduction_dims(x, axis):
     rank = getattr(getattr(x, "shape", None), "rank", None)
     if rank:
         return constant(np.arange(rank, dtype=np.int32))
-    from trainflow._src.ops.array import shape as shape_lib
     return _out("Range", "range", start=0, limit=shape_lib.rank(x), delta=1)
 
 
@@ -285,7 +286,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     Raises:
       ValueError: if both argument spellings are given.
     """
-    from trainflow._src.ops.math import arith
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keepdims = False if keepdims is None else bool(keepdims)
@@ -308,7 +308,6 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.math import arith
     with name_scope(name or "reduce_variance", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
         means = reduce_mean(x, axis=axis, keepdims=True)
@@ -330,7 +329,6 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.math import arith
     with name_scope(name or "reduce_std", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
         return arith.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
@@ -349,8 +347,7 @@ def reduced_shape(input_shape, axes):
       an int32 ndarray when both arguments are static, else a 1-D int tensor
       (a `DynamicStitch` of the shape and ones at the axes).
     """
-    from trainflow._src.ops.array import create
-    from trainflow._src.ops.array import shape as shape_lib
+    # lazy: data_flow.partition (DynamicStitch) stays out of `import trainflow`.
     from trainflow._src.ops.data_flow import partition
     static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
                     else np.asarray(input_shape))
@@ -388,7 +385,6 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
     Raises:
       ValueError: if two spellings of one argument are given.
     """
-    from trainflow._src.ops.math import arith
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)

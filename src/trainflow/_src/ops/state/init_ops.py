@@ -349,7 +349,8 @@ def _reduced_qr(a, flat_shape):
 
 def _eye(num_rows, num_cols, dtype):
     """`tf.eye(num_rows, num_cols)`; a constant when the linalg family has no `eye`."""
-    from trainflow._src.ops import linalg  # lazy: initializers load before the op families
+    # lazy: ops.linalg stays out of `import trainflow`.
+    from trainflow._src.ops import linalg
     eye = getattr(linalg, "eye", None)
     if eye is not None:
         return eye(num_rows, num_cols, dtype=dtype)

@@ -15,8 +15,8 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import register_tensor_conversion_function
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape, dimension_value
 
-__all__ = ["create_partitioned_variables", "fixed_size_partitioner",
-           "min_max_variable_partitioner", "variable_axis_size_partitioner"]
+__all__ = ["fixed_size_partitioner", "min_max_variable_partitioner",
+           "variable_axis_size_partitioner"]
 
 
 class PartitionInfo:
@@ -346,26 +346,3 @@ def fixed_size_partitioner(num_shards, axis=0):
         partitions[axis] = min(num_shards, shape.as_list()[axis])
         return partitions
     return _partitioner
-
-
-def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
-                                 trainable=True, collections=None, name=None, reuse=None):
-    """Deprecated: the parts of a variable partitioned by the list `slicing`.
-
-    Returns:
-      the list of part Variables.
-
-    Raises:
-      ValueError: if `slicing` doesn't match `shape`'s rank or `shape` is scalar.
-    """
-    from trainflow._src.ops.state import variable_scope
-    if len(shape) != len(slicing):
-        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
-                         f"length: shape: {shape}, slicing: {slicing}")
-    if len(shape) < 1:
-        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
-    with variable_scope.variable_scope(name, "PartitionedVariable", reuse=reuse):
-        var = variable_scope._get_partitioned_variable(
-            name=None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
-            partitioner=lambda **unused: slicing, collections=collections)
-    return list(var)

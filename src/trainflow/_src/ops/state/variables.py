@@ -91,6 +91,7 @@ class _VariableMeta(type):
         def getter(**kw):
             # use_resource (or enable_resource_variables, or an imported resource
             # VariableDef) picks ResourceVariable, as TF's VariableV1 does.
+            # lazy: an upward call; ResourceVariable (resource_variables) subclasses Variable.
             from trainflow._src.ops.state import resource_variables as rv
             use = kw.get("use_resource")
             if use is None:
@@ -98,6 +99,7 @@ class _VariableMeta(type):
             vdef = kw.get("variable_def")
             if vdef is not None:
                 if isinstance(vdef, bytes):
+                    # lazy: keeps protobuf out of `import trainflow`
                     from trainflow._src.protos import variable_pb2
                     vdef = variable_pb2.VariableDef.FromString(vdef)
                 use = vdef.is_resource
@@ -203,6 +205,7 @@ class Variable(metaclass=_VariableMeta):
                                         name=name)
 
     def _init_from_proto(self, variable_def, import_scope=None):
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow._src.protos import variable_pb2
         if isinstance(variable_def, bytes):
             variable_def = variable_pb2.VariableDef.FromString(variable_def)
@@ -423,6 +426,7 @@ class Variable(metaclass=_VariableMeta):
     # -- serialization ------------------------------------------------------------------------
     def to_proto(self, export_scope=None):
         """The VariableDef proto of this variable (None if outside `export_scope`)."""
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow._src.protos import variable_pb2
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
@@ -476,6 +480,7 @@ class Variable(metaclass=_VariableMeta):
 
         def to_proto(self, export_scope=None):
             """The SaveSliceInfoDef proto (None if outside `export_scope`)."""
+            # lazy: keeps protobuf out of `import trainflow`
             from trainflow._src.protos import variable_pb2
             if export_scope is not None and not self.full_name.startswith(export_scope):
                 return None
