@@ -8,10 +8,12 @@ from trainflow._src.framework.attr_value import from_attr_value
 from trainflow._src.framework.device_spec import (
     apply_colocation, apply_device_functions, device_function)
 from trainflow._src.framework.operation import Operation
-# The default-graph stack lives with the other scopes; these names are re-exported here.
+# The default-graph stack lives with the other scopes; get_default_graph,
+# reset_default_graph, _default_graph_stack and _get_graph_from_inputs are re-exported here
+# (TF's ops module has them).
 from trainflow._src.framework.scopes import (  # noqa: F401
-    _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, get_default_graph,
-    nesting_controller, reset_default_graph, apply_container, graph_container)
+    _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, apply_container,
+    get_default_graph, graph_container, reset_default_graph)
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import unknown_shape
 from trainflow._src.framework.shape_inference import run_shape_fn

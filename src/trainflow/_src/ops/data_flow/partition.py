@@ -15,7 +15,8 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dims, shape_str
+from trainflow._src.ops.nn.shape_util import merge_dims, shape_str
+from trainflow._src.ops.array.shape_util import dims_of
 
 __all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 

@@ -13,7 +13,8 @@ from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import batch_norm_kernels as K
-from trainflow._src.ops.nn.shape_util import decoded, dims_of, merge_dim, merge_dims, with_rank
+from trainflow._src.ops.nn.shape_util import decoded, merge_dims
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank
 
 __all__ = ["fused_batch_norm"]
 

@@ -10,6 +10,7 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import conv_kernels as conv_kernels
+from trainflow._src.ops.nn.conv_geometry import spatial_attrs
 from trainflow._src.ops.array.shape_util import merge_dim, partial_shape_value, with_rank
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
@@ -174,8 +175,8 @@ def _output_spatial(op, h, w, kh, kw):
     a = op._attrs
     fmt = a["data_format"]
     (pt, pb), (pl, pr) = check_valid_padding(a["padding"], a.get("explicit_paddings", ()), fmt)
-    sh, sw = conv_kernels.spatial_attrs(a["strides"], fmt)
-    dh, dw = conv_kernels.spatial_attrs(a["dilations"], fmt)
+    sh, sw = spatial_attrs(a["strides"], fmt)
+    dh, dw = spatial_attrs(a["dilations"], fmt)
     return (windowed_dim(h, kh, dh, sh, a["padding"], pt, pb),
             windowed_dim(w, kw, dw, sw, a["padding"], pl, pr))
 

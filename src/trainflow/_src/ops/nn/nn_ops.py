@@ -25,7 +25,7 @@ from trainflow._src.ops.nn.batch_norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampled_loss import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
 from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow._src.ops.nn.xent import *  # noqa: F401,F403
 from trainflow._src.ops.array import cast, create, identity, shape

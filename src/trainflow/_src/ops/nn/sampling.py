@@ -19,7 +19,7 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import sampling_kernels as K
-from trainflow._src.ops.nn.shape_util import dims_of, with_rank
+from trainflow._src.ops.array.shape_util import dims_of, with_rank
 from trainflow._src.ops.random.random_kernels import generator
 
 _COMMON_ATTRS = ["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool"]

@@ -13,8 +13,8 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import activation_kernels as K
-from trainflow._src.ops.nn.shape_util import (
-    decoded, dims_of, merge_dim, with_rank, with_rank_at_least)
+from trainflow._src.ops.nn.shape_util import decoded
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
 
 __all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
 

@@ -18,7 +18,8 @@ from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import xent_kernels as K
 from trainflow._src.ops.nn.math_util import broadcast_mul
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, merge_dims, with_rank
+from trainflow._src.ops.nn.shape_util import merge_dims
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank
 
 __all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
