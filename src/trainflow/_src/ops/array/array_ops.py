@@ -16,7 +16,7 @@ from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorVal
 # are star-imported below under the same names.
 from trainflow._src.ops.array import (
     cast as _cast, create as _create, diag as _diag, gather as _gather, join as _join,
-    layout as _layout, shape as _shape, slicing as _slicing)
+    layout as _layout, saturate as _saturate, shape as _shape, slicing as _slicing)
 from trainflow._src.ops.sparse import sparse_ops as _sparse_ops
 from trainflow._src.ops.array.cast import *  # noqa: F401,F403
 from trainflow._src.ops.array.cast import prevent_gradient  # noqa: F401
@@ -25,6 +25,7 @@ from trainflow._src.ops.array.diag import *  # noqa: F401,F403
 from trainflow._src.ops.array.gather import *  # noqa: F401,F403
 from trainflow._src.ops.array.join import *  # noqa: F401,F403
 from trainflow._src.ops.array.layout import *  # noqa: F401,F403
+from trainflow._src.ops.array.saturate import *  # noqa: F401,F403
 from trainflow._src.ops.array.shape import *  # noqa: F401,F403
 from trainflow._src.ops.array.shape import shape_internal  # noqa: F401
 from trainflow._src.ops.array.slicing import *  # noqa: F401,F403
@@ -38,5 +39,5 @@ from trainflow._src.ops.array import gather_grad, join_grad, shape_grad, slicing
 __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +
            _cast.__all__ + _create.__all__ + _diag.__all__ + _gather.__all__ + _join.__all__ +
-           _layout.__all__ + _shape.__all__ +
+           _layout.__all__ + _saturate.__all__ + _shape.__all__ +
            [n for n in _slicing.__all__ if n != "newaxis"] + _sparse_ops.__all__)

@@ -5,7 +5,8 @@ takes from the array family (cast, range ...). Importing it installs the Tensor 
 nothing inside ops does.
 """
 from trainflow._src.ops.array.cast import (  # noqa: F401 - TF's math_ops names these too
-    cast, saturate_cast, to_bfloat16, to_double, to_float, to_int32, to_int64)
+    cast, to_bfloat16, to_double, to_float, to_int32, to_int64)
+from trainflow._src.ops.array.saturate import saturate_cast  # noqa: F401
 from trainflow._src.ops.array.create import lin_space, linspace, range  # noqa: F401,A004
 from trainflow._src.ops.math.argmax_scan import (  # noqa: F401
     arg_max, arg_min, argmax, argmin, cumprod, cumsum)
@@ -23,8 +24,7 @@ from trainflow._src.ops.math.arith import (  # noqa: F401
 from trainflow._src.ops.math.complex_ops import complex  # noqa: F401,A004
 from trainflow._src.ops.math.reductions import (  # noqa: F401
     count_nonzero, reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max,
-    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance,
-    reduced_shape)
+    reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance)
 from trainflow._src.ops.math.segment import (  # noqa: F401
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
@@ -32,6 +32,7 @@ from trainflow._src.ops.math.tensordot import tensordot  # noqa: F401
 from trainflow._src.ops.math import overloads  # noqa: F401 - installs Tensor operators
 from trainflow._src.ops.math import (  # noqa: F401 - the gradients of the math ops
     binary_grad, matmul_grad, reductions_grad, segment_grad, unary_grad)
+from trainflow._src.ops.math.reductions_grad import reduced_shape  # noqa: F401
 
 __all__ = [
     "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "arg_max", "arg_min", "argmax",

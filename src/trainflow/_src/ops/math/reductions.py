@@ -1,7 +1,7 @@
 """Reductions: the op types Sum, Mean, Prod, Max, Min, All, Any and EuclideanNorm
 (registrations, shape functions, NumPy kernels) and TF1's reduce functions
 (`reduce_sum` ... `reduce_logsumexp`, `reduce_variance`, `reduce_std`,
-`count_nonzero`, `reduced_shape`). Gradients: `reductions_grad`.
+`count_nonzero`). Gradients (and `reduced_shape`): `reductions_grad`.
 
 Kernels keep TensorFlow's dtype rules: integer sums wrap in their own type,
 integer means are computed wide and truncated toward zero, half-precision
@@ -21,12 +21,10 @@ from trainflow._src.framework import dtypes, errors, tensor_util
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import register_op
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.math.shapes import reduction_shape_fn
 from trainflow._src.framework.constant_op import constant
-from trainflow._src.ops.array import cast
-from trainflow._src.ops.array import create, shape as shape_lib
+from trainflow._src.ops.array import shape as shape_lib
 from trainflow._src.ops.math import arith
 
 _NUMBER = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
@@ -332,43 +330,6 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     with name_scope(name or "reduce_std", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
         return arith.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
-
-
-def reduced_shape(input_shape, axes):
-    """The shape of a reduction's output with kept dims: `input_shape` with 1 at `axes`
-    (TF's `math_ops.reduced_shape`, used by the reduction gradients).
-
-    Args:
-      input_shape: the input's shape as a 1-D int tensor, list or array.
-      axes: the reduction axes (int, list or int tensor; negative values count from
-        the end).
-
-    Returns:
-      an int32 ndarray when both arguments are static, else a 1-D int tensor
-      (a `DynamicStitch` of the shape and ones at the axes).
-    """
-    # lazy: data_flow.partition (DynamicStitch) stays out of `import trainflow`.
-    from trainflow._src.ops.data_flow import partition
-    static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
-                    else np.asarray(input_shape))
-    if static_shape is not None:
-        static_axes = (tensor_util.constant_value(axes) if isinstance(axes, Tensor)
-                       else np.asarray(axes))
-        if static_axes is not None:
-            out = np.array(static_shape, dtype=np.int32)
-            out[np.asarray(static_axes, dtype=np.int32)] = 1
-            return out
-    input_shape = convert_to_tensor(input_shape)
-    axes = convert_to_tensor(axes)
-    if axes.dtype.base_dtype != dtypes.int32:
-        # DynamicStitch takes int32 indices only (TF fails here for int64 axes).
-        axes = cast.cast(axes, dtypes.int32)
-    input_rank = shape_lib.size(input_shape, out_type=axes.dtype.base_dtype)
-    axes = (axes + input_rank) % input_rank
-    axes_shape = shape_lib.shape(axes)
-    return partition.dynamic_stitch(
-        [create.range(input_rank), axes],
-        [input_shape, create.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,

@@ -5,7 +5,7 @@ uses (TF's `setdiff1d`).
 The graphs are TensorFlow's: a reduction to a scalar of a known-rank input is a
 Reshape and a Tile; with fully known shapes the kept-dims shape and the tile
 multiples are computed once per graph and baked in as constants; otherwise
-they are computed at run time (`reductions.reduced_shape`). So the
+they are computed at run time (`reduced_shape`). So the
 gradient nodes of a training graph get TensorFlow's names
 (`gradients/loss_grad/Tile`, `.../Prod`, `.../truediv`).
 
@@ -17,6 +17,8 @@ import numpy as np
 
 from trainflow._src.framework import dtypes, tensor_util
 from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.array import gather
 from trainflow._src.ops.array import join
@@ -29,7 +31,43 @@ from trainflow._src.ops.math import argmax_scan
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import safe_shape_div, shape_tuple
-from trainflow._src.ops.math.reductions import reduced_shape
+
+
+def reduced_shape(input_shape, axes):
+    """The shape of a reduction's output with kept dims: `input_shape` with 1 at `axes`
+    (TF's `math_ops.reduced_shape`, used by the reduction gradients).
+
+    Args:
+      input_shape: the input's shape as a 1-D int tensor, list or array.
+      axes: the reduction axes (int, list or int tensor; negative values count from
+        the end).
+
+    Returns:
+      an int32 ndarray when both arguments are static, else a 1-D int tensor
+      (a `DynamicStitch` of the shape and ones at the axes).
+    """
+    # lazy: data_flow.partition (DynamicStitch) stays out of `import trainflow`.
+    from trainflow._src.ops.data_flow import partition
+    static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
+                    else np.asarray(input_shape))
+    if static_shape is not None:
+        static_axes = (tensor_util.constant_value(axes) if isinstance(axes, Tensor)
+                       else np.asarray(axes))
+        if static_axes is not None:
+            out = np.array(static_shape, dtype=np.int32)
+            out[np.asarray(static_axes, dtype=np.int32)] = 1
+            return out
+    input_shape = convert_to_tensor(input_shape)
+    axes = convert_to_tensor(axes)
+    if axes.dtype.base_dtype != dtypes.int32:
+        # DynamicStitch takes int32 indices only (TF fails here for int64 axes).
+        axes = cast.cast(axes, dtypes.int32)
+    input_rank = shape.size(input_shape, out_type=axes.dtype.base_dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = shape.shape(axes)
+    return partition.dynamic_stitch(
+        [create.range(input_rank), axes],
+        [input_shape, create.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
 
 
 # -- ListDiff: the values of x not in y, and their positions ----------------------------------
