@@ -26,10 +26,10 @@ FACE = 10
 
 
 # The levels inside `_src/ops`, lowest first: (name, module patterns under `ops.`). A
-# module takes the first level, in the order helpers, core, families, builders, one of
-# whose patterns matches it. A module-level import never runs up a level; an import made
-# inside a function may, only to a module that `import trainflow` does not load (that is
-# why it is made there).
+# module takes the first level, in the order of _LEVEL_ORDER, one of whose patterns
+# matches it. A module-level import never runs up a level; an import made inside a
+# function may, only to a module that `import trainflow` does not load (that is why it is
+# made there).
 OPS_LEVELS = [
     # NumPy kernels and shape arithmetic: no op builders.
     ("helpers", ["array.shape_util", "math.shapes", "math.special", "nn.shape_util",
@@ -37,19 +37,22 @@ OPS_LEVELS = [
                  "nn.separable_max", "nn.*_kernels", "image.*_kernels", "image.png16",
                  "random.random_kernels", "state.optimizer_rules", "state.apply_kernels",
                  "state.xla_lowering_util"]),
-    # The primitives the composite builders are made of: cast, shape, reshape, creation,
-    # gather, concat, slicing, layout, element-wise arithmetic, matmul, reductions, segments.
-    ("core", ["array.cast", "array.create", "array.shape", "array.gather", "array.join",
-              "array.slicing", "array.layout", "array.diag", "array.identity", "math.cwise",
-              "math.matmul", "math.arith", "math.reductions", "math.segment",
-              "math.argmax_scan", "math.tensordot", "math.overloads"]),
+    # The array primitives: cast, shape and reshape, creation, gather, concat and stack,
+    # slicing, identity.
+    ("array primitives", ["array.cast", "array.create", "array.shape", "array.gather",
+                          "array.join", "array.slicing", "array.identity"]),
+    # The math primitives built on them: element-wise arithmetic, matmul, reductions,
+    # segments, arg-max and scans, tensordot, the Tensor operators.
+    ("math primitives", ["math.cwise", "math.matmul", "math.arith", "math.reductions",
+                         "math.segment", "math.argmax_scan", "math.tensordot",
+                         "math.overloads"]),
     # Composite builders and gradients of every family.
     ("builders", ["*"]),
     # The family modules the faces import from, and the XLA lowerings (loaded by the backend).
     ("families", ["array.array_ops", "math.math_ops", "control_flow.control_flow_ops",
                   "linalg.linalg_api", "*.xla_lowerings", "state.xla_resource_lowerings"]),
 ]
-_LEVEL_ORDER = ("helpers", "core", "families", "builders")
+_LEVEL_ORDER = ("helpers", "array primitives", "math primitives", "families", "builders")
 
 
 def _floor(module):
@@ -253,7 +256,9 @@ def test_cycles_finds_strongly_connected_modules(edges, expected):
 @pytest.mark.parametrize("module, expected", [
     ("trainflow._src.ops.array.shape_util", "helpers"),
     ("trainflow._src.ops.nn.conv_kernels", "helpers"),
-    ("trainflow._src.ops.array.cast", "core"), ("trainflow._src.ops.math.reductions", "core"),
+    ("trainflow._src.ops.array.cast", "array primitives"),
+    ("trainflow._src.ops.math.reductions", "math primitives"),
+    ("trainflow._src.ops.array.layout", "builders"),
     ("trainflow._src.ops.math.clip_ops", "builders"),
     ("trainflow._src.ops.array.gather_grad", "builders"),
     ("trainflow._src.ops.math.math_ops", "families"),
@@ -270,4 +275,16 @@ def test_no_cycle_in_framework_counting_lazy_imports():
     inside = {m: p for m, p in modules.items() if m.startswith("trainflow._src.framework.")}
     edges = {module: {target for _, target, _ in _imports_by_kind(path, module, modules)
                       if target in inside} for module, path in inside.items()}
+    assert _cycles(edges) == []
+
+
+def test_no_cycle_below_the_builders_counting_lazy_imports():
+    """The helpers and the primitives import nothing that imports them back, not even
+    inside a function."""
+    modules = _package_modules()
+    builders = [name for name, _ in OPS_LEVELS].index("builders")
+    low = {m: p for m, p in modules.items()
+           if _ops_level(m) is not None and _ops_level(m) < builders}
+    edges = {module: {target for _, target, _ in _imports_by_kind(path, module, modules)
+                      if target in low} for module, path in low.items()}
     assert _cycles(edges) == []
