@@ -8,9 +8,7 @@ from trainflow._src.framework.attr_value import from_attr_value
 from trainflow._src.framework.device_spec import (
     apply_colocation, apply_device_functions, device_function)
 from trainflow._src.framework.operation import Operation
-# The default-graph stack lives with the other scopes; get_default_graph,
-# reset_default_graph, _default_graph_stack and _get_graph_from_inputs are re-exported here
-# (TF's ops module has them).
+# The default-graph stack lives with the other scopes; its functions are TF's ops module's too.
 from trainflow._src.framework.scopes import (  # noqa: F401
     _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, apply_container,
     get_default_graph, graph_container, reset_default_graph)
@@ -584,8 +582,7 @@ class Graph:
         return op not in self._unfetchable
 
     # -- serialization ---------------------------------------------------------------
-    # graph_export sits below the graph core; its imports are made here to keep protobuf
-    # out of `import trainflow`.
+    # graph_export (below the graph core) is imported here to keep protobuf out of import.
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
         from trainflow._src.framework.graph_export import graph_to_graph_def  # lazy: protobuf

@@ -6,7 +6,8 @@ import numpy as np
 
 from trainflow._src.ops.nn import pool_loops
 from trainflow._src.ops.nn.conv_geometry import (
-    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, shape_to_nhwc, text, to_nhwc, unimplemented)
+    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, shape_to_nhwc, text,
+    to_nhwc, unimplemented)
 
 
 def _nhwc_attr(values, data_format):
