@@ -25,9 +25,6 @@ LONG_FUNCTIONS = {
         "TF1's cond: both branches built under their Switch pivots, then merged",
     "_src/train/sync_replicas_optimizer.py:SyncReplicasOptimizer.apply_gradients":
         "the chief's accumulators, token queue and sync ops are TF's, built in its order",
-    "_src/ops/array/slicing.py:_slice_helper":
-        "Python's subscript forms (ints, slices, Ellipsis, newaxis, tensors) folded into "
-        "StridedSlice's masks",
     "_src/gradients/gradients_impl.py:gradients":
         "TF's backprop loop: pending counts, aggregation and control dependencies share state",
 }

@@ -79,11 +79,12 @@ from trainflow._src.ops.state.state_ops import (  # noqa: F401
     assign, assign_add, assign_sub, count_up_to, scatter_add, scatter_div, scatter_max,
     scatter_min, scatter_mul, scatter_nd_add, scatter_nd_sub, scatter_nd_update,
     scatter_sub, scatter_update)
+from trainflow._src.ops.state.partitioned_variables import (  # noqa: F401
+    fixed_size_partitioner, min_max_variable_partitioner, variable_axis_size_partitioner)
 from trainflow._src.ops.state.variable_scope import (  # noqa: F401
-    AUTO_REUSE, VariableScope, create_partitioned_variables, fixed_size_partitioner,
-    get_local_variable, get_variable, get_variable_scope, min_max_variable_partitioner,
-    no_regularizer, variable_axis_size_partitioner, variable_creator_scope,
-    variable_op_scope, variable_scope)
+    AUTO_REUSE, VariableScope, create_partitioned_variables, get_local_variable, get_variable,
+    get_variable_scope, no_regularizer, variable_creator_scope, variable_op_scope,
+    variable_scope)
 from trainflow._src.ops.state.variables import (  # noqa: F401
     Variable, VariableAggregation, VariableSynchronization, all_variables,
     assert_variables_initialized, global_variables, global_variables_initializer,

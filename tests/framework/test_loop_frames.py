@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.loop_frames import functionalize_loop_frames, has_loop_frames
+from trainflow._src.framework.graph_def import functionalize_loop_frames
+from trainflow._src.framework.loop_frames import has_loop_frames
 from trainflow._src.protos import graph_pb2
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")

@@ -5,7 +5,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
-from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.framework.graph_export import to_function_defs
 from trainflow._src.framework.function_import import function_graph_from_def
 
 

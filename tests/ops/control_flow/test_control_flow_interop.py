@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.framework.function_graph import to_function_defs
+from trainflow._src.framework.graph_export import to_function_defs
 
 from tf_interop import needs_tf, run_graph_def, run_json
 

@@ -8,7 +8,8 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
 from trainflow._src.framework.graph import _get_graph_from_inputs
-from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.framework.graph_export import to_function_defs
 
 
 def test_ops_on_outer_tensors_go_to_the_function_graph_being_built():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from trainflow._src.framework import errors
+from trainflow._src.ops.nn import conv_geometry as G
 from trainflow._src.ops.nn import conv_kernels as K
 from trainflow._src.ops.nn import pool_kernels as P
 
@@ -106,14 +107,14 @@ def ref_lrn(x, r, bias, alpha, beta):
     (2, 3, 2, 1, "VALID", (0, 0, 0)),     # TF's kernels truncate (2 - 3 + 2) / 2 to 0
 ])
 def test_windowed_output_size_matches_tf_arithmetic(size, k, s, d, padding, expected):
-    assert K.windowed_output_size(size, k, s, d, padding) == expected
+    assert G.windowed_output_size(size, k, s, d, padding) == expected
 
 
 def test_windowed_output_size_explicit_and_negative():
-    assert K.windowed_output_size(4, 3, 1, 1, b"EXPLICIT", 1, 2) == (5, 1, 2)
+    assert G.windowed_output_size(4, 3, 1, 1, b"EXPLICIT", 1, 2) == (5, 1, 2)
     with pytest.raises(errors.InvalidArgumentError, match=r"Computed output size would be "
                        r"negative: -1 \[input_size: 1, effective_filter_size: 3, stride: 1\]"):
-        K.windowed_output_size(1, 3, 1, 1, "VALID")
+        G.windowed_output_size(1, 3, 1, 1, "VALID")
 
 
 # -- convolution -----------------------------------------------------------------------------------
@@ -139,7 +140,7 @@ CONV_CASES = [  # x shape, w shape, strides, dilations, padding
 def test_conv_forward_and_backprops_match_loops(xs, ws, strides, dilations, padding,
                                                 chunk_images, monkeypatch):
     if chunk_images:  # im2col matrices of `chunk_images` images at a time
-        geo = K.Geometry(xs[1], xs[2], ws[0], ws[1], strides, dilations, padding)
+        geo = G.Geometry(xs[1], xs[2], ws[0], ws[1], strides, dilations, padding)
         monkeypatch.setattr(K, "COLS_BYTES", chunk_images * geo.out_h * geo.out_w *
                             ws[0] * ws[1] * xs[3] * 8)
     x, w = RNG.randn(*xs), RNG.randn(*ws)
@@ -170,7 +171,7 @@ def test_input_gradient_as_forward_conv_equals_col2im(pads, out_format, monkeypa
     col2im path (pads wider than the window, ((3, 0), ...), fall back to it)."""
     x = RNG.randn(2, 6, 5, 16).astype(np.float32)
     w = RNG.randn(3, 3, 16, 8).astype(np.float32)
-    geo = K.Geometry(6, 5, 3, 3, (1, 1), (1, 1), "EXPLICIT", pads)
+    geo = G.Geometry(6, 5, 3, 3, (1, 1), (1, 1), "EXPLICIT", pads)
     dy = RNG.randn(2, geo.out_h, geo.out_w, 8).astype(np.float32)
     args = (x.shape, w, dy, (1, 1), (1, 1), "EXPLICIT", pads)
     fast = K.conv2d_backprop_input_nhwc(*args, out_format=out_format)

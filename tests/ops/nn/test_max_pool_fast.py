@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
+from trainflow._src.ops.nn import conv_geometry as G
 from trainflow._src.ops.nn import conv_kernels as K
 from trainflow._src.ops.nn import max_pool_fast as F
 from trainflow._src.ops.nn import pool_loops as L
@@ -26,7 +27,7 @@ CASES = [  # x shape, ksize, strides, padding, explicit pads
 
 
 def _geo(xs, ksize, strides, padding, explicit):
-    return K.Geometry(xs[1], xs[2], ksize[0], ksize[1], strides, (1, 1), padding, explicit)
+    return G.Geometry(xs[1], xs[2], ksize[0], ksize[1], strides, (1, 1), padding, explicit)
 
 
 def reference_grad(x, dy, geo):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from trainflow._src.framework import dtypes
+from trainflow._src.ops.nn import conv_geometry as G
 from trainflow._src.ops.nn import conv_kernels as K
 from trainflow._src.ops.nn import pool_kernels as P
 from trainflow._src.ops.nn import pool_loops as L
@@ -29,7 +30,7 @@ CASES = [  # x shape, ksize, strides, padding, explicit pads ((top, bottom), (le
 
 
 def _geometry(xs, ksize, strides, padding, explicit):
-    return K.Geometry(xs[1], xs[2], ksize[0], ksize[1], strides, (1, 1), padding, explicit)
+    return G.Geometry(xs[1], xs[2], ksize[0], ksize[1], strides, (1, 1), padding, explicit)
 
 
 def _windows(geo, xs):

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from trainflow._src.ops.nn import conv_kernels as K
+from trainflow._src.ops.nn import conv_geometry as G
 from trainflow._src.ops.nn import pool_loops as L
 from trainflow._src.ops.nn import separable_max as S
 
@@ -74,7 +74,7 @@ def _values(shape, dtype):
 
 @pytest.mark.parametrize("size,ksize,strides,padding,explicit", GEOMETRIES)
 def test_window_max_matches_the_window_loop(size, ksize, strides, padding, explicit):
-    geo = K.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
+    geo = G.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
     x = _values((2, *size, 3), np.float32)
     out = np.empty((2, geo.out_h, geo.out_w, 3), np.float32)
     low = np.finfo(np.float32).min
@@ -83,7 +83,7 @@ def test_window_max_matches_the_window_loop(size, ksize, strides, padding, expli
 
 
 def test_integer_windows():
-    geo = K.Geometry(7, 6, 3, 2, (2, 1), (1, 1), "SAME")
+    geo = G.Geometry(7, 6, 3, 2, (2, 1), (1, 1), "SAME")
     x = RNG.randint(-50, 50, (2, 7, 6, 4)).astype(np.int32)
     out = np.empty((2, geo.out_h, geo.out_w, 4), np.int32)
     S.window_max(x, geo, out, np.iinfo(np.int32).min)
@@ -92,7 +92,7 @@ def test_integer_windows():
 
 @pytest.mark.parametrize("size,ksize,strides,padding,explicit", GEOMETRIES)
 def test_nchw_axes_match_nhwc(size, ksize, strides, padding, explicit):
-    geo = K.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
+    geo = G.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
     x = _values((2, *size, 3), np.float32)
     low = np.finfo(np.float32).min
     nhwc = S.window_max(x, geo, np.empty((2, geo.out_h, geo.out_w, 3), np.float32), low)
@@ -103,7 +103,7 @@ def test_nchw_axes_match_nhwc(size, ksize, strides, padding, explicit):
 
 def test_max_forward_pools_an_nchw_view_in_place():
     """An NHWC view of an NCHW array comes back as the same kind of view."""
-    geo = K.Geometry(7, 6, 3, 3, (2, 2), (1, 1), "SAME", None)
+    geo = G.Geometry(7, 6, 3, 3, (2, 2), (1, 1), "SAME", None)
     x = _values((2, 4, 7, 6), np.float32)  # NCHW
     view = x.transpose(0, 2, 3, 1)
     out = L.max_forward(view, geo, np.finfo(np.float32).min)

@@ -3,6 +3,7 @@ of the padded input, and merging phases back writes exactly the cells windows re
 import numpy as np
 import pytest
 
+from trainflow._src.ops.nn import conv_geometry as G
 from trainflow._src.ops.nn import conv_kernels as K
 from trainflow._src.ops.nn.window_phases import StridePhases
 
@@ -18,7 +19,7 @@ GEOMETRIES = [  # in (h, w), ksize, strides, padding, explicit
 
 @pytest.mark.parametrize("size,ksize,strides,padding,explicit", GEOMETRIES)
 def test_phase_blocks_are_the_strided_taps(size, ksize, strides, padding, explicit):
-    geo = K.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
+    geo = G.Geometry(*size, *ksize, strides, (1, 1), padding, explicit)
     x = np.arange(2 * size[0] * size[1] * 3, dtype=np.float64).reshape(2, *size, 3)
     layout = StridePhases(geo, *size)
     phases = layout.split(x, -1.0)

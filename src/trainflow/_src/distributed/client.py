@@ -6,7 +6,7 @@ import threading
 import numpy as np
 
 from trainflow._src.framework import errors
-from trainflow._src.framework import graph_def as graph_def_lib
+from trainflow._src.framework import graph_export as graph_def_lib
 from trainflow._src.framework.operation import Operation
 from trainflow._src.protos import config_pb2, master_pb2
 from trainflow._src.distributed import wire

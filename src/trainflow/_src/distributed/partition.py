@@ -8,7 +8,7 @@ in a cycle.
 """
 import collections
 
-from trainflow._src.framework import graph_def as graph_def_lib
+from trainflow._src.framework import graph_export as graph_def_lib
 from trainflow._src.protos import graph_pb2, node_def_pb2
 from trainflow._src.framework import dtypes
 from trainflow._src.distributed import placement, rendezvous, wire

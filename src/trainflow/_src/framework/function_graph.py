@@ -10,10 +10,8 @@ with the variable's current buffer, for ops that read it. Control inputs from
 outer graphs are recorded in `control_captures` and become control inputs of
 the calling op.
 
-`to_function_defs(op)` turns the function graphs named by an op's attrs into
-FunctionDef protos for a GraphDef's library.
+The FunctionDefs of function graphs are `graph_export`'s.
 """
-import re
 
 from trainflow._src.framework import registry
 from trainflow._src.framework.graph import Graph
@@ -179,103 +177,3 @@ class FuncGraph(Graph):
 
     def __repr__(self):
         return f"<trainflow FuncGraph '{self.name}'>"
-
-
-def function_graphs_of(op):
-    """The FuncGraphs an op's attrs refer to (a While's cond and body)."""
-    return [v for v in op._attrs.values() if isinstance(v, FuncGraph)]
-
-
-def _valid_arg_name(text, taken):
-    """A FunctionDef argument name ([a-z][a-z0-9_]*) not in `taken`."""
-    name = re.sub(r"[^a-z0-9_]", "_", text.lower())
-    if not name or not name[0].isalpha():
-        name = "arg_" + name
-    base, i = name, 1
-    while name in taken:
-        name = f"{base}_{i}"
-        i += 1
-    taken.add(name)
-    return name
-
-
-def _function_def(fg):
-    """The FunctionDef proto of one FuncGraph.
-
-    Arguments are the graph's inputs, then one per tensor the calling op passes in
-    for captures (`fg.external_order`, in the op's order); a loop body
-    (`fg.passes_captures_through`) also returns those unchanged, as TF's While needs.
-    """
-    # lazy: keeps protobuf out of `import trainflow`
-    from trainflow._src.framework.graph_def import fill_node_def
-    from trainflow._src.protos import function_pb2  # lazy: keeps protobuf out of `import trainflow`
-    fdef = function_pb2.FunctionDef()
-    fdef.signature.name = fg.name
-    taken = {op.name.lower() for op in fg._nodes_by_id}
-    arg_of = {}
-    for t in fg.inputs:
-        taken.discard(t.op.name.lower())
-        arg_of[t] = _valid_arg_name(t.op.name, taken)
-    by_outer = {}
-    for c in fg.captures:
-        by_outer.setdefault(c.outer, []).append(c.inner)
-    external_args = []
-    for i, outer in enumerate(fg.external_order or list(by_outer)):
-        inners = by_outer.get(outer, [])
-        for inner in inners:
-            taken.discard(inner.op.name.lower())
-        name = _valid_arg_name(inners[0].op.name if inners else f"unused_capture_{i}", taken)
-        for inner in inners:
-            arg_of[inner] = name
-        external_args.append((name, outer.dtype.base_dtype))
-    for t in fg.inputs:
-        a = fdef.signature.input_arg.add()
-        a.name, a.type = arg_of[t], t.dtype.base_dtype.as_datatype_enum
-    for name, dtype in external_args:
-        a = fdef.signature.input_arg.add()
-        a.name, a.type = name, dtype.as_datatype_enum
-
-    def ref(t):
-        if t in arg_of:
-            return arg_of[t]
-        op = t.op
-        index = t.value_index
-        for arg in (op._info.op_def.outputs if op._info is not None else []):
-            n = arg.flat_count(op._attrs)
-            if index < n:
-                return f"{op.name}:{arg.name}:{index}"
-            index -= n
-        return f"{op.name}:output:{t.value_index}"
-
-    arg_ops = {t.op for t in arg_of}
-    for op in fg._nodes_by_id:
-        if op in arg_ops:
-            continue
-        node = fill_node_def(fdef.node_def.add(), op)
-        del node.input[:]
-        node.input.extend([ref(t) for t in op._inputs] +
-                          ["^" + c.name for c in op._control_inputs])
-    results = [(ref(t), t.dtype.base_dtype) for t in fg.outputs]
-    if fg.passes_captures_through:
-        results += external_args
-    for i, (source, dtype) in enumerate(results):
-        out = fdef.signature.output_arg.add()
-        out.name, out.type = f"output_{i}", dtype.as_datatype_enum
-        fdef.ret[out.name] = source
-    return fdef
-
-
-def to_function_defs(op):
-    """FunctionDef protos for every function graph `op` uses, nested ones included
-    (for a GraphDef's `library`)."""
-    out, seen = [], set()
-    stack = function_graphs_of(op)
-    while stack:
-        fg = stack.pop()
-        if fg.name in seen:
-            continue
-        seen.add(fg.name)
-        out.append(_function_def(fg))
-        for inner in fg._nodes_by_id:
-            stack.extend(function_graphs_of(inner))
-    return out

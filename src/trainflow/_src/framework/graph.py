@@ -4,13 +4,14 @@ import re
 import threading
 
 from trainflow._src.framework import attr_scope, registry
+from trainflow._src.framework.attr_value import from_attr_value
 from trainflow._src.framework.device_spec import (
     apply_colocation, apply_device_functions, device_function)
 from trainflow._src.framework.operation import Operation
-# The default-graph stack lives with the other scopes; these names are re-exported here.
+# The default-graph stack lives with the other scopes; its functions are TF's ops module's too.
 from trainflow._src.framework.scopes import (  # noqa: F401
-    _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, get_default_graph,
-    nesting_controller, reset_default_graph, apply_container, graph_container)
+    _DefaultGraphStack, _default_graph_stack, _get_graph_from_inputs, apply_container,
+    get_default_graph, graph_container, reset_default_graph)
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import unknown_shape
 from trainflow._src.framework.shape_inference import run_shape_fn
@@ -210,7 +211,6 @@ class Graph:
         Returns:
           the new Operation.
         """
-        from trainflow._src.framework.attr_value import from_attr_value  # lazy: keeps protobuf out
         info = registry.get(op_type)
         attrs = dict(attrs or {})
         for k, v in attrs.items():
@@ -582,15 +582,15 @@ class Graph:
         return op not in self._unfetchable
 
     # -- serialization ---------------------------------------------------------------
-    # The graph_def imports are lazy: they keep protobuf out of `import trainflow`.
+    # graph_export (below the graph core) is imported here to keep protobuf out of import.
     def as_graph_def(self, from_version=None, add_shapes=False):
         """The GraphDef proto of this graph."""
-        from trainflow._src.framework.graph_def import graph_to_graph_def
+        from trainflow._src.framework.graph_export import graph_to_graph_def  # lazy: protobuf
         return graph_to_graph_def(self, from_version=from_version, add_shapes=add_shapes)
 
     @property
     def graph_def_versions(self):
-        from trainflow._src.framework.graph_def import graph_versions
+        from trainflow._src.framework.graph_export import graph_versions  # lazy: protobuf
         return graph_versions()
 
     def __repr__(self):

@@ -1,82 +1,20 @@
-"""GraphDef export (`Graph.as_graph_def`, `Operation.node_def`) and `tf.import_graph_def`."""
+"""`tf.import_graph_def`: a GraphDef (and its function library) built into the default graph.
+Export is `graph_export`'s."""
 import heapq
 
 from trainflow._src.framework import errors, registry
-from trainflow._src.framework.attr_value import from_attr_value, to_attr_value
+from trainflow._src.framework.attr_value import from_attr_value
 from trainflow._src.framework.graph import _VALID_OP_NAME_REGEX as _VALID_NODE_NAME, get_default_graph
 from trainflow._src.framework.op_builder import output_dtypes
 from trainflow._src.framework.operation import Operation
 from trainflow._src.framework.shape_inference import run_shape_fn
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import unknown_shape
-from trainflow._src.framework.function_graph import to_function_defs
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.function_import import function_graph_from_def
-from trainflow._src.protos import graph_pb2, node_def_pb2, versions_pb2
-
-# The GraphDef version of the TensorFlow release whose op set we follow (TF 2.21).
-GRAPH_DEF_VERSION = 2474
-GRAPH_DEF_VERSION_MIN_CONSUMER = 0
-
-
-def graph_versions():
-    """The VersionDef written into our GraphDefs."""
-    return versions_pb2.VersionDef(producer=GRAPH_DEF_VERSION,
-                                   min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
-
-
-def _input_names(op):
-    names = [t._as_node_def_input() for t in op._inputs]
-    names.extend(sorted("^" + c._name for c in op._control_inputs))
-    return names
-
-
-def fill_node_def(node, op, add_shapes=False):
-    """Writes `op` into the NodeDef proto `node`."""
-    node.name = op._name
-    node.op = op._type
-    node.input.extend(_input_names(op))
-    if op._device:
-        node.device = op._device
-    info = op._info
-    kinds = info.op_def.attrs if info is not None else {}
-    kept = op._attr_protos
-    for name, value in op._attrs.items():
-        if kept is not None and name in kept and kept[name][0] is value:
-            encoded = kept[name][1]
-            node.attr[name].CopyFrom(encoded() if callable(encoded) else encoded)
-            continue
-        attr = kinds.get(name)
-        node.attr[name].CopyFrom(to_attr_value(value, attr.kind if attr is not None else None))
-    if add_shapes and op._outputs:
-        node.attr["_output_shapes"].CopyFrom(
-            to_attr_value([t._shape for t in op._outputs], "list(shape)"))
-    return node
-
-
-def node_def_of(op):
-    """The NodeDef proto of `op`."""
-    return fill_node_def(node_def_pb2.NodeDef(), op)
-
-
-def graph_to_graph_def(graph, from_version=None, add_shapes=False):
-    """The GraphDef of `graph` (ops with id > from_version only, if given)."""
-    gd = graph_pb2.GraphDef()
-    with graph._lock:
-        ops = list(graph._nodes_by_id)
-    library_names = set()
-    for op in ops:
-        if from_version is not None and op._id <= from_version:
-            continue
-        fill_node_def(gd.node.add(), op, add_shapes)
-        if any(_is_func_graph(v) for v in op._attrs.values()):
-            for fdef in to_function_defs(op):
-                if fdef.signature.name not in library_names:
-                    library_names.add(fdef.signature.name)
-                    gd.library.function.add().CopyFrom(fdef)
-    gd.versions.CopyFrom(graph_versions())
-    return gd
-
+from trainflow._src.framework import dtypes, loop_frames
+from trainflow._src.framework.graph_export import GRAPH_DEF_VERSION
+from trainflow._src.protos import graph_pb2
 
 # -- import ------------------------------------------------------------------------------
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
@@ -104,10 +42,6 @@ def _signature(op_def):
     attrs = "; ".join(f"attr={a.name}:{a.kind}" for a in op_def.attrs.values())
     return f"Op<name={op_def.name}; signature={ins} -> {outs}" + \
         (f"; {attrs}" if attrs else "") + ">"
-
-
-def _is_func_graph(value):
-    return getattr(value, "building_function", False) is True
 
 
 def _parse_input(name):
@@ -230,7 +164,6 @@ def _order_nodes(nodes, mapped):
 def _bad_attr(av, name, full_name, error):
     """The ValueError for an attr value that cannot be decoded (TF's wording for a bad
     DataType enum), naming the attr and the node."""
-    from trainflow._src.framework import dtypes
     where = f"\n\t for attr '{name}'\n\t; NodeDef: {{{{node {full_name}}}}}"
     for enum in ([av.type] if av.WhichOneof("value") == "type" else list(av.list.type)):
         try:
@@ -480,15 +413,20 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     """
     graph_def, input_map, return_elements = _check_args(graph_def, input_map,
                                                         return_elements, name)
-    from trainflow._src.framework import loop_frames  # TF1 while frames -> While ops
     if loop_frames.has_loop_frames(graph_def):
-        graph_def = loop_frames.functionalize_loop_frames(graph_def)
+        graph_def = functionalize_loop_frames(graph_def)
     g = get_default_graph()
     with g.name_scope(name if name is not None else "import") as prefix:
         with g._lock:
             g._check_not_finalized()
             mapped = _map_inputs(g, input_map)
             return _Importer(g, graph_def, mapped, prefix).run(return_elements)
+
+
+def functionalize_loop_frames(graph_def):
+    """A copy of `graph_def` with every TF1 loop frame replaced by a functional While
+    (`loop_frames`), whose functions this module's `import_graph_def` builds."""
+    return loop_frames.functionalize(graph_def, import_graph_def)
 
 
 def _return_element(el, importer, mapped):

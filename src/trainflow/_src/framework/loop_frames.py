@@ -16,6 +16,13 @@ import itertools
 import logging
 
 from trainflow._src.framework import registry
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.attr_value import to_attr_value
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.framework.graph_export import _function_def
+from trainflow._src.framework.graph import Graph
+from trainflow._src.framework.tensor_shape import unknown_shape
+from trainflow._src.protos import attr_value_pb2, graph_pb2
 
 _log = logging.getLogger(__name__)
 
@@ -140,21 +147,15 @@ def _drop_colocation(node, keep):
 
 
 def _arg_types(nodes, enters):
-    from trainflow._src.framework import dtypes
     return [dtypes.as_dtype(nodes[e].attr["T"].type) for e in enters]
 
 
-def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fname,
-                    pass_through, anchors=()):
+def _build_function(import_graph_def, graph_def, nodes, names, arg_map, arg_types, result_refs,
+                    fname, pass_through, anchors=()):
     """A FunctionDef computing `result_refs` from arguments standing for the nodes in
     `arg_map` (name -> argument index); the arguments at `pass_through` are returned too,
-    and the results wait for the `anchors` nodes."""
-    from trainflow._src.framework.function_graph import FuncGraph, _function_def
-    from trainflow._src.framework.graph import Graph
-    from trainflow._src.framework.graph_def import import_graph_def
-    from trainflow._src.framework.tensor_shape import unknown_shape
-    from trainflow._src.protos import graph_pb2
-    from trainflow._src.framework.attr_value import to_attr_value
+    and the results wait for the `anchors` nodes. The nodes are imported into the function
+    graph with `import_graph_def` (graph_def's, which calls this module)."""
     sub = graph_pb2.GraphDef()
     sub.versions.CopyFrom(graph_def.versions)
     sub.library.CopyFrom(graph_def.library)
@@ -210,9 +211,7 @@ def _build_function(graph_def, nodes, names, arg_map, arg_types, result_refs, fn
     return _function_def(fg), stateful
 
 
-def _rewrite(graph_def, frame, nodes):
-    from trainflow._src.framework.attr_value import to_attr_value
-    from trainflow._src.protos import attr_value_pb2, graph_pb2
+def _rewrite(import_graph_def, graph_def, frame, nodes):
     n_loop, n_const = len(frame.loop_enters), len(frame.const_enters)
     types = _arg_types(nodes, frame.loop_enters) + _arg_types(nodes, frame.const_enters)
     uid = next(_ids)
@@ -222,7 +221,7 @@ def _rewrite(graph_def, frame, nodes):
     cond_args = dict(const_args, **{m: i for i, m in enumerate(frame.merges)})
     cond_nodes = _closure(nodes, [frame.cond], set(cond_args))
     cond_def, cond_stateful = _build_function(
-        graph_def, nodes, cond_nodes, cond_args, types, [frame.cond],
+        import_graph_def, graph_def, nodes, cond_nodes, cond_args, types, [frame.cond],
         f"{base.replace('/', '_')}_cond_tf1_{uid}", [])
     body_args = dict(const_args)
     # In the body a loop value is the Switch's true output (or the Merge before it).
@@ -242,7 +241,7 @@ def _rewrite(graph_def, frame, nodes):
                     registry.get(nodes[x].op).stateful)
     body_nodes |= _closure(nodes, extras, set(body_args))
     body_def, body_stateful = _build_function(
-        graph_def, nodes, body_nodes, body_args, types, frame.results,
+        import_graph_def, graph_def, nodes, body_nodes, body_args, types, frame.results,
         f"{base.replace('/', '_')}_body_tf1_{uid}", list(range(n_loop, n_loop + n_const)),
         anchors=extras)
     taken = {n.name for n in graph_def.node if n.name not in frame.nodes}
@@ -286,8 +285,10 @@ def _rewrite(graph_def, frame, nodes):
     return out
 
 
-def functionalize_loop_frames(graph_def):
-    """A copy of `graph_def` with every TF1 loop frame replaced by a functional While.
+def functionalize(graph_def, import_graph_def):
+    """A copy of `graph_def` with every TF1 loop frame replaced by a functional While;
+    `import_graph_def` builds the cond and body functions (`graph_def.functionalize_loop_frames`
+    passes its own).
 
     Raises:
       ValueError: a frame does not have the structure tf.while_loop builds.
@@ -302,7 +303,7 @@ def functionalize_loop_frames(graph_def):
             if any(nodes[x].op in _ENTER and x not in enters for x in inside):
                 continue  # an outer frame: its inner frames first
             frame = _Frame(frame_name, nodes, consumers, enters)
-            graph_def = _rewrite(graph_def, frame, nodes)
+            graph_def = _rewrite(import_graph_def, graph_def, frame, nodes)
             done = True
             break
         if not done:

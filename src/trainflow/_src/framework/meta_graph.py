@@ -13,6 +13,8 @@ import re
 
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.op_def_proto import strip_default_attrs, stripped_op_list_for_graph
+from trainflow._src.protos import (
+    attr_value_pb2, graph_debug_info_pb2, graph_pb2, meta_graph_pb2, saver_pb2)
 
 _log = logging.getLogger(__name__)
 
@@ -150,7 +152,6 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
     Raises:
       TypeError: an argument has the wrong type.
     """
-    from trainflow._src.protos import graph_pb2, meta_graph_pb2, saver_pb2
     if graph is not None and not isinstance(graph, Graph):
         raise TypeError(f"graph must be of type Graph. Received type: {type(graph)}.")
     if meta_info_def is not None and \
@@ -214,7 +215,6 @@ def _find_extraneous_saver_nodes(graph_def, saver_def):
 
 
 def _scoped_node_def(from_node, export_scope, unbound_inputs, clear_devices):
-    from trainflow._src.protos import attr_value_pb2
     node = copy.deepcopy(from_node)
     for i, v in enumerate(node.input):
         if export_scope and not v.lstrip("^").startswith(export_scope):
@@ -250,7 +250,6 @@ def export_scoped_meta_graph(graph_def=None, graph=None, export_scope=None,
     Returns:
       (MetaGraphDef, {name relative to export_scope: Variable}).
     """
-    from trainflow._src.protos import graph_pb2
     graph = graph or get_default_graph()
     exclude_nodes = None
     unbound_inputs = []
@@ -285,7 +284,6 @@ def export_scoped_meta_graph(graph_def=None, graph=None, export_scope=None,
 
 def debug_info_of(graph):
     """A GraphDebugInfo with each op's creation site (file and line)."""
-    from trainflow._src.protos import graph_debug_info_pb2
     info = graph_debug_info_pb2.GraphDebugInfo()
     files = {}
     for op in graph.get_operations():

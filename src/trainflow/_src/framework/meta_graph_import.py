@@ -7,6 +7,7 @@ from trainflow._src.framework.loop_frames import has_loop_frames
 from trainflow._src.framework.meta_graph import (get_collection_proto_type,
                                             get_from_proto_function, prepend_name_scope,
                                             strip_name_scope)
+from trainflow._src.protos import meta_graph_pb2
 
 _log = logging.getLogger(__name__)
 
@@ -22,7 +23,6 @@ def read_meta_graph_file(filename):
       IOError: the file is missing or parses as neither.
     """
     from google.protobuf import text_format
-    from trainflow._src.protos import meta_graph_pb2
     mgd = meta_graph_pb2.MetaGraphDef()
     try:
         with open(filename, "rb") as f:
@@ -117,7 +117,6 @@ def import_scoped_meta_graph_with_return_elements(
     Raises:
       ValueError: unbound inputs are not all given in `input_map`, or the graph is bad.
     """
-    from trainflow._src.protos import meta_graph_pb2
     if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef):
         mgd = meta_graph_or_file
     else:

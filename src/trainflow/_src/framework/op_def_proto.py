@@ -2,6 +2,7 @@
 of attrs equal to their defaults (`strip_default_attrs`)."""
 from trainflow._src.framework import registry
 from trainflow._src.framework.attr_value import to_attr_value
+from trainflow._src.protos import op_def_pb2
 
 # Ops TF lets run on an uninitialized ref variable (their OpDefs say so).
 _ALLOWS_UNINITIALIZED_INPUT = frozenset({"Assign", "IsVariableInitialized"})
@@ -38,7 +39,6 @@ def _attr_proto(proto, attr):
 
 def op_def_proto(op_type):
     """The OpDef proto (no docs) of registered op `op_type`, or None if it is unknown."""
-    from trainflow._src.protos import op_def_pb2
     try:
         info = registry.get(op_type)
     except KeyError:
@@ -63,7 +63,6 @@ def op_def_proto(op_type):
 def stripped_op_list_for_graph(graph_def):
     """OpList of the registered op types `graph_def` uses (its functions' bodies included,
     the functions themselves left out), sorted by name."""
-    from trainflow._src.protos import op_def_pb2
     used = {n.op for n in graph_def.node}
     functions = set()
     for fdef in graph_def.library.function:

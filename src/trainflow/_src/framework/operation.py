@@ -5,6 +5,7 @@ import sys
 from trainflow._src.framework import session_stack
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.device_spec import canonical_name
+from trainflow._src.framework.attr_value import attr_for_get_attr
 
 # The trainflow package (two floors up: _src/framework/): frames inside it are not the user's.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -112,7 +113,7 @@ class Operation:
     def node_def(self):
         """The NodeDef proto describing this op."""
         # lazy: keeps protobuf out of `import trainflow`
-        from trainflow._src.framework.graph_def import node_def_of
+        from trainflow._src.framework.graph_export import node_def_of
         return node_def_of(self)
 
     # -- attrs ------------------------------------------------------------------
@@ -125,7 +126,6 @@ class Operation:
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
         # lazy: keeps protobuf out of `import trainflow`
-        from trainflow._src.framework.attr_value import attr_for_get_attr
         return attr_for_get_attr(self, name)
 
     def _get_attr_value(self, name, default=None):

@@ -4,7 +4,7 @@ collections."""
 import contextlib
 import threading
 
-from trainflow._src.framework.default_stack import nesting_controller  # noqa: F401 - re-exported
+from trainflow._src.framework.default_stack import nesting_controller
 from trainflow._src.framework.operation import Operation
 from trainflow._src.framework.tensor import Tensor
 

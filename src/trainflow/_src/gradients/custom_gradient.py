@@ -13,6 +13,7 @@ from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.registry import RegisterGradient
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.cast import identity_n
 
 _UIDS = itertools.count(1)
 
@@ -115,7 +116,6 @@ def _graph_mode_call(f, args):
 
     name = f"CustomGradient-{next(_UIDS)}"
     RegisterGradient(name)(grad_wrapper)
-    from trainflow._src.ops.array.cast import identity_n
     with graph.gradient_override_map({"IdentityN": name}):
         passed = identity_n(flat_result + args + var_tensors)
     return _pack_like(result, passed[:n_result])

@@ -12,9 +12,12 @@ from trainflow._src.framework.graph import _get_graph_from_inputs
 from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import shape as shape_lib
 from trainflow._src.ops.control_flow import grouping
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math import arith
 
 
 class AggregationMethod:
@@ -96,7 +99,7 @@ def _default_grad_ys(ys, grad_ys, colocate):
             g = y.graph
             ctx = g.colocate_with(y.op) if colocate else _null()
             with ctx:
-                out.append(array_ops.ones(array_ops.shape(y), dtype=y.dtype.base_dtype,
+                out.append(create.ones(shape_lib.shape(y), dtype=y.dtype.base_dtype,
                                           name=f"grad_ys_{i}"))
             continue
         if isinstance(gy, Tensor) or _is_sparse(gy):
@@ -111,13 +114,13 @@ def _default_grad_ys(ys, grad_ys, colocate):
                                 f"with type {ydt.name} must be complex")
             # As TF does, a given gradient enters the gradient graph through an Identity.
             if isinstance(gy, Tensor):
-                out.append(array_ops.identity(gy, name=f"grad_ys_{i}"))
+                out.append(identity.identity(gy, name=f"grad_ys_{i}"))
             else:
                 out.append(IndexedSlices(
-                    array_ops.identity(gy.values, name=f"grad_ys_{i}_values"),
-                    array_ops.identity(gy.indices, name=f"grad_ys_{i}_indices"),
+                    identity.identity(gy.values, name=f"grad_ys_{i}_values"),
+                    identity.identity(gy.indices, name=f"grad_ys_{i}_indices"),
                     None if gy.dense_shape is None else
-                    array_ops.identity(gy.dense_shape, name=f"grad_ys_{i}_shape")))
+                    identity.identity(gy.dense_shape, name=f"grad_ys_{i}_shape")))
         else:
             out.append(convert_to_tensor(gy, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"))
     return out
@@ -150,7 +153,7 @@ def _aggregate(grads_for_output, aggregation_method, op=None):
             with scope:
                 total = grads[0]
                 for g in grads[1:]:
-                    total = math_ops.add_n([total, g])
+                    total = arith.add_n([total, g])
             return total
         by_device = collections.defaultdict(list)
         for g in grads:
@@ -159,19 +162,19 @@ def _aggregate(grads_for_output, aggregation_method, op=None):
         for dev in sorted(by_device):
             terms = by_device[dev]
             with graph.colocate_with(terms[0].op, ignore_existing=True):
-                summands.append(math_ops.add_n(terms))
-        return math_ops.add_n(summands)
+                summands.append(arith.add_n(terms))
+        return arith.add_n(summands)
     if any(isinstance(g, Tensor) for g in grads):
         # Dense and sparse terms sum densely, as TF does.
-        return math_ops.add_n([convert_to_tensor(g) for g in grads])
-    return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
-                         array_ops.concat([g.indices for g in grads], 0),
+        return arith.add_n([convert_to_tensor(g) for g in grads])
+    return IndexedSlices(join.concat([g.values for g in grads], 0),
+                         join.concat([g.indices for g in grads], 0),
                          grads[0].dense_shape)
 
 
 def _zeros_like_output(op, i):
     """The gradient of an output nothing consumes: a ZerosLike op, as TF builds it."""
-    return array_ops.zeros_like(op._outputs[i], optimize=False)
+    return create.zeros_like(op._outputs[i], optimize=False)
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
@@ -252,7 +255,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         for x in xs:
             gx = _get_grad(grads, x)
             if gx is None and unconnected_gradients == UnconnectedGradients.ZERO:
-                gx = array_ops.zeros_like(x)
+                gx = create.zeros_like(x)
             out.append(gx)
         return out
 
@@ -376,13 +379,13 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
             if grad is None:
                 raise ValueError(f"tf.hessians: {x} is not connected to ys (its gradient is "
                                  "None), so it has no Hessian")
-            flat = array_ops.reshape(grad, [-1])
+            flat = shape_lib.reshape(grad, [-1])
             rows = []
             for j in range(n):
                 row = gradients(flat[j], x, **kwargs)[0]
-                rows.append(array_ops.zeros_like(x) if row is None else row)
-            stacked = array_ops.stack(rows)
-            out.append(array_ops.reshape(stacked, shape.as_list() + shape.as_list()))
+                rows.append(create.zeros_like(x) if row is None else row)
+            stacked = join.stack(rows)
+            out.append(shape_lib.reshape(stacked, shape.as_list() + shape.as_list()))
     return out
 
 

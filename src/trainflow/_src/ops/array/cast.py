@@ -1,5 +1,5 @@
-"""Type changes and pass-through ops: Cast, saturate_cast, the to_* helpers, StopGradient,
-PreventGradient, IdentityN and Snapshot."""
+"""Type changes and pass-through ops: Cast, the to_* helpers, StopGradient,
+PreventGradient, IdentityN and Snapshot (saturate_cast is `saturate`'s)."""
 import numpy as np
 
 from trainflow._src.framework import dtypes, errors
@@ -10,8 +10,11 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.array.shape_util import static_value
 from trainflow._src.framework.constant_op import dtype_string
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
 
-__all__ = ["cast", "saturate_cast", "to_float", "to_double", "to_int32", "to_int64",
+__all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64",
            "to_bfloat16", "stop_gradient", "identity_n"]
 
 
@@ -87,9 +90,6 @@ def cast(x, dtype, name=None):
     Returns `x` itself when it is already a tensor (or resource variable) of that dtype,
     as TF does.
     """
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.framework.sparse_tensor import SparseTensor
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     base = dtypes.as_dtype(dtype).base_dtype
     if (isinstance(x, Tensor) or getattr(x, "_is_resource_variable", False)) and \
             x.dtype == base:
@@ -105,53 +105,6 @@ def cast(x, dtype, name=None):
         if x.dtype.base_dtype != base:
             x = apply_op("Cast", x=x, DstT=base, name=scope).outputs[0]
         return x
-
-
-def _saturation_limits(src, dst):
-    """[lo, hi] in `src`'s type, inside `dst`'s range: a bound `src` cannot represent
-    exactly is nudged toward zero, so the cast after the clamp never overflows."""
-    np_src = src.as_numpy_dtype
-    try:
-        promoted = np.promote_types(np_src, dst.as_numpy_dtype)
-    except TypeError:  # bfloat16 and friends: compare as Python floats
-        promoted = float
-    lo = np_src(max(src.min, dst.min))
-    if np.array([lo, dst.min], dtype=promoted)[0] < np.array([lo, dst.min], dtype=promoted)[1]:
-        lo = np.nextafter(lo, np_src(0), dtype=np_src)
-    hi = np_src(min(float(src.max), float(dst.max)))
-    if np.array([hi, dst.max], dtype=promoted)[0] > np.array([hi, dst.max], dtype=promoted)[1]:
-        hi = np.nextafter(hi, np_src(0), dtype=np_src)
-    return lo, hi
-
-
-def saturate_cast(value, dtype, name=None):
-    """Casts `value` to `dtype` after clamping it into `dtype`'s range with a
-    ClipByValue op named `clamp`, as TF 2.21 does (`tf.saturate_cast`). A complex value
-    cast to a real type loses its imaginary part."""
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    # clip_ops sits in ops.math, which imports ops.array while loading.
-    from trainflow._src.ops.math import clip_ops
-    with name_scope(name, "saturate_cast", [value]) as scope:
-        value = convert_to_tensor(value, name="value")
-        dtype = dtypes.as_dtype(dtype).base_dtype
-        src = value.dtype.base_dtype
-        if src == dtypes.bool or dtype == dtypes.bool:
-            return cast(value, dtype, name=scope)
-        if src.is_complex and dtype.is_complex:
-            real_in, real_out = src.real_dtype, dtype.real_dtype
-            if real_in.min < real_out.min or real_in.max > real_out.max:
-                value = clip_ops.clip_by_value_op(
-                    value, convert_to_tensor(complex(real_out.min, real_out.min), dtype=src),
-                    convert_to_tensor(complex(real_out.max, real_out.max), dtype=src),
-                    name="clamp")
-            return cast(value, dtype, name=scope)
-        if src.is_complex:
-            value = apply_op("Real", input=value, Tout=src.real_dtype).outputs[0]
-            src = src.real_dtype
-        lo, hi = _saturation_limits(src, dtype.real_dtype)
-        value = clip_ops.clip_by_value_op(value, convert_to_tensor(lo, dtype=src),
-                                          convert_to_tensor(hi, dtype=src), name="clamp")
-        return cast(value, dtype, name=scope)
 
 
 def to_float(x, name="ToFloat"):

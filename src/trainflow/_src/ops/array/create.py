@@ -5,25 +5,29 @@ import numpy as np
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import tensor_util
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import Dimension, TensorShape
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, fmt_dims, invalid_argument, shape_from_shape_tensor, shape_of, static_int,
     static_value, with_rank)
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.join import stack
+from trainflow._src.ops.array.shape import (
+    _shape_as_tensor, expand_dims, reshape, shape_internal, size)
 
 __all__ = ["zeros", "ones", "fill", "zeros_like", "ones_like", "range", "linspace", "lin_space",
            "one_hot", "meshgrid", "sequence_mask"]
 
 
 def _convert(value, dtype=None, name=None, preferred_dtype=None):
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     return convert_to_tensor(value, dtype=dtype, name=name, preferred_dtype=preferred_dtype)
 
 
 def _constant(value, dtype=None, shape=None, name="Const"):
-    from trainflow._src.framework.constant_op import constant
     return constant(value, dtype=dtype, shape=shape, name=name)
 
 
@@ -58,13 +62,6 @@ def _fill_kernel(dims, value):
 register_op("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
             attrs=["T: type", "index_type: {int32, int64} = DT_INT32"], shape_fn=_fill_shape,
             kernel=_fill_kernel)
-
-
-@RegisterGradient("Fill")
-def _fill_grad(op, grad):
-    """Every output element is `value`, so its gradient is the sum of `grad`."""
-    from trainflow._src.ops.math.math_ops import reduce_sum
-    return None, reduce_sum(grad)
 
 
 @tensor_util.register_constant_value("Fill")
@@ -127,7 +124,6 @@ def _static_shape_list(shape):
 
 def _filled(shape, value, dtype, name, default_name):
     """zeros/ones as TF builds them: a Const when small and static, else Fill."""
-    from trainflow._src.ops.array.shape import _shape_as_tensor, reshape
     dtype = dtypes.as_dtype(dtype).base_dtype
     with name_scope(name, default_name, [shape]) as scope:
         if not isinstance(shape, Tensor):
@@ -159,7 +155,6 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """Zeros with the shape of `tensor` (`tf.zeros_like`; static shapes give a constant)."""
-    from trainflow._src.ops.array.shape import shape_internal
     with name_scope(name, "zeros_like", [tensor]) as scope:
         if not isinstance(tensor, Tensor):
             tensor = _convert(tensor, name="tensor")
@@ -175,7 +170,6 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
 
 def ones_like(tensor, dtype=None, name=None, optimize=True):
     """Ones with the shape of `tensor` (`tf.ones_like`: Shape (or its constant) and Fill)."""
-    from trainflow._src.ops.array.shape import shape_internal
     with name_scope(name, "ones_like", [tensor]) as scope:
         tensor = _convert(tensor, name="tensor")
         ones_shape = shape_internal(tensor, optimize=optimize)
@@ -257,7 +251,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     Without `dtype` the widest argument type wins (int32 < int64 < half < bfloat16 <
     float32 < float64), so `range(5)` is int32 and `range(0., 1., .1)` float32.
     """
-    from trainflow._src.ops.array.cast import cast
     if limit is None:
         start, limit = 0, start
     with name_scope(name, "Range", [start, limit, delta]) as scope:
@@ -407,8 +400,6 @@ def meshgrid(*args, **kwargs):
     Raises:
       TypeError: for unknown keyword arguments; ValueError for a bad `indexing`.
     """
-    from trainflow._src.ops.array.join import stack
-    from trainflow._src.ops.array.shape import reshape, size
     indexing = kwargs.pop("indexing", "xy")
     name = kwargs.pop("name", "meshgrid")
     if kwargs:
@@ -440,8 +431,6 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     Raises:
       ValueError: if `maxlen` is not a scalar.
     """
-    from trainflow._src.ops.array.cast import cast
-    from trainflow._src.ops.array.shape import expand_dims
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = _convert(lengths)
         if maxlen is None:

@@ -9,6 +9,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import as_shape
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, fmt_dims, invalid_argument, merge_dims, shape_of, with_rank)
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.ops.array.gather import gather
+from trainflow._src.ops.array.shape import expand_dims
 
 __all__ = ["batch_gather", "depth_to_space", "parallel_stack", "space_to_depth"]
 
@@ -131,7 +134,6 @@ def batch_gather(params, indices, name=None):
     Raises:
       ValueError: if indices' rank is not known.
     """
-    from trainflow._src.ops.array.gather import gather
     indices = convert_to_tensor(indices, name="indices")
     rank = indices.shape.rank
     if rank is None:
@@ -175,8 +177,6 @@ def parallel_stack(values, name="parallel_stack"):
     Raises:
       ValueError: if the first value's shape is not fully defined.
     """
-    from trainflow._src.framework.graph import get_default_graph
-    from trainflow._src.ops.array.shape import expand_dims
     with get_default_graph().name_scope(name):
         first = convert_to_tensor(values[0])
         value_shape = first.shape

@@ -6,6 +6,11 @@ from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, fmt_dims, invalid_argument, merge_dim, shape_of, with_rank,
     with_rank_at_least)
+from trainflow._src.ops.array.create import zeros, zeros_like
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import rank, shape
+from trainflow._src.ops.array.slicing import slice as slice_
+from trainflow._src.ops.math.reductions import reduce_min
 
 __all__ = ["diag", "diag_part", "matrix_diag", "matrix_diag_part", "matrix_set_diag"]
 
@@ -138,7 +143,6 @@ def _matrix_diag_grad(op, grad):
 @RegisterGradient("MatrixDiagPart")
 def _matrix_diag_part_grad(op, grad):
     """Square matrices: a diagonal matrix of `grad`; else `grad` set into zeros."""
-    from trainflow._src.ops.array.create import zeros_like
     matrix = op.inputs[0].shape[-2:]
     if matrix.is_fully_defined() and matrix[0] == matrix[1]:
         return matrix_diag(grad)
@@ -148,7 +152,6 @@ def _matrix_diag_part_grad(op, grad):
 @RegisterGradient("MatrixSetDiag")
 def _matrix_set_diag_grad(op, grad):
     """The input gets `grad` with its diagonal zeroed; the diagonal gets grad's diagonal."""
-    from trainflow._src.ops.array.create import zeros
     input_shape = op.inputs[0].shape.merge_with(grad.shape)
     diag_shape = op.inputs[1].shape
     batch_shape = input_shape[:-2].merge_with(diag_shape[:-1])
@@ -163,10 +166,6 @@ def _matrix_set_diag_grad(op, grad):
 
 def _dynamic_diag_shape(grad):
     """shape(grad)[:-2] + [min of its last two sizes], built next to `grad`."""
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.shape import rank, shape
-    from trainflow._src.ops.array.slicing import slice as slice_
-    from trainflow._src.ops.math.math_ops import reduce_min
     with grad.graph.colocate_with(grad.op):
         grad_shape = shape(grad)
         grad_rank = rank(grad)

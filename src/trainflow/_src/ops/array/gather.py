@@ -16,6 +16,9 @@ from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dims,
     shape_from_shape_tensor, shape_of, static_int, with_rank, with_rank_at_least)
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import reshape, shape, squeeze
 
 _UniqueOutput = collections.namedtuple("Unique", ["y", "idx"])
 _UniqueWithCountsOutput = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
@@ -405,7 +408,6 @@ def where(condition, x=None, y=None, name=None):
     Raises:
       ValueError: if only one of x and y is given.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     if x is None and y is None:
         with name_scope(name, "Where", [condition]) as scope:
             condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool,
@@ -432,9 +434,6 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
     Raises:
       ValueError: for a scalar mask or a mask of unknown rank, or incompatible shapes.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.shape import reshape, shape, squeeze
     with name_scope(name, values=[tensor, mask]):
         tensor = convert_to_tensor(tensor, name="tensor")
         mask = convert_to_tensor(mask, name="mask")
@@ -559,7 +558,3 @@ def _invert_permutation_value(op, index, partial):
 def invert_permutation(x, name=None):
     """The inverse of a permutation vector (`tf.invert_permutation`)."""
     return apply_op("InvertPermutation", x=x, name=name).outputs[0]
-
-
-# Gradients of the ops above (they call this module's functions).
-from trainflow._src.ops.array import gather_grad  # noqa: E402,F401

@@ -13,20 +13,28 @@ from trainflow._src.framework import tensor_util
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient
 from trainflow._src.ops.array.gather import gather, gather_nd, where, where_v2
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.create import (
+    ones, range as range_, zeros, zeros as zeros_fn, zeros_like)
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.layout import tile, transpose
+from trainflow._src.ops.array.shape import (
+    expand_dims, rank, reshape, shape, size, squeeze)
+from trainflow._src.ops.array.shape_grad import dense_gradient
+from trainflow._src.ops.math.grad_util import reduce_gradient_args
+from trainflow._src.ops.math.segment import unsorted_segment_sum
 
 
 def _params_shape(params):
     """shape(params), built next to params (which can be large)."""
-    from trainflow._src.ops.array.shape import shape
     with params.graph.colocate_with(params.op):
         return shape(params)
 
 
 def _rows_gradient(params_shape, indices, grad, indices_size):
     """IndexedSlices with one row of `grad` per index, of dense shape `params_shape`."""
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.shape import dense_gradient, reshape
     values_shape = concat([indices_size, params_shape[1:]], 0)
     values = reshape(dense_gradient(grad), values_shape)
     indices = reshape(indices, indices_size)
@@ -34,7 +42,6 @@ def _rows_gradient(params_shape, indices, grad, indices_size):
 
 
 def _indices_size(indices):
-    from trainflow._src.ops.array.shape import expand_dims, size
     return expand_dims(size(indices), 0)
 
 
@@ -47,12 +54,6 @@ def _gather_grad(op, grad):
 
 def _batch_indices(params_shape, indices, batch_dims):
     """`indices` offset by each batch entry's position in the flattened batch."""
-    from trainflow._src.framework import dtypes
-    from trainflow._src.ops.array.cast import cast
-    from trainflow._src.ops.array.create import ones, range as range_, zeros
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.layout import tile
-    from trainflow._src.ops.array.shape import rank, reshape
     batch_indices = indices
     index_dtype = indices.dtype.base_dtype
     sizes = cast(params_shape, index_dtype)
@@ -71,9 +72,6 @@ def _batch_indices(params_shape, indices, batch_dims):
 
 def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
     """The dense gradient of a gather along the first non-batch axis of `values`."""
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.shape import dense_gradient, reshape, shape
-    from trainflow._src.ops.math.math_ops import unsorted_segment_sum
     indices_size = _indices_size(indices)
     if batch_dims:
         values_shape = shape(values)
@@ -95,10 +93,6 @@ def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_siz
 def _axis_gradient(params_shape, indices, grad, axis, batch_dims):
     """The dense gradient of a gather along `axis` (a tensor): the axis moves to the first
     non-batch position, the slices are summed into place and the axis moves back."""
-    from trainflow._src.ops.array.create import range as range_
-    from trainflow._src.ops.array.join import concat
-    from trainflow._src.ops.array.layout import transpose
-    from trainflow._src.ops.array.shape import dense_gradient, reshape, size
     outer_shape = params_shape[:axis]
     inner_shape = params_shape[axis:][1:]
     values_shape = concat([outer_shape, [-1], inner_shape], 0)
@@ -120,7 +114,6 @@ def _axis_gradient(params_shape, indices, grad, axis, batch_dims):
 @RegisterGradient("GatherV2")
 def _gather_v2_grad(op, grad):
     """Raises: ValueError for a negative batch_dims with indices of unknown rank."""
-    from trainflow._src.ops.array.shape import reshape, shape
     params, indices, axis = op.inputs
     params_shape = _params_shape(params)
     indices_size = _indices_size(indices)
@@ -141,8 +134,6 @@ def _gather_v2_grad(op, grad):
 @RegisterGradient("GatherNd")
 def _gather_nd_grad(op, grad):
     """IndexedSlices for a matrix of single indices, else a ScatterNd of the gradient."""
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.shape import shape, squeeze
     ref, indices = op.inputs
     ref_shape = shape(ref, out_type=indices.dtype.base_dtype)
     dims = indices.shape._dims
@@ -160,7 +151,6 @@ def _scatter_nd_grad(op, grad):
 
 @RegisterGradient("Select")
 def _select_grad(op, grad):
-    from trainflow._src.ops.array.create import zeros_like
     c, x = op.inputs[0], op.inputs[1]
     zeros = zeros_like(x)
     return None, where(c, grad, zeros), where(c, zeros, grad)
@@ -169,8 +159,6 @@ def _select_grad(op, grad):
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op, grad):
     """Routes the gradient to the chosen side, then sums it over broadcast axes."""
-    from trainflow._src.ops.array.create import zeros as zeros_fn
-    from trainflow._src.ops.math.grad_util import reduce_gradient_args
     c, x, y = op.inputs
     z = op.outputs[0]
     zeros = zeros_fn([], dtype=grad.dtype.base_dtype)

@@ -9,6 +9,10 @@ from trainflow._src.framework.registry import register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dims,
     shape_of, static_int, static_value, with_rank, with_rank_at_least)
+from trainflow._src.framework.scopes import name_scope
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.framework.tensor_shape import Dimension
+from trainflow._src.ops.array.identity import identity
 
 __all__ = ["concat", "stack", "pack", "unstack", "unpack", "split"]
 
@@ -147,12 +151,9 @@ def _concat_value(op, index, partial):
 def concat(values, axis, name="concat"):
     """Concatenates tensors along `axis` (`tf.concat`, a ConcatV2 op; one tensor gives an
     Identity as in TF)."""
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        from trainflow._src.framework.scopes import name_scope
-        from trainflow._src.ops.array.array_ops import identity
         with name_scope(name, values=values):
             convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).shape \
                 .assert_has_rank(0)
@@ -248,7 +249,6 @@ def stack(values, axis=0, name="stack"):
     Raises:
       ValueError: if `axis` is out of range.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     if axis == 0:
         try:
             return convert_to_tensor(values, name=name)
@@ -272,7 +272,6 @@ def unstack(value, num=None, axis=0, name="unstack"):
     Raises:
       ValueError: if `num` is None and cannot be inferred, or `axis` is out of range.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     if num is None:
         value = convert_to_tensor(value)
         value_shape = value.shape
@@ -403,8 +402,6 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     Raises:
       ValueError: for a scalar size tensor, or when `num` cannot be inferred.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.framework.tensor_shape import Dimension
     if isinstance(num_or_size_splits, Dimension):
         num_or_size_splits = num_or_size_splits.value
     if isinstance(num_or_size_splits, (int, np.integer)) and \
@@ -423,7 +420,3 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
     return apply_op("SplitV", value=value, size_splits=size_splits, split_dim=axis,
                     num_split=num, name=name).outputs
-
-
-# Gradients of the ops above (they call this module's functions).
-from trainflow._src.ops.array import join_grad  # noqa: E402,F401

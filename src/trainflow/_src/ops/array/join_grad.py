@@ -16,6 +16,14 @@ from trainflow._src.framework.registry import NotDifferentiable, RegisterGradien
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.array.join import concat, split, stack, unstack
 from trainflow._src.ops.array.shape_util import fmt_dims, invalid_argument
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.create import zeros
+from trainflow._src.ops.array.gather import gather, where
+from trainflow._src.ops.array.shape import expand_dims, rank, shape, shape_n, squeeze
+from trainflow._src.ops.array.slicing import slice as slice_
+from trainflow._src.ops.math import arith
 
 
 # -- ConcatOffset ------------------------------------------------------------------------
@@ -86,7 +94,6 @@ def concat_offset(concat_dim, shape, name=None):
 # -- the concat gradient --------------------------------------------------------------------
 def _input_shapes(values):
     """Each input's shape: constants when all are static, else one ShapeN op."""
-    from trainflow._src.ops.array.shape import shape, shape_n
     sizes = []
     for x in values:
         s = shape(x)
@@ -97,8 +104,6 @@ def _input_shapes(values):
 
 
 def _dense_concat_grad(grad, values, concat_dim):
-    from trainflow._src.ops.array.shape import rank, squeeze
-    from trainflow._src.ops.array.slicing import slice as slice_
     non_neg_dim = concat_dim % rank(values[0])
     sizes = _input_shapes(values)
     if len(sizes) > 16:
@@ -111,8 +116,6 @@ def _dense_concat_grad(grad, values, concat_dim):
 
 def _dense_mask_and_begin(sizes, concat_dim):
     """A vector with 1 at the concat axis and zeros elsewhere, and a zero vector."""
-    from trainflow._src.ops.array.create import zeros
-    from trainflow._src.ops.array.shape import expand_dims, shape
     shape_of_shape = shape(sizes[0])
     mask = concat([zeros(expand_dims(concat_dim, 0), dtype=dtypes.int32), [1],
                    zeros(shape_of_shape - concat_dim - 1, dtype=dtypes.int32)], 0)
@@ -126,13 +129,6 @@ def _sparse_concat_grad(grad, values, concat_dim):
     Raises:
       ValueError: if the concat axis (or, for a negative one, the rank) is not static.
     """
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.array.cast import cast
-    from trainflow._src.ops.array.gather import gather, where
-    from trainflow._src.ops.array.shape import rank, shape, squeeze
-    from trainflow._src.ops.array.slicing import slice as slice_
-    from trainflow._src.framework.constant_op import constant
     non_neg_dim = concat_dim % rank(values[0])
     static_dim = tensor_util.constant_value(concat_dim)
     if static_dim is None:
@@ -152,7 +148,7 @@ def _sparse_concat_grad(grad, values, concat_dim):
         for size in sizes:
             new_values = slice_(grad.values, begin, concat([[-1], slice_(size, [1], [-1])], 0))
             out.append(IndexedSlices(new_values, grad.indices, size))
-            begin = math_ops.add(begin, size * mask)
+            begin = arith.add(begin, size * mask)
         return out
     index_dtype = grad.indices.dtype.base_dtype
     start = constant(0, dtype=index_dtype)
@@ -161,7 +157,7 @@ def _sparse_concat_grad(grad, values, concat_dim):
         if size_concat_dim.dtype.base_dtype != index_dtype:
             size_concat_dim = cast(size_concat_dim, index_dtype)
         end = start + size_concat_dim
-        selected = squeeze(where(math_ops.logical_and(grad.indices >= start,
+        selected = squeeze(where(arith.logical_and(grad.indices >= start,
                                                       grad.indices < end)), axis=[1])
         new_indices = gather(grad.indices, selected) - start
         new_values = gather(grad.values, selected)
@@ -171,8 +167,6 @@ def _sparse_concat_grad(grad, values, concat_dim):
 
 
 def _concat_grad(op, grad, values, concat_dim, axis_last):
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.cast import cast
     if len(values) == 1:
         out = [grad]
     else:

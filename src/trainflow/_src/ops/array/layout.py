@@ -8,6 +8,19 @@ from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim,
     partial_shape_value, shape_of, static_value, with_rank)
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.framework.scopes import name_scope
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.create import range as range_
+from trainflow._src.ops.array.gather import invert_permutation
+from trainflow._src.ops.array.join import concat, stack
+from trainflow._src.ops.array.shape import (
+    _deprecated_lookup, rank, rank as tf_rank, reshape, shape, size)
+from trainflow._src.ops.array.slicing import slice as slice_
+from trainflow._src.ops.math.arith import mod
+from trainflow._src.ops.math.reductions import reduce_sum
+from trainflow._src.ops.math.segment import unsorted_segment_sum
 
 __all__ = ["tile", "pad", "transpose", "reverse", "reverse_v2", "reverse_sequence"]
 
@@ -54,12 +67,6 @@ register_op("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["outp
 def _tile_grad(op, grad):
     """Sums the gradient over the copies: reshape to [m0, d0, m1, d1, ...] (multiples
     interleaved with the input sizes) and reduce the even axes."""
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.cast import cast
-    from trainflow._src.ops.array.create import range as range_
-    from trainflow._src.ops.array.join import concat, stack
-    from trainflow._src.ops.array.shape import reshape, shape, size
-    from trainflow._src.ops.math.math_ops import mod, reduce_sum, unsorted_segment_sum
     input_shape = shape(op.inputs[0], out_type=op.inputs[1].dtype.base_dtype)
     split_shape = reshape(transpose(stack([op.inputs[1], input_shape])), [-1])
     axes = range_(0, size(split_shape), 2)
@@ -155,9 +162,6 @@ register_op("MirrorPad", inputs=["input: T", "paddings: Tpaddings"], outputs=["o
 
 def _pad_grad(op, grad):
     """The gradient of the unpadded region: a Slice at the leading paddings."""
-    from trainflow._src.ops.array.join import stack
-    from trainflow._src.ops.array.shape import rank, reshape, shape
-    from trainflow._src.ops.array.slicing import slice as slice_
     x, paddings = op.inputs[0], op.inputs[1]
     pad_before = slice_(paddings, [0, 0], stack([rank(x), 1]))
     begin = reshape(pad_before, [-1])
@@ -316,13 +320,11 @@ register_op("ConjugateTranspose", inputs=["x: T", "perm: Tperm"], outputs=["y: T
 @RegisterGradient("Transpose")
 def _transpose_grad(op, grad):
     """Transposes the gradient by the inverse permutation."""
-    from trainflow._src.ops.array.gather import invert_permutation
     return transpose(grad, invert_permutation(op.inputs[1])), None
 
 
 @RegisterGradient("ConjugateTranspose")
 def _conjugate_transpose_grad(op, grad):
-    from trainflow._src.ops.array.gather import invert_permutation
     return transpose(grad, invert_permutation(op.inputs[1]), conjugate=True), None
 
 
@@ -335,8 +337,6 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
       name: op name.
       conjugate: also conjugate complex values (a ConjugateTranspose op).
     """
-    from trainflow._src.framework.scopes import name_scope
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     with name_scope(name, "transpose", [a]) as scope:
         if not isinstance(a, Tensor):
             a = convert_to_tensor(a, name="a")
@@ -344,7 +344,6 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         if perm is None:
             rank = a.shape.rank
             if rank is None:
-                from trainflow._src.ops.array.shape import rank as tf_rank
                 perm = apply_op("Range", start=tf_rank(a) - 1, limit=-1, delta=-1).outputs[0]
             else:
                 perm = np.arange(rank - 1, -1, -1, dtype=np.int32)
@@ -434,7 +433,6 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
                      seq_dim=None, batch_dim=None):
     """Reverses the first `seq_lengths[b]` elements along `seq_axis` of each batch entry b
     (`tf.reverse_sequence`; `seq_dim`/`batch_dim` are TF1's old names)."""
-    from trainflow._src.ops.array.shape import _deprecated_lookup
     seq_axis = _deprecated_lookup("seq_axis", seq_axis, "seq_dim", seq_dim)
     batch_axis = _deprecated_lookup("batch_axis", batch_axis, "batch_dim", batch_dim)
     kwargs = {} if batch_axis is None else {"batch_dim": batch_axis}

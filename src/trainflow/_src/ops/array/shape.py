@@ -5,29 +5,31 @@ import numpy as np
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import tensor_util
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim,
     shape_from_shape_tensor, shape_of, static_value, with_rank, with_rank_at_most)
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.scopes import name_scope
+from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.cast import cast
 
 __all__ = ["shape", "shape_n", "size", "rank", "reshape", "squeeze", "expand_dims",
            "broadcast_to", "broadcast_static_shape", "broadcast_dynamic_shape"]
 
 
 def _is_sparse(x):
-    from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
     return isinstance(x, (SparseTensor, SparseTensorValue))
 
 
 def _convert(value, name=None):
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     return convert_to_tensor(value, name=name)
 
 
 def _scope(name, default, values):
     """Opens `name or default` in the graph of `values` (TF's ops.name_scope)."""
-    from trainflow._src.framework.scopes import name_scope
     return name_scope(name, default, [v for v in values if hasattr(v, "graph")])
 
 
@@ -113,7 +115,6 @@ def _rank_value(op, index, partial):
 
 def _shape_as_tensor(dims, dtype=None, name=None):
     """A constant holding a fully defined shape (int64 only when a size needs it)."""
-    from trainflow._src.framework.constant_op import constant
     big = any(d >= 2 ** 31 for d in dims)
     if dtype is None:
         dtype = dtypes.int64 if big else dtypes.int32
@@ -124,14 +125,12 @@ def shape_internal(input, name=None, optimize=True, out_type=None):  # noqa: A00
     """`tf.shape` with TF's graph-time folding of fully defined shapes."""
     with _scope(name, "Shape", [input]) as scope:
         if _is_sparse(input):
-            from trainflow._src.ops.array.cast import cast
             return cast(input.dense_shape, out_type or dtypes.int32)
         input = _convert(input)
         s = input.shape
         if optimize and s.is_fully_defined():
             if not out_type:
                 return _shape_as_tensor(s.as_list())
-            from trainflow._src.framework.constant_op import constant
             return constant(s.as_list(), dtype=out_type, name=scope)
         return apply_op("Shape", input=input, out_type=out_type or dtypes.int32,
                         name=scope).outputs[0]
@@ -149,10 +148,8 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
 
 def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
     """The number of elements of `input` (`tf.size`; a constant when static)."""
-    from trainflow._src.framework.constant_op import constant
     with _scope(name, "Size", [input]) as scope:
         if _is_sparse(input):
-            from trainflow._src.ops.array.cast import cast
             return apply_op("Prod", input=cast(input.dense_shape, out_type),
                             reduction_indices=0, name=scope).outputs[0]
         input = _convert(input)
@@ -166,7 +163,6 @@ def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
 
 def rank(input, name=None):  # noqa: A002
     """The rank of `input` as a scalar int32 tensor (`tf.rank`; a constant when static)."""
-    from trainflow._src.framework.constant_op import constant
     with _scope(name, "Rank", [input]) as scope:
         if _is_sparse(input):
             return apply_op("Size", input=input.dense_shape, name=scope).outputs[0]
@@ -255,40 +251,6 @@ def _reshape_value(op, index, partial):
         return value.reshape(new_shape.tolist())
     except (ValueError, TypeError):
         return None
-
-
-def dense_gradient(grad):
-    """`grad` as a dense Tensor: an IndexedSlices is summed into its dense shape
-    (UnsortedSegmentSum, as TF's gradients densify without a warning).
-
-    Raises:
-      ValueError: for an IndexedSlices without dense_shape.
-    """
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    if not isinstance(grad, IndexedSlices):
-        return grad
-    if grad.dense_shape is None:
-        raise ValueError(f"Tensor conversion requested for IndexedSlices without dense_shape: "
-                         f"{grad}")
-    from trainflow._src.ops.math.math_ops import unsorted_segment_sum
-    return unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
-
-
-@RegisterGradient("Reshape")
-def _reshape_grad(op, grad):
-    """Reshapes the gradient back; one unknown input size becomes -1 (no Shape op)."""
-    dims = dims_of(op.inputs[0])
-    if dims is not None and None in dims and 0 not in dims and dims.count(None) == 1:
-        return reshape(dense_gradient(grad), [-1 if d is None else d for d in dims]), None
-    return reshape(dense_gradient(grad), shape(op.inputs[0])), None
-
-
-def _reshape_to_input(op, grad):
-    return reshape(dense_gradient(grad), shape(op.inputs[0]))
-
-
-RegisterGradient("ExpandDims")(lambda op, grad: (_reshape_to_input(op, grad), None))
-RegisterGradient("Squeeze")(_reshape_to_input)
 
 
 def reshape(tensor, shape, name=None):  # noqa: F811 - TF's argument name
@@ -525,22 +487,6 @@ register_op("BroadcastGradientArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T"
 
 
 NotDifferentiable("BroadcastGradientArgs")
-
-
-@RegisterGradient("BroadcastTo")
-def _broadcast_to_grad(op, grad):
-    """Sums the gradient over the broadcast axes and reshapes it to the input's shape."""
-    from trainflow._src.framework.constant_op import constant
-    from trainflow._src.ops.math.math_ops import reduce_sum
-    target = op.inputs[1]
-    shape_dtype = target.dtype.base_dtype
-    input_shape = shape(op.inputs[0], out_type=shape_dtype)
-    static = tensor_util.constant_value(target)
-    if static is not None and (static >= 0).all():
-        target = constant(static.tolist(), dtype=shape_dtype)
-    axes = apply_op("BroadcastGradientArgs", s0=target, s1=input_shape).outputs[1]
-    summed = reduce_sum(grad, axis=axes, keepdims=True)
-    return reshape(summed, input_shape), None
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002

@@ -14,6 +14,12 @@ from trainflow._src.framework.tensor_shape import Dimension
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, fmt_dims, invalid_argument, merge_dims, partial_shape_value, shape_of,
     static_value, with_rank)
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.scopes import _get_graph_from_inputs
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.create import ones_like
+from trainflow._src.ops.array.gather import boolean_mask
+from trainflow._src.ops.array.join import stack
 
 __all__ = ["slice", "strided_slice", "newaxis"]
 
@@ -315,7 +321,6 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     """
     del var
     if strides is None:
-        from trainflow._src.ops.array.create import ones_like
         strides = ones_like(begin)
     return apply_op("StridedSlice", input=input_, begin=begin, end=end, strides=strides,
                     begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
@@ -421,7 +426,6 @@ def _int_or_tensor(v):
 
 
 def _const(value, dtype):
-    from trainflow._src.framework.constant_op import constant
     return constant(value, dtype=dtype)
 
 
@@ -432,13 +436,10 @@ def _slice_helper(tensor, slice_spec, var=None):
       TypeError: for index types other than ints, slices, Ellipsis, None and
         scalar int tensors.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.ops.array.join import stack
     tensor = convert_to_tensor(tensor)
     if isinstance(slice_spec, bool) or \
             (isinstance(slice_spec, Tensor) and slice_spec.dtype.base_dtype == dtypes.bool) or \
             (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool):
-        from trainflow._src.ops.array.gather import boolean_mask
         return boolean_mask(tensor=tensor, mask=slice_spec)
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
@@ -490,7 +491,6 @@ def _slice_helper(tensor, slice_spec, var=None):
             else:
                 strides.append(1)
             shrink_axis_mask |= bit
-    from trainflow._src.framework.scopes import _get_graph_from_inputs
     graph = _get_graph_from_inputs([tensor])  # inside a function body: that body's graph
     with graph.as_default(), graph.name_scope("strided_slice") as name:
         if begin:
@@ -499,7 +499,6 @@ def _slice_helper(tensor, slice_spec, var=None):
                 packed = [p if p.dtype.base_dtype == dtypes.int64 else
                           apply_op("Cast", x=p, DstT=dtypes.int64).outputs[0] for p in packed]
         else:
-            from trainflow._src.framework.constant_op import constant
             empty = constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
         return strided_slice(tensor, packed[0], packed[1], packed[2], begin_mask=begin_mask,
@@ -509,6 +508,3 @@ def _slice_helper(tensor, slice_spec, var=None):
 
 
 Tensor._override_operator("__getitem__", _slice_helper)
-
-# Gradients of the ops above, and the StridedSliceGrad op.
-from trainflow._src.ops.array import slicing_grad  # noqa: E402,F401

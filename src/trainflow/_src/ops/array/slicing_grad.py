@@ -16,6 +16,9 @@ from trainflow._src.ops.array.shape_util import (
     as_index_list, dims_of, fmt_dims, invalid_argument, shape_from_shape_tensor, shape_of,
     with_rank)
 from trainflow._src.ops.array.slicing import strided_slice, strided_slice_plan
+from trainflow._src.ops.array.join import concat, stack
+from trainflow._src.ops.array.layout import pad
+from trainflow._src.ops.array.shape import rank, reshape, shape
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 
@@ -91,7 +94,6 @@ def strided_slice_grad(shape, begin, end, strides, dy, name=None, **masks):
 @RegisterGradient("StridedSlice")
 def _strided_slice_grad(op, grad):
     """Static shape and spec are passed as constants, so the result's shape is static."""
-    from trainflow._src.ops.array.shape import shape
     begin, end, strides = op.inputs[1:4]
     parts = [shape(op.inputs[0], out_type=begin.dtype.base_dtype), begin, end, strides]
     parts = [_static_or_tensor(t) for t in parts]
@@ -112,9 +114,6 @@ def _strided_slice_grad_grad(op, grad):
 @RegisterGradient("Slice")
 def _slice_grad(op, grad):
     """Pads the gradient with `begin` zeros before and the rest after, per dimension."""
-    from trainflow._src.ops.array.join import concat, stack
-    from trainflow._src.ops.array.layout import pad
-    from trainflow._src.ops.array.shape import rank, reshape, shape
     input_vec, begin_vec = op.inputs[0], op.inputs[1]
     index_dtype = begin_vec.dtype.base_dtype
     input_rank = rank(input_vec)

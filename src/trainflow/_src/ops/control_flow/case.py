@@ -6,8 +6,10 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.control_flow.cond import cond
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.ops.control_flow.assert_op import Assert
 from trainflow._src import tf_logging
@@ -15,9 +17,9 @@ from trainflow._src import tf_logging
 
 def _assert_at_most_n_true(predicates, n, msg):
     """An Assert op failing when more than `n` of the bool scalars `predicates` hold."""
-    preds_c = array_ops.stack(predicates, name="preds_c")
-    num_true = math_ops.reduce_sum(math_ops.cast(preds_c, dtypes.int32), name="num_true_conds")
-    condition = math_ops.less_equal(num_true, constant(n, name="n_true_conds"))
+    preds_c = join.stack(predicates, name="preds_c")
+    num_true = reductions.reduce_sum(cast.cast(preds_c, dtypes.int32), name="num_true_conds")
+    condition = arith.less_equal(num_true, constant(n, name="n_true_conds"))
     preds_names = ", ".join(getattr(p, "name", "?") for p in predicates)
     error_msg = [f"{msg}: more than {n} conditions ({preds_names}) evaluated as True:",
                  preds_c]
@@ -35,7 +37,7 @@ def _default_action(predicates, actions):
         others_msg = ("Implementation error: selected default action #%d was called, but "
                       "some of other predicates are True: " % k)
         default_msg = ("Input error: None of conditions evaluated as True:",
-                       array_ops.stack(predicates, name="preds_c"))
+                       join.stack(predicates, name="preds_c"))
         with control_dependencies([_assert_at_most_n_true(other_predicates, 0, others_msg),
                                    Assert(predicate, data=default_msg)]):
             return action()

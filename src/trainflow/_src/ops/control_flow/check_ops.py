@@ -27,8 +27,10 @@ from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.control_flow.assert_op import Assert
 from trainflow._src.ops.math.numerics import add_check_numerics_ops, check_numerics  # noqa: F401
 from trainflow._src.ops.math.numerics import verify_tensor_all_finite  # noqa: F401
-from trainflow._src.ops.math import math_ops
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.array import slicing
 from trainflow._src.ops.control_flow.grouping import no_op, with_dependencies
 from trainflow._src.ops.control_flow.cond import cond
 
@@ -37,14 +39,6 @@ NUMERIC_TYPES = frozenset([
     dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.qint8,
     dtypes.qint16, dtypes.qint32, dtypes.quint8, dtypes.quint16, dtypes.complex64,
     dtypes.complex128, dtypes.bfloat16])
-
-
-def _math():
-    return math_ops
-
-
-def _array():
-    return array_ops
 
 
 def _no_op(name):
@@ -76,7 +70,7 @@ def _binary_assert(sym, opname, op_func, static_func, x, y, data, summarize, mes
                     "x (%s) = " % x.name, x, "y (%s) = " % y.name, y]
         if message is not None:
             data = [message] + list(data)
-        condition = _math().reduce_all(op_func(x, y))
+        condition = reductions.reduce_all(op_func(x, y))
         x_static, y_static = constant_value(x), constant_value(y)
         if x_static is not None and y_static is not None:
             _assert_static(np.all(static_func(x_static, y_static)), data)
@@ -102,37 +96,37 @@ def assert_equal(x, y, data=None, summarize=None, message=None, name=None):
     with name_scope(name, "assert_equal", [x, y] + list(data or [])):
         if x is y:
             return _no_op(None)
-    return _binary_assert("==", "assert_equal", _math().equal, np.equal, x, y, data,
+    return _binary_assert("==", "assert_equal", arith.equal, np.equal, x, y, data,
                           summarize, message, name)
 
 
 def assert_none_equal(x, y, data=None, summarize=None, message=None, name=None):
     """Op asserting `x != y` for every element; see assert_equal."""
-    return _binary_assert("!=", "assert_none_equal", _math().not_equal, np.not_equal, x, y,
+    return _binary_assert("!=", "assert_none_equal", arith.not_equal, np.not_equal, x, y,
                           data, summarize, message, name)
 
 
 def assert_less(x, y, data=None, summarize=None, message=None, name=None):
     """Op asserting `x < y` element-wise; see assert_equal."""
-    return _binary_assert("<", "assert_less", _math().less, np.less, x, y, data, summarize,
+    return _binary_assert("<", "assert_less", arith.less, np.less, x, y, data, summarize,
                           message, name)
 
 
 def assert_less_equal(x, y, data=None, summarize=None, message=None, name=None):
     """Op asserting `x <= y` element-wise; see assert_equal."""
-    return _binary_assert("<=", "assert_less_equal", _math().less_equal, np.less_equal, x, y,
+    return _binary_assert("<=", "assert_less_equal", arith.less_equal, np.less_equal, x, y,
                           data, summarize, message, name)
 
 
 def assert_greater(x, y, data=None, summarize=None, message=None, name=None):
     """Op asserting `x > y` element-wise; see assert_equal."""
-    return _binary_assert(">", "assert_greater", _math().greater, np.greater, x, y, data,
+    return _binary_assert(">", "assert_greater", arith.greater, np.greater, x, y, data,
                           summarize, message, name)
 
 
 def assert_greater_equal(x, y, data=None, summarize=None, message=None, name=None):
     """Op asserting `x >= y` element-wise; see assert_equal."""
-    return _binary_assert(">=", "assert_greater_equal", _math().greater_equal,
+    return _binary_assert(">=", "assert_greater_equal", arith.greater_equal,
                           np.greater_equal, x, y, data, summarize, message, name)
 
 
@@ -200,10 +194,9 @@ def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=N
         if data is None:
             data = [message, "x and y not equal to tolerance rtol = %s, atol = %s" % (rtol, atol),
                     "x (%s) = " % x.name, x, "y (%s) = " % y.name, y]
-        m = _math()
-        tol = atol + rtol * m.abs(y)
-        diff = m.abs(x - y)
-        condition = m.reduce_all(m.less(diff, tol))
+        tol = atol + rtol * arith.abs(y)
+        diff = arith.abs(x - y)
+        condition = reductions.reduce_all(arith.less(diff, tol))
         return Assert(condition, data, summarize=summarize)
 
 
@@ -218,7 +211,7 @@ def _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, s
             if not static_condition(x_rank_static, rank_static):
                 raise ValueError("Static rank condition failed", x_rank_static, rank_static)
             return _no_op("static_checks_determined_all_ok")
-    condition = dynamic_condition(_array().rank(x), rank)
+    condition = dynamic_condition(shape_lib.rank(x), rank)
     if rank_static is None:
         rank_check = assert_rank(rank, 0, data=["Rank must be a scalar. Received rank: ", rank])
         condition = with_dependencies([rank_check], condition)
@@ -246,9 +239,9 @@ def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
         tname = "" if _is_sparse(x) else x.name
         if data is None:
             data = [message, "Tensor %s must have rank" % tname, rank, "Received shape: ",
-                    _array().shape(x)]
+                    shape_lib.shape(x)]
         try:
-            return _assert_rank_condition(x, rank, lambda a, r: a == r, _math().equal, data,
+            return _assert_rank_condition(x, rank, lambda a, r: a == r, arith.equal, data,
                                           summarize)
         except ValueError as e:
             if e.args[0] == "Static rank condition failed":
@@ -265,9 +258,9 @@ def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=
         message = _message_prefix(message)
         if data is None:
             data = [message, "Tensor %s must have rank at least" % x.name, rank,
-                    "Received shape: ", _array().shape(x)]
+                    "Received shape: ", shape_lib.shape(x)]
         try:
-            return _assert_rank_condition(x, rank, lambda a, r: a >= r, _math().greater_equal,
+            return _assert_rank_condition(x, rank, lambda a, r: a >= r, arith.greater_equal,
                                           data, summarize)
         except ValueError as e:
             if e.args[0] == "Static rank condition failed":
@@ -278,12 +271,11 @@ def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=
 
 
 def _dynamic_rank_in(actual_rank, given_ranks):
-    m = _math()
     if len(given_ranks) < 1:
         return convert_to_tensor(False)
-    result = m.equal(given_ranks[0], actual_rank)
+    result = arith.equal(given_ranks[0], actual_rank)
     for given in given_ranks[1:]:
-        result = m.logical_or(result, m.equal(given, actual_rank))
+        result = arith.logical_or(result, arith.equal(given, actual_rank))
     return result
 
 
@@ -297,7 +289,7 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         tname = "" if _is_sparse(x) else x.name
         if data is None:
             data = [message, "Tensor %s must have rank in" % tname] + list(ranks) + \
-                   ["Received shape: ", _array().shape(x)]
+                   ["Received shape: ", shape_lib.shape(x)]
         for r in ranks:
             assert_type(r, dtypes.int32)
         statics = [constant_value(r) for r in ranks]
@@ -311,7 +303,7 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
                                      "%s" % (message, tname, tuple(int(s) for s in statics),
                                              x_rank, x.get_shape()))
                 return _no_op("static_checks_determined_all_ok")
-        condition = _dynamic_rank_in(_array().rank(x), ranks)
+        condition = _dynamic_rank_in(shape_lib.rank(x), ranks)
         for r, s in zip(ranks, statics):
             if s is None:
                 check = assert_rank(r, 0, data=["Rank must be a scalar. Received rank: ", r])
@@ -407,16 +399,15 @@ def is_numeric_tensor(tensor):
 
 
 def _monotonic(x, compare):
-    a, m = _array(), _math()
-    x = a.reshape(x, [-1])
+    x = shape_lib.reshape(x, [-1])
     if not is_numeric_tensor(x):
         raise TypeError("Expected x to be numeric, instead found: %s" % x)
-    is_shorter_than_two = m.less(a.size(x), 2)
-    s_len = a.shape(x) - 1
+    is_shorter_than_two = arith.less(shape_lib.size(x), 2)
+    s_len = shape_lib.shape(x) - 1
     return cond(is_shorter_than_two,
                 lambda: convert_to_tensor([], dtype=dtypes.bool),
-                lambda: compare(a.strided_slice(x, [1], [1] + s_len),
-                                a.strided_slice(x, [0], s_len)))
+                lambda: compare(slicing.strided_slice(x, [1], [1] + s_len),
+                                slicing.strided_slice(x, [0], s_len)))
 
 
 def is_non_decreasing(x, name=None):
@@ -426,7 +417,7 @@ def is_non_decreasing(x, name=None):
       TypeError: if `x` is not numeric.
     """
     with name_scope(name, "is_non_decreasing", [x]):
-        return _math().reduce_all(_monotonic(x, _math().greater_equal))
+        return reductions.reduce_all(_monotonic(x, arith.greater_equal))
 
 
 def is_strictly_increasing(x, name=None):
@@ -436,4 +427,4 @@ def is_strictly_increasing(x, name=None):
       TypeError: if `x` is not numeric.
     """
     with name_scope(name, "is_strictly_increasing", [x]):
-        return _math().reduce_all(_monotonic(x, _math().greater))
+        return reductions.reduce_all(_monotonic(x, arith.greater))

@@ -25,8 +25,10 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.ops.control_flow.cond import CondContext
 from trainflow._src.ops.control_flow.switch import merge, switch, switch_ref_or_tensor
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.math import arith
 
 
 def _cond_context(op):
@@ -58,8 +60,8 @@ def _as_slices(grad):
     """`grad` as IndexedSlices (a dense gradient becomes one slice per row)."""
     if isinstance(grad, IndexedSlices):
         return grad
-    shape = array_ops.shape_internal(grad, optimize=False)
-    rows = math_ops.range(array_ops.gather(shape, 0))
+    shape = shape_lib.shape_internal(grad, optimize=False)
+    rows = create.range(gather.gather(shape, 0))
     return IndexedSlices(grad, rows, shape)
 
 
@@ -85,7 +87,7 @@ def merge_gradients(grads, name="cond_grad"):
 
 def _gated_zeros(tensor):
     """Zeros shaped like `tensor` that are live exactly when `tensor` is."""
-    return array_ops.zeros_like(tensor, optimize=False)
+    return create.zeros_like(tensor, optimize=False)
 
 
 @RegisterGradient("Switch")
@@ -140,7 +142,7 @@ def _merge_grad(op, grad, _):
         return list(switch_gradient(grad, pred))
     out = []
     for i in range(len(op.inputs)):
-        taken = math_ops.equal(op.outputs[1], i)
+        taken = arith.equal(op.outputs[1], i)
         out.append(switch_gradient(grad, taken)[1])
     return out
 

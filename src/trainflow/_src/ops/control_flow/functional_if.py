@@ -17,8 +17,8 @@ from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.framework.function_graph import FuncGraph, to_function_defs
-from trainflow._src.ops.array import array_ops
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.ops.array import create
 from trainflow._src.gradients.gradients_impl import gradients
 
 _grad_ids = itertools.count(1)
@@ -102,7 +102,7 @@ def _branch_gradient(fg, op, positions, out_positions, library):
         outputs = []
         for grad, x in zip(gradients(ys, xs, grad_ys=grad_ys), xs):
             if grad is None:
-                grad = array_ops.zeros_like(x)
+                grad = create.zeros_like(x)
             elif isinstance(grad, IndexedSlices):
                 grad = convert_to_tensor(grad)
             outputs.append(grad)
@@ -120,6 +120,8 @@ def _if_grad(op, *grads):
                      if g is not None and _trainable(op.outputs[k])]
     if not positions or not out_positions:
         return result
+    # lazy: keeps protobuf out of `import trainflow`
+    from trainflow._src.framework.graph_export import to_function_defs
     library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
     branches = [_branch_gradient(op._attrs[key], op, positions, out_positions, library)
                 for key in ("then_branch", "else_branch")]

@@ -10,7 +10,7 @@ from trainflow._src.framework import dtypes, nest
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import shape
 from trainflow._src.ops.control_flow.while_loop import while_loop
 from trainflow._src.ops.data_flow.tensor_array import TensorArray
 
@@ -32,7 +32,7 @@ def _elems(elems):
 def _length(flat):
     static = flat[0].shape[0] if flat[0].shape.rank else None
     static = getattr(static, "value", static)
-    n = static if static is not None else array_ops.shape(flat[0])[0]
+    n = static if static is not None else shape.shape(flat[0])[0]
     return n, static
 
 

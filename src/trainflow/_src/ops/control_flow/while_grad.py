@@ -53,8 +53,8 @@ from trainflow._src.ops.control_flow import while_records
 from trainflow._src.framework.function_graph import DEREF, FuncGraph
 from trainflow._src.framework.graph_walk import topological_order
 from trainflow._src.framework.kernel_context import DEAD, MERGE_TYPES, SWITCH_TYPES, RefSlot
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.math import arith
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.gradients.gradients_impl import gradients
 
@@ -167,7 +167,7 @@ class _GradSpec:
             outputs = []
             for grad, x in zip(grads, xs):
                 if grad is None:
-                    grad = array_ops.zeros_like(x, dtype=x.dtype.base_dtype)
+                    grad = create.zeros_like(x, dtype=x.dtype.base_dtype)
                 elif isinstance(grad, IndexedSlices):
                     grad = convert_to_tensor(grad)
                 outputs.append(grad)
@@ -335,7 +335,7 @@ def _while_grad(op, *grads):
     grad_ys = []
     for j in spec.loop_positions:
         g = grads[j]
-        grad_ys.append(array_ops.zeros_like(op.outputs[j]) if g is None else _dense(g))
+        grad_ys.append(create.zeros_like(op.outputs[j]) if g is None else _dense(g))
     out_dtypes, out_shapes = spec.output_dtypes_and_shapes()
     # The loop outputs make this op reachable from the loop's inputs, so that taking
     # a second derivative through it fails loudly instead of missing terms.
@@ -351,9 +351,9 @@ def _while_grad(op, *grads):
             # The loop also returns the captured tensor unchanged (an output whose
             # gradient was only filled in with zeros adds nothing).
             if g.dtype.base_dtype.name == "variant":  # TensorList gradients sum by AddN
-                g = math_ops.add_n([g, through])
+                g = arith.add_n([g, through])
             else:
-                g = math_ops.add(g, _dense(through))
+                g = arith.add(g, _dense(through))
         result[j] = g
     return result
 

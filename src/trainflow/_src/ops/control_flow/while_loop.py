@@ -27,7 +27,7 @@ per iteration, the body values the gradient reads (ops/control_flow/while_grad.p
 design, ops/control_flow/while_records.py the record).
 
 The function graphs are reachable from the op as `op._attrs["cond"]` and
-`op._attrs["body"]` (see `function_graph.to_function_defs` for FunctionDefs).
+`op._attrs["body"]` (see `graph_export.to_function_defs` for FunctionDefs).
 """
 import itertools
 import threading

@@ -5,16 +5,20 @@ that sharded embedding lookups are built from), with kernels, shapes and gradien
 number; `dynamic_stitch(indices, data)` interleaves pieces back into one tensor,
 row `indices[m][i]` taking `data[m][i]` (a later piece wins on duplicate indices).
 """
-__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
-
 import numpy as np
 
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.array import create, gather, shape
+from trainflow._src.ops.math import reductions, segment
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dims, shape_str
+from trainflow._src.ops.nn.shape_util import merge_dims, shape_str
+from trainflow._src.ops.array.shape_util import dims_of
+
+__all__ = ["dynamic_partition", "dynamic_stitch", "parallel_dynamic_stitch"]
 
 
 def _invalid(message):
@@ -104,26 +108,21 @@ for _name in ("DynamicStitch", "ParallelDynamicStitch"):
 @RegisterGradient("DynamicPartition")
 def _dynamic_partition_grad(op, *grads):
     # Partition the positions of the rows the same way and stitch the gradients back.
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     data, partitions = op.inputs
-    prefix = array_ops.shape(partitions)
-    positions = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix)), prefix)
+    prefix = shape.shape(partitions)
+    positions = shape.reshape(create.range(reductions.reduce_prod(prefix)), prefix)
     parted = dynamic_partition(positions, partitions, op._attrs["num_partitions"])
     stitched = parallel_dynamic_stitch(parted, list(grads))
-    return array_ops.reshape(stitched, array_ops.shape(data)), None
+    return shape.reshape(stitched, shape.shape(data)), None
 
 
 def _stitch_grad(op, grad):
     # Each data piece receives the rows of the gradient its indices selected.
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     n = op._attrs["N"]
     if isinstance(grad, IndexedSlices):
-        rows = array_ops.shape(op.outputs[0])[0]
-        grad = math_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
-    return [None] * n + [array_ops.gather(grad, idx) for idx in op.inputs[:n]]
+        rows = shape.shape(op.outputs[0])[0]
+        grad = segment.unsorted_segment_sum(grad.values, grad.indices, rows)
+    return [None] * n + [gather.gather(grad, idx) for idx in op.inputs[:n]]
 
 
 RegisterGradient("DynamicStitch")(_stitch_grad)

@@ -1,10 +1,9 @@
 """TF1's queue classes: QueueBase, FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue and
 PriorityQueue, building the V2 queue ops of `queue_ops`."""
-__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
-           "PriorityQueue"]
-
 import hashlib
 
+from trainflow._src.ops.array.gather import gather
+from trainflow._src.ops.array.join import stack
 from trainflow._src.framework import dtypes as dtypes_mod
 from trainflow._src.framework import random_seed
 from trainflow._src.framework.op_builder import apply_op
@@ -13,6 +12,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape, unknown_shape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.data_flow import queue_ops  # noqa: F401  (registers the ops)
+
+__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
+           "PriorityQueue"]
 
 
 def _as_type_list(dtypes):
@@ -99,7 +101,6 @@ class QueueBase:
                   for i in range(len(dtypes))]
         refs = [q.queue_ref for q in queues]
         # TF gathers the handle from the packed handles.
-        from trainflow._src.ops.array.array_ops import gather, stack
         selected = gather(stack(refs), index)
         return QueueBase(dtypes=dtypes, shapes=shapes, names=names, queue_ref=selected)
 

@@ -16,6 +16,7 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.ops.data_flow import tensor_list  # noqa: F401 - registers the ops
 from trainflow._src.ops.data_flow import tensor_list_grad  # noqa: F401 - their gradients
+from trainflow._src.ops.control_flow.grouping import no_op
 
 __all__ = ["TensorArray"]
 
@@ -212,7 +213,6 @@ class TensorArray:
 
     def close(self, name=None):
         """A no-op, as closing a list needs nothing."""
-        from trainflow._src.ops.control_flow.control_flow_ops import no_op
         return no_op(name=name or "TensorArrayV2Close")
 
 

@@ -14,6 +14,7 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.ops.array.shape_util import invalid_argument, partial_shape_value
+from trainflow._src.framework.tensor_util import constant_value
 
 
 class TensorListValue:
@@ -304,7 +305,6 @@ def _scalar(op):
 
 def element_shape_of(tensor):
     """The static element shape named by an element_shape input (a TensorShape)."""
-    from trainflow._src.framework.tensor_util import constant_value
     value = constant_value(tensor)
     if value is not None and np.ndim(value) == 0:
         return unknown_shape() if int(value) == -1 else TensorShape([])

@@ -4,6 +4,12 @@ gradient reads, a stack's gradient unstacks, a gather's gradient scatters)."""
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.create import range as range_, zeros_like
+from trainflow._src.ops.array.gather import unique
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import reshape, shape, size
+from trainflow._src.ops.math.segment import unsorted_segment_sum
 
 
 def _out(op_type, **kwargs):
@@ -11,12 +17,10 @@ def _out(op_type, **kwargs):
 
 
 def _shape(t):
-    from trainflow._src.ops.array.array_ops import shape
     return shape(t)
 
 
 def _zeros_like(t):
-    from trainflow._src.ops.array.array_ops import zeros_like
     return zeros_like(t)
 
 
@@ -68,14 +72,12 @@ def _get_item_grad(op, d_item):
 
 @RegisterGradient("TensorListStack")
 def _stack_grad(op, d_tensor):
-    from trainflow._src.ops.array.array_ops import shape
     return (_out("TensorListFromTensor", tensor=d_tensor, element_shape=shape(d_tensor)[1:],
                  element_dtype=op.get_attr("element_dtype"))[0], None)
 
 
 @RegisterGradient("TensorListFromTensor")
 def _from_tensor_grad(op, dlist):
-    from trainflow._src.ops.math.math_ops import range as range_
     tensor = op.inputs[0]
     s = _shape(tensor)
     values = _out("TensorListGather", input_handle=dlist, indices=range_(s[0]),
@@ -85,14 +87,11 @@ def _from_tensor_grad(op, dlist):
 
 @RegisterGradient("TensorListGather")
 def _gather_grad(op, d_values):
-    from trainflow._src.ops.array.array_ops import reshape, unique
-    from trainflow._src.ops.math.math_ops import unsorted_segment_sum
     handle, indices, _ = op.inputs
     dt = op.get_attr("element_dtype")
     # Rows gathered more than once get the sum of their gradients.
     s = _shape(d_values)
     n = _shape(indices)
-    from trainflow._src.ops.array.array_ops import concat, size
     flat = reshape(d_values, concat([[-1], s[size(n):]], 0))
     ids, pos = unique(reshape(indices, [-1]))
     summed = unsorted_segment_sum(flat, pos, size(ids))
@@ -131,7 +130,6 @@ def _split_grad(op, dlist):
 
 @RegisterGradient("TensorListConcatV2")
 def _concat_grad(op, d_tensor, _):
-    from trainflow._src.ops.math.math_ops import cast
     lengths = op.outputs[1]
     return (_out("TensorListSplit", tensor=d_tensor,
                  element_shape=cast(_shape(d_tensor), dtypes.int32),

@@ -9,6 +9,7 @@ from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.ops.image import image_util as _ops
 from trainflow._src.ops.image import codec_kernels as kernels
 from trainflow._src.ops.image.pixel import convert_image_dtype
+from trainflow._src.ops.random import random_ops
 
 __all__ = ["adjust_jpeg_quality", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg",
            "decode_png", "encode_jpeg", "encode_png", "extract_jpeg_shape",
@@ -210,7 +211,6 @@ def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
     Raises:
       ValueError: if the range is outside [0, 100] or empty.
     """
-    from trainflow._src.ops.random import random_ops
     if (min_jpeg_quality < 0 or max_jpeg_quality < 0 or min_jpeg_quality > 100 or
             max_jpeg_quality > 100):
         raise ValueError("jpeg encoding range must be between 0 and 100.")

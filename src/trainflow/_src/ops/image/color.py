@@ -9,6 +9,9 @@ from trainflow._src.framework.tensor_shape import dimension_value
 from trainflow._src.ops.image import image_util as _ops
 from trainflow._src.ops.image import color_kernels as kernels
 from trainflow._src.ops.image.pixel import convert_image_dtype
+from trainflow._src.ops.array import cast, join
+from trainflow._src.ops.math import arith, tensordot
+from trainflow._src.ops.random import random_ops
 
 __all__ = ["adjust_contrast", "adjust_hue", "adjust_saturation", "grayscale_to_rgb",
            "hsv_to_rgb", "random_contrast", "random_hue", "random_saturation",
@@ -52,8 +55,6 @@ def _rgb_to_hsv_grad(op, grad):
     R = max - min and N the difference of the other two channels, so
     dh = (R dN - N dR) / (6 R^2), kept where max > 0; divisions by zero give zero.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     x = op.inputs[0]
     dtype = x.dtype.base_dtype
     r, g, b = x[..., 0], x[..., 1], x[..., 2]
@@ -61,10 +62,10 @@ def _rgb_to_hsv_grad(op, grad):
     def mask(*conds):
         out = conds[0]
         for c in conds[1:]:
-            out = math_ops.logical_and(out, c)
-        return math_ops.cast(out, dtype)
-    ge, gt, le, lt = (math_ops.greater_equal, math_ops.greater, math_ops.less_equal,
-                      math_ops.less)
+            out = arith.logical_and(out, c)
+        return cast.cast(out, dtype)
+    ge, gt, le, lt = (arith.greater_equal, arith.greater, arith.less_equal,
+                      arith.less)
     big = [mask(ge(r, b), ge(r, g)), mask(gt(g, r), ge(g, b)), mask(gt(b, r), gt(b, g))]
     small = [mask(lt(r, b), lt(r, g)), mask(le(g, r), lt(g, b)), mask(le(b, r), le(b, g))]
     v = big[0] * r + big[1] * g + big[2] * b
@@ -72,17 +73,17 @@ def _rgb_to_hsv_grad(op, grad):
     spread = v - lo
     numer = big[0] * (g - b) + big[1] * (b - r) + big[2] * (r - g)
     d_numer = [big[2] - big[1], big[0] - big[2], big[1] - big[0]]
-    hue_on = math_ops.cast(gt(v, 0), dtype) / 6
-    inv_v = math_ops.div_no_nan(1, v)
+    hue_on = cast.cast(gt(v, 0), dtype) / 6
+    inv_v = arith.div_no_nan(1, v)
     out = []
     for c, chan in enumerate((r, g, b)):
         d_spread = big[c] - small[c]
-        dh = hue_on * math_ops.div_no_nan(d_numer[c] * spread - numer * d_spread,
-                                           math_ops.square(spread))
-        ds = math_ops.cast(gt(chan, 0), dtype) * (big[c] * lo * math_ops.square(inv_v)
+        dh = hue_on * arith.div_no_nan(d_numer[c] * spread - numer * d_spread,
+                                           arith.square(spread))
+        ds = cast.cast(gt(chan, 0), dtype) * (big[c] * lo * arith.square(inv_v)
                                                   - small[c] * inv_v)
         out.append(grad[..., 0] * dh + grad[..., 1] * ds + grad[..., 2] * big[c])
-    return array_ops.stack(out, axis=-1)
+    return join.stack(out, axis=-1)
 register_op("AdjustContrastv2", inputs=["images: T", "contrast_factor: float"],
             outputs=["output: T"], attrs=["T: {half, float} = DT_FLOAT"],
             shape_fn=_adjust_shape, kernel=kernels.adjust_contrast)
@@ -107,14 +108,13 @@ def hsv_to_rgb(images, name=None):
 def rgb_to_grayscale(images, name=None):
     """RGB images [..., 3] to greyscale [..., 1] with weights (0.2989, 0.5870, 0.1140),
     computed in float32 and converted back to the input dtype."""
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         images = convert_to_tensor(images, name="images")
         orig = images.dtype.base_dtype
         flt = convert_image_dtype(images, dtypes.float32)
         weights = convert_to_tensor([0.2989, 0.5870, 0.1140], dtype=dtypes.float32)
         if flt.get_shape().ndims is not None:
-            gray = math_ops.tensordot(flt, weights, [[-1], [-1]])
+            gray = tensordot.tensordot(flt, weights, [[-1], [-1]])
         else:
             gray = _ops.reduce("Sum", _ops.op("Mul", x=flt, y=weights), [-1])
         gray = _ops.expand_dims(gray, -1)
@@ -191,7 +191,6 @@ def adjust_saturation(image, saturation_factor, name=None):
 
 
 def _uniform(lower, upper, seed):
-    from trainflow._src.ops.random import random_ops
     return random_ops.random_uniform([], lower, upper, seed=seed)
 
 

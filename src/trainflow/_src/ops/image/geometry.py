@@ -9,6 +9,8 @@ from trainflow._src.framework import tensor_util
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.image import image_util as _ops
+from trainflow._src.ops.control_flow import case, cond
+from trainflow._src.ops.random import random_ops
 
 __all__ = ["central_crop", "crop_to_bounding_box", "flip_left_right", "flip_up_down",
            "pad_to_bounding_box", "random_flip_left_right", "random_flip_up_down",
@@ -17,8 +19,7 @@ __all__ = ["central_crop", "crop_to_bounding_box", "flip_left_right", "flip_up_d
 
 
 def _cond(pred, true_fn, false_fn):
-    from trainflow._src.ops.control_flow import control_flow_ops
-    return control_flow_ops.cond(pred, true_fn, false_fn)
+    return cond.cond(pred, true_fn, false_fn)
 
 
 def _fix_flip_shape(image, result):
@@ -78,7 +79,6 @@ def flip_up_down(image):
 
 
 def _random_flip(image, flip_index, seed, scope_name):
-    from trainflow._src.ops.random import random_ops
     with name_scope(None, scope_name, [image]):
         image = convert_to_tensor(image, name="image")
         image = _ops.assert_at_least_3d(image)
@@ -139,9 +139,8 @@ def _rot90(image, k, batched, static_k=None):
             dims[hi], dims[hi + 1] = dims[hi + 1], dims[hi]
         result.set_shape(dims)
         return result
-    from trainflow._src.ops.control_flow import control_flow_ops
     pairs = [(_ops.equal(k, i), branches[i]) for i in (1, 2, 3)]
-    result = control_flow_ops.case(pairs, default=branches[0], exclusive=True)
+    result = case.case(pairs, default=branches[0], exclusive=True)
     if batched:
         result.set_shape([shape[0], None, None, shape[3]])
     else:

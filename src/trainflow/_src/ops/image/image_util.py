@@ -14,6 +14,7 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.control_flow import assert_op as assert_op_lib
 
 
 def op(op_type, name=None, **kwargs):
@@ -179,8 +180,7 @@ def with_dependencies(deps, x, name=None):
 
 def assert_op(condition, message):
     """An Assert op on a boolean tensor, or nothing / ValueError for a Python bool."""
-    from trainflow._src.ops.control_flow import control_flow_ops
-    return control_flow_ops.Assert(condition, [message])
+    return assert_op_lib.Assert(condition, [message])
 
 
 def check(cond, exc_type, message):

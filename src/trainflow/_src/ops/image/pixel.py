@@ -5,6 +5,7 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.image import image_util as _ops
+from trainflow._src.ops.random import random_ops
 
 __all__ = ["adjust_brightness", "adjust_gamma", "convert_image_dtype",
            "per_image_standardization", "random_brightness"]
@@ -79,7 +80,6 @@ def random_brightness(image, max_delta, seed=None):
     Raises:
       ValueError: if max_delta is negative.
     """
-    from trainflow._src.ops.random import random_ops
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
     delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)

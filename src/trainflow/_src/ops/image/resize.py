@@ -15,6 +15,7 @@ from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
 from trainflow._src.ops.image import image_util as _ops
 from trainflow._src.ops.image import crop_grad_kernels
 from trainflow._src.ops.image import resize_kernels as kernels
+from trainflow._src.ops.image.geometry import pad_to_bounding_box
 
 __all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_area", "resize_bicubic",
            "resize_bilinear", "resize_image_with_pad", "resize_images",
@@ -333,7 +334,6 @@ def resize_image_with_pad(image, target_height, target_width, method=ResizeMetho
     Raises:
       ValueError: for a bad rank or non-positive targets.
     """
-    from trainflow._src.ops.image.geometry import pad_to_bounding_box
     with name_scope(None, "resize_image_with_pad", [image]):
         image = convert_to_tensor(image, name="image")
         image, batched = _ops.as_batch(image)

@@ -2,7 +2,8 @@
 pixels, per image (a measure of noise used as a loss)."""
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 
 __all__ = ["total_variation"]
 
@@ -27,5 +28,5 @@ def total_variation(images, name=None):
             axis = [1, 2, 3]
         else:
             raise ValueError("'images' must be either 3 or 4-dimensional.")
-        return (math_ops.reduce_sum(math_ops.abs(dif_rows), axis=axis) +
-                math_ops.reduce_sum(math_ops.abs(dif_cols), axis=axis))
+        return (reductions.reduce_sum(arith.abs(dif_rows), axis=axis) +
+                reductions.reduce_sum(arith.abs(dif_cols), axis=axis))

@@ -210,6 +210,7 @@ register_op("DecodeCompressed", inputs=["bytes: string"], outputs=["output: stri
             shape_fn=lambda op: [op._inputs[0]._shape], kernel=_decode_compressed_kernel)
 # -- DecodeJSONExample ---------------------------------------------------------------------
 def _decode_json_kernel(json_examples):
+    # lazy: protobuf is needed only by DecodeJSONExample.
     from google.protobuf import json_format
     from trainflow._src.protos.example_pb2 import Example
     flat = np.asarray(json_examples, dtype=object).reshape(-1)

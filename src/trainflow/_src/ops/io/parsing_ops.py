@@ -1,11 +1,13 @@
 """parse_example, parse_single_example, parse_sequence_example and
 parse_single_sequence_example, building ParseExampleV2 / ParseSequenceExampleV2 as
 TF 2's compat.v1 does."""
-__all__ = ["parse_example", "parse_single_example", "parse_sequence_example",
-           "parse_single_sequence_example"]
-
 import numpy as np
 
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import expand_dims, reshape
+from trainflow._src.ops.array.slicing import slice as slice_
+from trainflow._src.ops.sparse.sparse_ops import sparse_reorder
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
@@ -15,6 +17,9 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.io import example_parser
 from trainflow._src.ops.io.parsing_config import ParseParams, default_array
+
+__all__ = ["parse_example", "parse_single_example", "parse_sequence_example",
+           "parse_single_sequence_example"]
 
 _T3 = "{float, int64, string}"
 
@@ -97,7 +102,6 @@ def _dense_default_tensors(params):
         elif default is None:
             out.append(convert_to_tensor(np.zeros((0,), dtype=_np(dtype)), dtype=dtype))
         else:
-            from trainflow._src.ops.array.array_ops import reshape
             arr = default_array(dtype, default, shape.as_list())
             out.append(reshape(convert_to_tensor(arr, dtype=dtype), shape.as_list()))
     return out
@@ -106,9 +110,6 @@ def _dense_default_tensors(params):
 def _merge_sparse_features(params, outputs):
     """Builds each SparseFeature from its index and value VarLen parts (TF's
     sparse_merge: the index values become the last coordinate)."""
-    from trainflow._src.ops.array.array_ops import concat, expand_dims, slice as slice_
-    from trainflow._src.ops.array.cast import cast
-    from trainflow._src.ops.sparse.sparse_ops import sparse_reorder
     for key, f in params.sparse_features.items():
         index_keys = f.index_key if isinstance(f.index_key, (list, tuple)) else [f.index_key]
         sizes = f.size if isinstance(f.size, (list, tuple)) else [f.size]

@@ -5,13 +5,10 @@ The kernels write and read through `formats/`: a V2 save is one `BundleWriter` (
 temporary files, then renames), a V1 save one `V1CheckpointWriter`. RestoreV2 reads a tensor
 bundle when `PREFIX.index` exists and falls back to the V1 reader otherwise, as TF does.
 """
-__all__ = ["merge_v2_checkpoints", "restore", "restore_slice", "restore_v2", "save",
-           "save_slices", "save_v2", "sharded_filename", "sharded_filespec"]
-
 import os
-
 import numpy as np
 
+from trainflow._src.framework import dtypes as _dtypes
 from trainflow._src.formats import tensor_bundle
 from trainflow._src.formats.checkpoint_v1 import V1CheckpointReader, V1CheckpointWriter
 from trainflow._src.formats.tensor_bundle_reader import BundleReader
@@ -22,6 +19,9 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape, scalar, unknown_shape
 from trainflow._src.framework.tensor_util import constant_value
+
+__all__ = ["merge_v2_checkpoints", "restore", "restore_slice", "restore_v2", "save",
+           "save_slices", "save_v2", "sharded_filename", "sharded_filespec"]
 
 
 def _text(value):
@@ -285,7 +285,6 @@ def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
 
 def restore_v2(prefix, tensor_names, shape_and_slices, dtypes, name=None):  # noqa: A002
     """A RestoreV2 op; returns its list of output tensors."""
-    from trainflow._src.framework import dtypes as _dtypes
     types = [_dtypes.as_dtype(d).base_dtype for d in dtypes]
     op = apply_op("RestoreV2", prefix=prefix, tensor_names=tensor_names,
                   shape_and_slices=shape_and_slices, dtypes=types, name=name)

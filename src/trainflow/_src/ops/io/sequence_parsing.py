@@ -1,8 +1,7 @@
 """parse_sequence_example and parse_single_sequence_example (ParseSequenceExampleV2)."""
-__all__ = ["parse_sequence_example", "parse_single_sequence_example"]
-
 import numpy as np
 
+from trainflow._src.ops.array.shape import reshape
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
@@ -13,6 +12,8 @@ from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.io import example_parser
 from trainflow._src.ops.io.parsing_config import (
     FixedLenFeature, FixedLenSequenceFeature, ParseParams, VarLenFeature)
+
+__all__ = ["parse_sequence_example", "parse_single_sequence_example"]
 
 _T3 = "{float, int64, string}"
 
@@ -124,7 +125,6 @@ def _parse(serialized, context_features, sequence_features, names):
         if default is None:
             defaults.append(convert_to_tensor(np.zeros((0,), _np(dtype)), dtype=dtype))
         else:
-            from trainflow._src.ops.array.array_ops import reshape
             defaults.append(reshape(convert_to_tensor(default, dtype=dtype), shape.as_list()))
     debug = names if names is not None else []
     op = apply_op(

@@ -9,6 +9,11 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, invalid_argument, merge_dim, shape_of, with_rank_at_least)
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.array.create import zeros_like
+from trainflow._src.ops.array.shape import expand_dims
+from trainflow._src.ops.linalg import linalg_impl as la
+from trainflow._src.ops.math import arith
 
 __all__ = ["self_adjoint_eig", "self_adjoint_eigvals"]
 
@@ -63,20 +68,17 @@ def self_adjoint_eigvals(tensor, name=None):
 
 @RegisterGradient("SelfAdjointEigV2")
 def _self_adjoint_eig_grad(op, grad_e, grad_v):
-    from trainflow._src.ops.array.array_ops import expand_dims, zeros_like
-    from trainflow._src.ops.linalg import linalg_api as la
-    from trainflow._src.ops.math import math_ops
     e = op.outputs[0]
     if op.get_attr("compute_v"):
         v = op.outputs[1]
         gaps = expand_dims(e, -2) - expand_dims(e, -1)  # e_j - e_i
-        safe = math_ops.div_no_nan(math_ops.cast(1.0, e.dtype), gaps)
+        safe = arith.div_no_nan(cast.cast(1.0, e.dtype), gaps)
         f = la.set_diag(safe, zeros_like(e))
-        inner = la.diag(grad_e) + f * math_ops.matmul(v, grad_v, adjoint_a=True)
+        inner = la.diag(grad_e) + f * arith.matmul(v, grad_v, adjoint_a=True)
     else:
         _, v = self_adjoint_eig(op.inputs[0])
         inner = la.diag(grad_e)
-    grad = math_ops.matmul(v, math_ops.matmul(inner, v, adjoint_b=True))
+    grad = arith.matmul(v, arith.matmul(inner, v, adjoint_b=True))
     # The op reads only the lower triangle: fold the symmetric gradient onto it.
     grad = la.band_part(grad + la.adjoint(grad), -1, 0)
     return la.set_diag(grad, 0.5 * la.diag_part(grad))

@@ -13,6 +13,11 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, invalid_argument, merge_dim, shape_of, with_rank_at_least)
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.linalg import linalg_impl as la
+from trainflow._src.ops.math import arith
 
 __all__ = ["matrix_solve_ls"]
 
@@ -89,8 +94,6 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
       fast: solve the normal equations (fast, differentiable); False uses an SVD.
       name: the op name.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.framework import dtypes
     return apply_op("MatrixSolveLs", matrix=matrix, rhs=rhs,
                     l2_regularizer=convert_to_tensor(l2_regularizer, dtype=dtypes.float64),
                     fast=fast, name=name).outputs[0]
@@ -98,8 +101,6 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
 
 @RegisterGradient("MatrixSolveLs")
 def _matrix_solve_ls_grad(op, grad):
-    from trainflow._src.ops.linalg import linalg_api as la
-    from trainflow._src.ops.math import math_ops
     if not op.get_attr("fast"):
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
                           "MatrixSolveLs) with fast=False")
@@ -109,23 +110,23 @@ def _matrix_solve_ls_grad(op, grad):
         raise ValueError(f"The gradient of MatrixSolveLs ({op.name}) needs the matrix "
                          f"dimensions statically; got {a.shape}")
     m, n = dims[-2:]
-    lam = math_ops.cast(op.inputs[2], a.dtype.base_dtype)
+    lam = cast.cast(op.inputs[2], a.dtype.base_dtype)
     if m >= n:
         # X = G^-1 A^H B, G = A^H A + lam I: with z = G^-1 dX,
         # dA = -A (X z^H + z X^H) + B z^H, dB = A z.
         x = op.outputs[0]
-        gram = math_ops.matmul(a, a, adjoint_a=True) + lam * la.eye(n, dtype=a.dtype)
+        gram = arith.matmul(a, a, adjoint_a=True) + lam * la.eye(n, dtype=a.dtype)
         z = la.matrix_solve(gram, grad)
-        xz = math_ops.matmul(x, z, adjoint_b=True)
-        grad_a = -math_ops.matmul(a, xz + la.adjoint(xz)) + math_ops.matmul(b, z,
+        xz = arith.matmul(x, z, adjoint_b=True)
+        grad_a = -arith.matmul(a, xz + la.adjoint(xz)) + arith.matmul(b, z,
                                                                               adjoint_b=True)
-        return grad_a, math_ops.matmul(a, z), None
+        return grad_a, arith.matmul(a, z), None
     # X = A^H T, T = H^-1 B, H = A A^H + lam I: with dB = H^-1 A dX,
     # dA = -dB T^H A + T (dX - A^H dB)^H.
-    gram = math_ops.matmul(a, a, adjoint_b=True) + lam * la.eye(m, dtype=a.dtype)
-    grad_b = la.matrix_solve(gram, math_ops.matmul(a, grad))
+    gram = arith.matmul(a, a, adjoint_b=True) + lam * la.eye(m, dtype=a.dtype)
+    grad_b = la.matrix_solve(gram, arith.matmul(a, grad))
     t = la.matrix_solve(gram, b)
-    grad_a = -math_ops.matmul(grad_b, math_ops.matmul(t, a, adjoint_a=True))
-    grad_a += math_ops.matmul(t, grad - math_ops.matmul(a, grad_b, adjoint_a=True),
+    grad_a = -arith.matmul(grad_b, arith.matmul(t, a, adjoint_a=True))
+    grad_a += arith.matmul(t, grad - arith.matmul(a, grad_b, adjoint_a=True),
                               adjoint_b=True)
     return grad_a, grad_b, None

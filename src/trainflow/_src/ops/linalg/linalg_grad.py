@@ -8,9 +8,12 @@ triangular solves; SVD through the F-matrix of squared singular-value gaps).
 Imported by `linalg_api`.
 """
 from trainflow._src.framework.registry import RegisterGradient
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
-from trainflow._src.ops.linalg import linalg_api as la
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.linalg import linalg_impl as la
 
 
 def _adj(x):
@@ -22,13 +25,13 @@ def _matrix_inverse_grad(op, grad):
     y = op.outputs[0]
     if op.get_attr("adjoint"):
         # Y = A^-H: dA = -Y dY^H Y.
-        return -math_ops.matmul(y, math_ops.matmul(grad, y, adjoint_a=True))
-    return -math_ops.matmul(y, math_ops.matmul(grad, y, adjoint_b=True), adjoint_a=True)
+        return -arith.matmul(y, arith.matmul(grad, y, adjoint_a=True))
+    return -arith.matmul(y, arith.matmul(grad, y, adjoint_b=True), adjoint_a=True)
 
 
 def _scaled_inverse_adjoint(a, scale):
     inv_h = la.matrix_inverse(a, adjoint=True)
-    return array_ops.expand_dims(array_ops.expand_dims(scale, -1), -1) * inv_h
+    return shape.expand_dims(shape.expand_dims(scale, -1), -1) * inv_h
 
 
 @RegisterGradient("MatrixDeterminant")
@@ -47,13 +50,13 @@ def _cholesky_grad(op, grad):
     # With P = Phi(L^H dL) (lower triangle, halved diagonal):
     # dA = 0.5 * (L^-H P L^-1 + its adjoint).
     chol = op.outputs[0]
-    n = array_ops.shape(chol)[-1]
-    eye = la.eye(n, batch_shape=array_ops.shape(chol)[:-2], dtype=chol.dtype)
+    n = shape.shape(chol)[-1]
+    eye = la.eye(n, batch_shape=shape.shape(chol)[:-2], dtype=chol.dtype)
     chol_inv = la.matrix_triangular_solve(chol, eye)
-    middle = math_ops.matmul(chol, grad, adjoint_a=True)
+    middle = arith.matmul(chol, grad, adjoint_a=True)
     middle = la.set_diag(middle, 0.5 * la.diag_part(middle))
     middle = la.band_part(middle, -1, 0)
-    g = math_ops.matmul(math_ops.matmul(chol_inv, middle, adjoint_a=True), chol_inv)
+    g = arith.matmul(arith.matmul(chol_inv, middle, adjoint_a=True), chol_inv)
     return 0.5 * (g + _adj(g))
 
 
@@ -64,8 +67,8 @@ def _matrix_solve_grad(op, grad):
     x = op.outputs[0]
     grad_b = la.matrix_solve(a, grad, adjoint=not adjoint)
     if adjoint:
-        return -math_ops.matmul(x, grad_b, adjoint_b=True), grad_b
-    return -math_ops.matmul(grad_b, x, adjoint_b=True), grad_b
+        return -arith.matmul(x, grad_b, adjoint_b=True), grad_b
+    return -arith.matmul(grad_b, x, adjoint_b=True), grad_b
 
 
 @RegisterGradient("MatrixTriangularSolve")
@@ -76,9 +79,9 @@ def _matrix_triangular_solve_grad(op, grad):
     x = op.outputs[0]
     grad_b = la.matrix_triangular_solve(a, grad, lower=lower, adjoint=not adjoint)
     if adjoint:
-        grad_a = -math_ops.matmul(x, grad_b, adjoint_b=True)
+        grad_a = -arith.matmul(x, grad_b, adjoint_b=True)
     else:
-        grad_a = -math_ops.matmul(grad_b, x, adjoint_b=True)
+        grad_a = -arith.matmul(grad_b, x, adjoint_b=True)
     grad_a = la.band_part(grad_a, -1, 0) if lower else la.band_part(grad_a, 0, -1)
     return grad_a, grad_b
 
@@ -90,17 +93,17 @@ def _times_inverse_adjoint_of_upper(x, r):
 
 def _qr_grad_tall(q, r, dq, dr):
     """The QR gradient for m >= n with reduced q (n columns) and square r."""
-    qdq = math_ops.matmul(q, dq, adjoint_a=True)
-    rdr = math_ops.matmul(r, dr, adjoint_b=True)
+    qdq = arith.matmul(q, dq, adjoint_a=True)
+    rdr = arith.matmul(r, dr, adjoint_b=True)
     skew = la.band_part((qdq - _adj(qdq)) + (rdr - _adj(rdr)), -1, 0)
-    grad = math_ops.matmul(q, dr + _times_inverse_adjoint_of_upper(skew, r))
-    grad += _times_inverse_adjoint_of_upper(dq - math_ops.matmul(q, qdq), r)
+    grad = arith.matmul(q, dr + _times_inverse_adjoint_of_upper(skew, r))
+    grad += _times_inverse_adjoint_of_upper(dq - arith.matmul(q, qdq), r)
     if q.dtype.is_complex:
         m = rdr - _adj(qdq)
         diag = la.diag_part(m)
-        imag_diag = la.set_diag(array_ops.zeros_like(m),
-                                diag - math_ops.cast(math_ops.real(diag), q.dtype))
-        grad += _times_inverse_adjoint_of_upper(math_ops.matmul(q, _adj(imag_diag)), r)
+        imag_diag = la.set_diag(create.zeros_like(m),
+                                diag - cast.cast(arith.real(diag), q.dtype))
+        grad += _times_inverse_adjoint_of_upper(arith.matmul(q, _adj(imag_diag)), r)
     return grad
 
 
@@ -126,9 +129,9 @@ def _qr_grad(op, dq, dr):
     u = r[..., :, :m]
     dv = dr[..., :, m:]
     du = dr[..., :, :m]
-    dy = math_ops.matmul(q, dv)
-    dx = _qr_grad_tall(q, u, dq + math_ops.matmul(y, dv, adjoint_b=True), du)
-    return array_ops.concat([dx, dy], axis=-1)
+    dy = arith.matmul(q, dv)
+    dx = _qr_grad_tall(q, u, dq + arith.matmul(y, dv, adjoint_b=True), du)
+    return join.concat([dx, dy], axis=-1)
 
 
 @RegisterGradient("Svd")
@@ -141,7 +144,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     if not op.get_attr("compute_uv"):
         # Only s was asked for: dA = U diag(ds) V^H, with U, V recomputed.
         _, u, v = la.svd(a, full_matrices=False, compute_uv=True)
-        return math_ops.matmul(u * array_ops.expand_dims(grad_s, -2), v, adjoint_b=True)
+        return arith.matmul(u * shape.expand_dims(grad_s, -2), v, adjoint_b=True)
     dims = a.shape.as_list() if a.shape.rank is not None else None
     if dims is None or dims[-2] is None or dims[-1] is None:
         raise NotImplementedError(f"The gradient of Svd ({op.name}) needs static matrix "
@@ -165,23 +168,23 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
 def _svd_grad_tall(s, u, v, ds, du, dv):
     """dA for A = u diag(s) v^T with rows >= columns (u: m x k, v: n x k, k = n)."""
     s_mat = la.diag(s)
-    s2 = math_ops.square(s)
-    gap = array_ops.expand_dims(s2, -2) - array_ops.expand_dims(s2, -1)  # s_j^2 - s_i^2
-    eye = la.eye(array_ops.shape(s)[-1], dtype=s.dtype)
+    s2 = arith.square(s)
+    gap = shape.expand_dims(s2, -2) - shape.expand_dims(s2, -1)  # s_j^2 - s_i^2
+    eye = la.eye(shape.shape(s)[-1], dtype=s.dtype)
     safe = gap + eye
     f = (1.0 - eye) / safe
-    utdu = math_ops.matmul(u, du, adjoint_a=True)
-    vtdv = math_ops.matmul(v, dv, adjoint_a=True)
+    utdu = arith.matmul(u, du, adjoint_a=True)
+    vtdv = arith.matmul(v, dv, adjoint_a=True)
     j = f * (utdu - _adj(utdu))
     k = f * (vtdv - _adj(vtdv))
-    inner = math_ops.matmul(j, s_mat) + la.diag(ds) + math_ops.matmul(s_mat, k)
-    grad = math_ops.matmul(math_ops.matmul(u, inner), v, adjoint_b=True)
-    s_inv = la.diag(math_ops.reciprocal(s))
+    inner = arith.matmul(j, s_mat) + la.diag(ds) + arith.matmul(s_mat, k)
+    grad = arith.matmul(arith.matmul(u, inner), v, adjoint_b=True)
+    s_inv = la.diag(arith.reciprocal(s))
     # The part of du outside u's column space (zero when u is square).
-    du_out = du - math_ops.matmul(u, utdu)
-    grad += math_ops.matmul(math_ops.matmul(du_out, s_inv), v, adjoint_b=True)
-    dv_out = dv - math_ops.matmul(v, vtdv)
-    grad += math_ops.matmul(math_ops.matmul(u, s_inv), dv_out, adjoint_b=True)
+    du_out = du - arith.matmul(u, utdu)
+    grad += arith.matmul(arith.matmul(du_out, s_inv), v, adjoint_b=True)
+    dv_out = dv - arith.matmul(v, vtdv)
+    grad += arith.matmul(arith.matmul(u, s_inv), dv_out, adjoint_b=True)
     return grad
 
 

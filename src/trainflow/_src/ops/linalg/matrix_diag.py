@@ -12,6 +12,8 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.array.shape_util import UNKNOWN, dims_of, invalid_argument, shape_of
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.create import zeros_like
 
 __all__ = ["matrix_diag", "matrix_diag_part", "matrix_set_diag"]
 
@@ -199,7 +201,6 @@ def _matrix_diag_v3_grad(op, grad):
 
 @RegisterGradient("MatrixDiagPartV3")
 def _matrix_diag_part_v3_grad(op, grad):
-    from trainflow._src.ops.array.array_ops import zeros_like
     x, k = op.inputs[:2]
     return (matrix_set_diag(zeros_like(x), grad, k=k, align=_text(op.get_attr("align"))),
             None, None)
@@ -207,7 +208,6 @@ def _matrix_diag_part_v3_grad(op, grad):
 
 @RegisterGradient("MatrixSetDiagV3")
 def _matrix_set_diag_v3_grad(op, grad):
-    from trainflow._src.ops.array.array_ops import zeros_like
     _, diagonal, k = op.inputs
     align = _text(op.get_attr("align"))
     return (matrix_set_diag(grad, zeros_like(diagonal), k=k, align=align),
@@ -218,7 +218,6 @@ def matrix_diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_va
                 align="RIGHT_LEFT"):
     """Batched matrices with `diagonal` on diagonal k (or the band k = [low, high]) and
     `padding_value` elsewhere (`MatrixDiagV3`; `tf.linalg.diag`)."""
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     diagonal = convert_to_tensor(diagonal, name="diagonal")
     return apply_op("MatrixDiagV3", diagonal=diagonal, k=k, num_rows=num_rows,
                     num_cols=num_cols,
@@ -230,7 +229,6 @@ def matrix_diag_part(input, name="diag_part", k=0, padding_value=0,  # noqa: A00
                      align="RIGHT_LEFT"):
     """Diagonal k (or the band k = [low, high]) of batched matrices (`MatrixDiagPartV3`;
     `tf.linalg.diag_part`)."""
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     input = convert_to_tensor(input, name="input")
     return apply_op("MatrixDiagPartV3", input=input, k=k,
                     padding_value=convert_to_tensor(padding_value, dtype=input.dtype),

@@ -6,9 +6,15 @@ import numpy as np
 
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.array import array_ops, set_ops
-from trainflow._src.ops.linalg import linalg_api
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import set_ops
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import layout
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.linalg import linalg_impl
+from trainflow._src.ops.array import create
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 
 __all__ = ["norm"]
 
@@ -74,36 +80,36 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
             if is_matrix and _is_ord(ord, (2,)):
                 result = _matrix_two_norm(tensor, axis)
             else:
-                result = math_ops.sqrt(math_ops.reduce_sum(
-                    tensor * math_ops.conj(tensor), axis, keepdims=True))
+                result = arith.sqrt(reductions.reduce_sum(
+                    tensor * arith.conj(tensor), axis, keepdims=True))
         else:
-            result = math_ops.abs(tensor)
+            result = arith.abs(tensor)
             if _is_ord(ord, (1,)):
-                result = math_ops.reduce_sum(result, None if axis is None else axis[0],
+                result = reductions.reduce_sum(result, None if axis is None else axis[0],
                                              keepdims=True)
                 if is_matrix:
-                    result = math_ops.reduce_max(result, axis[-1], keepdims=True)
+                    result = reductions.reduce_max(result, axis[-1], keepdims=True)
             elif _is_ord(ord, (np.inf,)):
                 if is_matrix:
-                    result = math_ops.reduce_sum(result, axis[1], keepdims=True)
-                result = math_ops.reduce_max(result, None if axis is None else axis[0],
+                    result = reductions.reduce_sum(result, axis[1], keepdims=True)
+                result = reductions.reduce_max(result, None if axis is None else axis[0],
                                              keepdims=True)
             else:
-                result = math_ops.pow(math_ops.reduce_sum(
-                    math_ops.pow(result, ord), axis, keepdims=True), 1.0 / ord)
+                result = arith.pow(reductions.reduce_sum(
+                    arith.pow(result, ord), axis, keepdims=True), 1.0 / ord)
         if not keepdims:
-            result = array_ops.squeeze(result, axis)
+            result = shape.squeeze(result, axis)
         return result
 
 
 def _matrix_two_norm(tensor, axis):
     """The largest singular value over the two `axis` dims, kept with size 1."""
-    rank = array_ops.rank(tensor)
-    pos = math_ops.floormod(convert_to_tensor(list(axis)), rank)
-    rest = set_ops.setdiff1d(math_ops.range(rank), pos)[0]
-    perm_before = array_ops.concat([rest, pos], axis=0)
-    perm_after = array_ops.invert_permutation(perm_before)
-    permed = array_ops.transpose(tensor, perm=perm_before)
-    s = linalg_api.svd(permed, compute_uv=False)
-    largest = math_ops.reduce_max(math_ops.abs(s), axis=-1, keepdims=True)
-    return array_ops.transpose(array_ops.expand_dims(largest, -1), perm=perm_after)
+    rank = shape.rank(tensor)
+    pos = arith.floormod(convert_to_tensor(list(axis)), rank)
+    rest = set_ops.setdiff1d(create.range(rank), pos)[0]
+    perm_before = join.concat([rest, pos], axis=0)
+    perm_after = gather.invert_permutation(perm_before)
+    permed = layout.transpose(tensor, perm=perm_before)
+    s = linalg_impl.svd(permed, compute_uv=False)
+    largest = reductions.reduce_max(arith.abs(s), axis=-1, keepdims=True)
+    return layout.transpose(shape.expand_dims(largest, -1), perm=perm_after)

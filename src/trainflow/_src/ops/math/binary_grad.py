@@ -11,15 +11,19 @@ Imported at the end of `math_ops`.
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient
 from trainflow._src.framework.tensor import Tensor
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import (broadcast_gradient_args, reduce_gradient_args,
                                           shapes_fully_specified_and_equal)
 
 
 def _op(op_type, **inputs):
     """The raw op (TF's gen_math_ops call): no name scope, no conversion rules."""
-    return math_ops._out(op_type, None, **inputs)
+    return arith._out(op_type, None, **inputs)
 
 
 def _after(grad):
@@ -54,8 +58,8 @@ def _mul_grad(op, grad):
     x, y = op.inputs
     if _equal_shapes(x, y, grad) and grad.dtype.base_dtype in (dtypes.int32, dtypes.float32):
         return _op("Mul", x=grad, y=y), _op("Mul", x=grad, y=x)
-    gx = _op("Mul", x=grad, y=math_ops.conj(y))
-    gy = _op("Mul", x=math_ops.conj(x), y=grad)
+    gx = _op("Mul", x=grad, y=arith.conj(y))
+    gy = _op("Mul", x=arith.conj(x), y=grad)
     return reduce_gradient_args(x, y, gx, gy)
 
 
@@ -73,23 +77,23 @@ def _quotient_grad(divide):
     """The gradient of x / y computed with `divide`: (1 / y, -x / y^2)."""
     def grad_fn(op, grad):
         x, y = op.inputs
-        cx, cy = math_ops.conj(x), math_ops.conj(y)
+        cx, cy = arith.conj(x), arith.conj(y)
         gx = divide(grad, cy)
         gy = grad * divide(divide(-cx, cy), cy)
         return reduce_gradient_args(x, y, gx, gy)
     return grad_fn
 
 
-RegisterGradient("Div")(_quotient_grad(math_ops.divide))
-RegisterGradient("RealDiv")(_quotient_grad(math_ops.realdiv))
+RegisterGradient("Div")(_quotient_grad(arith.divide))
+RegisterGradient("RealDiv")(_quotient_grad(arith.realdiv))
 
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op, grad):
-    x = math_ops.conj(op.inputs[0])
-    y = math_ops.conj(op.inputs[1])
-    gx = math_ops.div_no_nan(grad, y)
-    gy = grad * math_ops.div_no_nan(math_ops.div_no_nan(-x, y), y)
+    x = arith.conj(op.inputs[0])
+    y = arith.conj(op.inputs[1])
+    gx = arith.div_no_nan(grad, y)
+    gy = grad * arith.div_no_nan(arith.div_no_nan(-x, y), y)
     return reduce_gradient_args(x, y, gx, gy)
 
 
@@ -104,46 +108,46 @@ RegisterGradient("TruncateDiv")(_integer_valued_grad)
 @RegisterGradient("FloorMod")
 def _floor_mod_grad(op, grad):
     # x mod y = x - floor(x / y) * y
-    x = math_ops.conj(op.inputs[0])
-    y = math_ops.conj(op.inputs[1])
-    floor_xy = math_ops.floor_div(x, y)
-    return reduce_gradient_args(x, y, grad, grad * math_ops.negative(floor_xy))
+    x = arith.conj(op.inputs[0])
+    y = arith.conj(op.inputs[1])
+    floor_xy = arith.floor_div(x, y)
+    return reduce_gradient_args(x, y, grad, grad * arith.negative(floor_xy))
 
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
     # d(x^y) = (y * x^(y-1), x^y * log(x)); log(x) is taken as 0 where it is undefined.
     x, y = op.inputs
-    cx, cy = math_ops.conj(x), math_ops.conj(y)
-    gx = grad * cy * math_ops.pow(cx, cy - 1)
+    cx, cy = arith.conj(x), arith.conj(y)
+    gx = grad * cy * arith.pow(cx, cy - 1)
     if x.dtype.is_complex:
-        mask = math_ops.not_equal(cx, 0)
+        mask = arith.not_equal(cx, 0)
     else:
         mask = cx > 0
-    safe_x = array_ops.where(mask, cx, array_ops.ones_like(x))
-    log_x = array_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
-    gy = grad * math_ops.conj(op.outputs[0]) * log_x
+    safe_x = gather.where(mask, cx, create.ones_like(x))
+    log_x = gather.where(mask, arith.log(safe_x), create.zeros_like(x))
+    gy = grad * arith.conj(op.outputs[0]) * log_x
     return reduce_gradient_args(x, y, gx, gy)
 
 
 def _maximum_minimum_grad(op, grad, selector):
     # The gradient goes to x where selector(x, y) holds (ties go to x), else to y.
     x, y = op.inputs
-    zeros = array_ops.zeros_like(grad)
+    zeros = create.zeros_like(grad)
     xmask = selector(x, y)
-    gx = array_ops.where_v2(xmask, grad, zeros)
-    gy = array_ops.where_v2(xmask, zeros, grad)
+    gx = gather.where_v2(xmask, grad, zeros)
+    gy = gather.where_v2(xmask, zeros, grad)
     return reduce_gradient_args(x, y, gx, gy)
 
 
 @RegisterGradient("Maximum")
 def _maximum_grad(op, grad):
-    return _maximum_minimum_grad(op, grad, math_ops.greater_equal)
+    return _maximum_minimum_grad(op, grad, arith.greater_equal)
 
 
 @RegisterGradient("Minimum")
 def _minimum_grad(op, grad):
-    return _maximum_minimum_grad(op, grad, math_ops.less_equal)
+    return _maximum_minimum_grad(op, grad, arith.less_equal)
 
 
 @RegisterGradient("SquaredDifference")
@@ -151,7 +155,7 @@ def _squared_difference_grad(op, grad):
     x, y = op.inputs
     with _after(grad):
         # scalar_mul keeps an IndexedSlices grad working (it densifies on the multiply).
-        x_grad = math_ops.scalar_mul(2.0, grad) * (x - y)
+        x_grad = arith.scalar_mul(2.0, grad) * (x - y)
     if _equal_shapes(x, y, grad):
         return x_grad, -x_grad
     return reduce_gradient_args(x, y, x_grad, -x_grad)
@@ -162,7 +166,7 @@ def _atan2_grad(op, grad):
     # d atan2(y, x) = (x, -y) / (x^2 + y^2)
     y, x = op.inputs
     with _after(grad):
-        grad_inv = grad / (math_ops.square(y) + math_ops.square(x))
+        grad_inv = grad / (arith.square(y) + arith.square(x))
         gy = x * grad_inv
         gx = -y * grad_inv
         return reduce_gradient_args(y, x, gy, gx)
@@ -171,15 +175,15 @@ def _atan2_grad(op, grad):
 def _x_op_grad(op, grad, partials):
     """Gradient of Xlogy/Xlog1py/Xdivy: `partials(not_zero_x, x, y)` gives (dz/dx, dz/dy)."""
     x, y = op.inputs
-    sx = array_ops.shape(x)
-    sy = array_ops.shape(y)
+    sx = shape.shape(x)
+    sy = shape.shape(y)
     rx, ry = broadcast_gradient_args(sx, sy)
     with _after(grad):
-        zero = math_ops.cast(0., dtype=x.dtype.base_dtype)
-        not_zero_x = math_ops.cast(math_ops.not_equal(x, zero), dtype=x.dtype.base_dtype)
+        zero = cast.cast(0., dtype=x.dtype.base_dtype)
+        not_zero_x = cast.cast(arith.not_equal(x, zero), dtype=x.dtype.base_dtype)
         partial_x, partial_y = partials(not_zero_x, x, y)
-        return (array_ops.reshape(math_ops.reduce_sum(partial_x * grad, rx), sx),
-                array_ops.reshape(math_ops.reduce_sum(partial_y * grad, ry), sy))
+        return (shape.reshape(reductions.reduce_sum(partial_x * grad, rx), sx),
+                shape.reshape(reductions.reduce_sum(partial_y * grad, ry), sy))
 
 
 @RegisterGradient("Xlogy")
@@ -197,7 +201,7 @@ def _xlog1py_grad(op, grad):
 @RegisterGradient("Xdivy")
 def _xdivy_grad(op, grad):
     return _x_op_grad(op, grad, lambda nz, x, y: (_op("Xdivy", x=nz, y=y),
-                                                  _op("Xdivy", x=math_ops.negative(x),
+                                                  _op("Xdivy", x=arith.negative(x),
                                                       y=y ** 2)))
 
 
@@ -205,14 +209,14 @@ def _xdivy_grad(op, grad):
 def _polygamma_grad(op, grad):
     # d psi^(n)(x) / dx = psi^(n+1)(x); the order n gets no gradient.
     n, x = op.inputs
-    sn = array_ops.shape(n)
-    sx = array_ops.shape(x)
+    sn = shape.shape(n)
+    sx = shape.shape(x)
     _, rx = broadcast_gradient_args(sn, sx)
     with _after(grad):
-        n = math_ops.conj(n)
-        x = math_ops.conj(x)
-        partial_x = math_ops.polygamma(n + 1, x)
-        return None, array_ops.reshape(math_ops.reduce_sum(partial_x * grad, rx), sx)
+        n = arith.conj(n)
+        x = arith.conj(x)
+        partial_x = arith.polygamma(n + 1, x)
+        return None, shape.reshape(reductions.reduce_sum(partial_x * grad, rx), sx)
 
 
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",

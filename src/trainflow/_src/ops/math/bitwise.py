@@ -9,7 +9,7 @@ import numpy as np
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable
 from trainflow._src.ops.math.cwise import _BITWISE, binary
-from trainflow._src.ops.math.math_ops import bitwise_and, bitwise_or, bitwise_xor, invert  # noqa: F401
+from trainflow._src.ops.math.arith import bitwise_and, bitwise_or, bitwise_xor, invert  # noqa: F401
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"]
 

@@ -4,13 +4,10 @@
 
 IndexedSlices inputs stay sparse: the values are clipped, indices and dense_shape kept.
 """
-__all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
-           "global_norm"]
-
 import collections.abc
-
 import numpy as np
 
+from trainflow._src.ops.nn.norm import l2_loss
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.framework.graph import get_default_graph
@@ -19,10 +16,19 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import shape
 from trainflow._src.ops.array.shape_util import fmt_dims, invalid_argument
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import broadcast_gradient_args
+
+__all__ = ["clip_by_average_norm", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
+           "global_norm"]
 
 
 def _clip_kernel(t, clip_value_min, clip_value_max):
@@ -47,17 +53,17 @@ register_op("ClipByValue", inputs=["t: T", "clip_value_min: T", "clip_value_max:
 def _clip_by_value_grad(op, grad):
     """The gradient flows to t inside the bounds and to the bound that clipped outside."""
     x, y, z = op.inputs
-    sx, sy, sz = array_ops.shape(x), array_ops.shape(y), array_ops.shape(z)
-    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
-    below = math_ops.less(x, y)
-    above = math_ops.greater(x, z)
+    sx, sy, sz = shape.shape(x), shape.shape(y), shape.shape(z)
+    zeros = create.zeros(shape.shape(grad), grad.dtype)
+    below = arith.less(x, y)
+    above = arith.greater(x, z)
     _, ry = broadcast_gradient_args(sx, sy)
     _, rz = broadcast_gradient_args(sx, sz)
-    xgrad = array_ops.where(math_ops.logical_or(below, above), zeros, grad)
-    ygrad = array_ops.where(below, grad, zeros)
-    zgrad = array_ops.where(above, grad, zeros)
-    gy = array_ops.reshape(math_ops.reduce_sum(ygrad, ry), sy)
-    gz = array_ops.reshape(math_ops.reduce_sum(zgrad, rz), sz)
+    xgrad = gather.where(arith.logical_or(below, above), zeros, grad)
+    ygrad = gather.where(below, grad, zeros)
+    zgrad = gather.where(above, grad, zeros)
+    gy = shape.reshape(reductions.reduce_sum(ygrad, ry), sy)
+    gz = shape.reshape(reductions.reduce_sum(zgrad, rz), sz)
     return xgrad, gy, gz
 
 
@@ -87,9 +93,9 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """
     with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
         values = _values(t)
-        t_min = math_ops.minimum(values, clip_value_max)
+        t_min = arith.minimum(values, clip_value_max)
         values.shape.assert_is_compatible_with(t_min.shape)
-        t_max = math_ops.maximum(t_min, clip_value_min, name=scope)
+        t_max = arith.maximum(t_min, clip_value_min, name=scope)
         values.shape.assert_is_compatible_with(t_max.shape)
     return _like(t, t_max)
 
@@ -106,14 +112,14 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         if np.isscalar(clip_norm):
             clip_norm = max(clip_norm, 0)
         else:
-            clip_norm = math_ops.cast(math_ops.maximum(clip_norm, 0), dtype=values.dtype)
-        l2sum = math_ops.reduce_sum(values * values, axes, keepdims=True)
+            clip_norm = cast.cast(arith.maximum(clip_norm, 0), dtype=values.dtype)
+        l2sum = reductions.reduce_sum(values * values, axes, keepdims=True)
         pred = l2sum > 0
-        l2sum_safe = array_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
-        l2norm = array_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
+        l2sum_safe = gather.where(pred, l2sum, create.ones_like(l2sum))
+        l2norm = gather.where(pred, arith.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
         values.shape.assert_is_compatible_with(intermediate.shape)
-        clipped = array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm),
+        clipped = identity.identity(intermediate / arith.maximum(l2norm, clip_norm),
                                      name=scope)
     return _like(t, clipped)
 
@@ -131,7 +137,6 @@ def global_norm(t_list, name=None):
     Raises:
       TypeError: if `t_list` is not a sequence.
     """
-    from trainflow._src.ops.nn.norm import l2_loss
     t_list = _check_list(t_list)
     with name_scope(name, "global_norm", t_list):
         values = [_values(t, "t_%d" % i) if t is not None else None
@@ -142,8 +147,8 @@ def global_norm(t_list, name=None):
             if v is not None:
                 with graph.colocate_with(v.op):
                     half_squared.append(l2_loss(v))
-        half_squared_norm = math_ops.reduce_sum(array_ops.stack(half_squared))
-        return math_ops.sqrt(half_squared_norm *
+        half_squared_norm = reductions.reduce_sum(join.stack(half_squared))
+        return arith.sqrt(half_squared_norm *
                              constant(2.0, dtype=half_squared_norm.dtype), name="global_norm")
 
 
@@ -162,7 +167,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     if use_norm is None:
         use_norm = global_norm(t_list, name)
     with name_scope(name, "clip_by_global_norm", t_list + [clip_norm]) as scope:
-        scale_for_finite = clip_norm * math_ops.minimum(
+        scale_for_finite = clip_norm * arith.minimum(
             1.0 / use_norm, constant(1.0, dtype=use_norm.dtype) / clip_norm)
         # use_norm - use_norm is NaN when the norm is not finite, poisoning every output.
         scale = scale_for_finite + (use_norm - use_norm)
@@ -175,7 +180,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 clipped.append(None)
                 continue
             with graph.colocate_with(v.op):
-                clipped.append(array_ops.identity(v * math_ops.cast(scale, v.dtype),
+                clipped.append(identity.identity(v * cast.cast(scale, v.dtype),
                                                   name="%s_%d" % (scope.rstrip("/"), i)))
         out = [_like(t, c) if c is not None else None for c, t in zip(clipped, t_list)]
     return out, use_norm
@@ -186,9 +191,9 @@ def clip_by_average_norm(t, clip_norm, name=None):
     `clip_norm` (TF1's deprecated `tf.clip_by_average_norm`)."""
     with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
         t = convert_to_tensor(t, name="t")
-        n_element = math_ops.cast(array_ops.size(t), dtypes.float32)
-        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(
-            t * t, math_ops.range(array_ops.rank(t))))
-        return array_ops.identity(
-            t * clip_norm * math_ops.minimum(l2norm_inv * n_element,
+        n_element = cast.cast(shape.size(t), dtypes.float32)
+        l2norm_inv = arith.rsqrt(reductions.reduce_sum(
+            t * t, create.range(shape.rank(t))))
+        return identity.identity(
+            t * clip_norm * arith.minimum(l2norm_inv * n_element,
                                              constant(1.0) / clip_norm), name=scope)

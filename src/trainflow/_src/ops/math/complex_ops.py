@@ -11,9 +11,9 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import create
 from trainflow._src.framework import constant_op
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math import arith
 from trainflow._src.ops.math.grad_util import reduce_gradient_args
 from trainflow._src.ops.math.shapes import broadcast_shape_fn
 
@@ -53,13 +53,13 @@ def complex(real, imag, name=None):  # noqa: A001 - TF's name
             raise TypeError(f"The `real` and `imag` components have incorrect types: "
                             f"{real.dtype.name} {imag.dtype.name}. They must be consistent, "
                             f"and one of {[dtypes.float32, dtypes.float64]}")
-        return math_ops._out("Complex", scope, real=real, imag=imag, Tout=tout)
+        return arith._out("Complex", scope, real=real, imag=imag, Tout=tout)
 
 
 @RegisterGradient("Complex")
 def _complex_grad(op, grad):
     x, y = op.inputs
-    return reduce_gradient_args(x, y, math_ops.real(grad), math_ops.imag(grad))
+    return reduce_gradient_args(x, y, arith.real(grad), arith.imag(grad))
 
 
 @RegisterGradient("Real")
@@ -76,16 +76,16 @@ def _imag_grad(op, grad):
 
 @RegisterGradient("Conj")
 def _conj_grad(op, grad):
-    return math_ops.conj(grad)
+    return arith.conj(grad)
 
 
 @RegisterGradient("ComplexAbs")
 def _complex_abs_grad(op, grad):
     # d|z| = z / |z| (0 at z = 0), scaled by the real incoming gradient.
     z, magnitude = op.inputs[0], op.outputs[0]
-    return math_ops.div_no_nan(
-        complex(grad, array_ops.zeros_like(grad)) * z,
-        complex(magnitude, array_ops.zeros_like(magnitude)))
+    return arith.div_no_nan(
+        complex(grad, create.zeros_like(grad)) * z,
+        complex(magnitude, create.zeros_like(magnitude)))
 
 
 __all__ = ["complex"]

@@ -6,6 +6,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.math.argmax_scan import _scan_kernel
 from trainflow._src.ops.math.shapes import scan_shape_fn
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.math import arith
 
 __all__ = ["cumulative_logsumexp"]
 
@@ -24,8 +28,6 @@ register_op("CumulativeLogsumexp", inputs=["x: T", "axis: Tidx"], outputs=["out:
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """log(cumsum(exp(x))) along `axis`, computed stably (`CumulativeLogsumexp`);
     `exclusive` starts at -inf, `reverse` runs from the end."""
-    from trainflow._src.framework.graph import get_default_graph
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     with get_default_graph().name_scope(name or "CumulativeLogsumexp") as scope:
         x = convert_to_tensor(x, name="x")
         return apply_op("CumulativeLogsumexp", x=x, axis=axis, exclusive=exclusive,
@@ -37,17 +39,15 @@ def _cumulative_logsumexp_grad(op, grad):
     # dy_i/dx_j = exp(x_j - y_i) for the j summed into y_i, so dx_j = exp(x_j) *
     # (the reverse scan of grad_i exp(-y_i)); the positive and negative parts of grad
     # are scanned separately in log space to stay finite.
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     x, axis = op.inputs
     y = op.outputs[0]
     exclusive = op.get_attr("exclusive")
     reverse = op.get_attr("reverse")
     lowest = grad.dtype.min
-    log_pos = array_ops.where_v2(math_ops.greater(grad, 0), math_ops.log(grad), lowest)
-    log_neg = array_ops.where_v2(math_ops.less(grad, 0), math_ops.log(-grad), lowest)
-    pos = math_ops.exp(cumulative_logsumexp(log_pos - y, axis=axis, reverse=not reverse,
+    log_pos = gather.where_v2(arith.greater(grad, 0), arith.log(grad), lowest)
+    log_neg = gather.where_v2(arith.less(grad, 0), arith.log(-grad), lowest)
+    pos = arith.exp(cumulative_logsumexp(log_pos - y, axis=axis, reverse=not reverse,
                                             exclusive=exclusive) + x)
-    neg = math_ops.exp(cumulative_logsumexp(log_neg - y, axis=axis, reverse=not reverse,
+    neg = arith.exp(cumulative_logsumexp(log_neg - y, axis=axis, reverse=not reverse,
                                             exclusive=exclusive) + x)
     return [pos - neg, None]

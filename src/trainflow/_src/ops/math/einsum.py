@@ -14,6 +14,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, broadcast_batch_dims, dims_of, invalid_argument, shape_of)
+from trainflow._src.framework.graph import get_default_graph
+from trainflow._src.ops.array import create, join, shape
+from trainflow._src.ops.math import reductions
+from trainflow._src.ops.math.grad_util import broadcast_gradient_args
 
 __all__ = ["einsum"]
 
@@ -145,7 +149,6 @@ def einsum(equation, *inputs, **kwargs):
                         f"{', '.join(sorted(kwargs))}. Expected: name, optimize")
     equation = _explicit(equation, len(inputs))
     parse_equation(equation)
-    from trainflow._src.framework.graph import get_default_graph
     with get_default_graph().name_scope(name or "einsum"):
         return apply_op("Einsum", inputs=list(inputs), equation=equation).outputs[0]
 
@@ -158,9 +161,6 @@ def _einsum_grad(op, grad):
 
 
 def _input_grad(i, ins, out, inputs, grad, op):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     spec = ins[i]
     labels = spec.replace("...", "")
     if len(set(labels)) != len(labels):
@@ -175,21 +175,21 @@ def _input_grad(i, ins, out, inputs, grad, op):
     target = ("..." if ell_out else "") + "".join(keep)
     g = einsum(",".join([out] + others) + "->" + target, grad, *other_inputs)
     x = inputs[i]
-    x_shape = array_ops.shape(x)
+    x_shape = shape.shape(x)
     if ell_out and not ell:
-        g = math_ops.reduce_sum(g, math_ops.range(array_ops.rank(g) - len(keep)))
+        g = reductions.reduce_sum(g, create.range(shape.rank(g) - len(keep)))
         target = "".join(keep)
     if ell:
         # Sum the ellipsis dimensions that were broadcast up to the output's.
         head, tail = spec.split("...")
-        rank = array_ops.rank(x)
+        rank = shape.rank(x)
         ell_dims = x_shape[len(head):rank - len(tail)]
         positions = [spec.index(c) if spec.index(c) < len(head) else
                      -(len(spec) - spec.index(c)) for c in keep]
         kept = [x_shape[p] if p >= 0 else x_shape[rank + p] for p in positions]
-        ref = array_ops.concat([ell_dims, array_ops.stack(kept)], 0) if kept else ell_dims
-        reduce_axes, _ = broadcast_gradient_args(ref, array_ops.shape(g))
-        g = array_ops.reshape(math_ops.reduce_sum(g, reduce_axes), ref)
+        ref = join.concat([ell_dims, join.stack(kept)], 0) if kept else ell_dims
+        reduce_axes, _ = broadcast_gradient_args(ref, shape.shape(g))
+        g = shape.reshape(reductions.reduce_sum(g, reduce_axes), ref)
     present = "".join(c for c in spec.replace("...", ".") if c == "." or c in keep)
     present = present.replace(".", "...")
     if present != target:
@@ -200,8 +200,8 @@ def _input_grad(i, ins, out, inputs, grad, op):
     head, _, tail = spec.partition("...") if ell else (spec, "", "")
     for c in head:
         if c in missing:
-            g = array_ops.expand_dims(g, head.index(c))
+            g = shape.expand_dims(g, head.index(c))
     for c in reversed(tail):
         if c in missing:
-            g = array_ops.expand_dims(g, -(len(tail) - tail.index(c)))
-    return array_ops.broadcast_to(g, x_shape)
+            g = shape.expand_dims(g, -(len(tail) - tail.index(c)))
+    return shape.broadcast_to(g, x_shape)

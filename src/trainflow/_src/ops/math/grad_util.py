@@ -10,8 +10,9 @@ import numpy as np
 
 from trainflow._src.framework import errors, registry, tensor_util
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 
 
 def shape_tuple(t):
@@ -72,8 +73,8 @@ def smart_broadcast_gradient_args(x, y):
       list of ints or an int tensor, and must_reduce says whether the gradient
       needs reducing and reshaping.
     """
-    x_shape = array_ops.shape(x)
-    y_shape = array_ops.shape(y)
+    x_shape = shape_lib.shape(x)
+    y_shape = shape_lib.shape(y)
     x_axes, y_axes = infer_gradient_reduction_axes(x.shape, y.shape)
     if x_axes is None or y_axes is None:
         x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
@@ -87,8 +88,8 @@ def reduce_gradient_arg(grad, shape_axes_must_reduce):
     """Sums `grad` over the broadcast axes and reshapes it to the input's shape."""
     shape, axes, must_reduce = shape_axes_must_reduce
     if grad is not None and must_reduce:
-        grad = math_ops.reduce_sum(grad, axes, keepdims=True)
-        grad = array_ops.reshape(grad, shape)
+        grad = reductions.reduce_sum(grad, axes, keepdims=True)
+        grad = shape_lib.reshape(grad, shape)
     return grad
 
 
@@ -103,7 +104,7 @@ def reduce_gradient_args(x, y, gx, gy):
 
 def safe_shape_div(x, y):
     """x // max(y, 1) for non-negative shapes, so that 0 / 0 gives 0."""
-    return x // math_ops.maximum(y, 1)
+    return x // arith.maximum(y, 1)
 
 
 @tensor_util.register_constant_value("BroadcastGradientArgs")

@@ -9,14 +9,15 @@ were broadcast sum the gradients over those dimensions. Qr has no gradient here
 Imported at the end of `math_ops`.
 """
 from trainflow._src.framework.registry import RegisterGradient
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import broadcast_gradient_args
 
 
 def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=False):
     """The raw MatMul op (TF's gen_math_ops.mat_mul)."""
-    return math_ops._out("MatMul", None, a=a, b=b, transpose_a=transpose_a,
+    return arith._out("MatMul", None, a=a, b=b, transpose_a=transpose_a,
                          transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b)
 
 
@@ -24,8 +25,8 @@ def _mat_mul(a, b, transpose_a=False, transpose_b=False, grad_a=False, grad_b=Fa
 def _mat_mul_grad(op, grad):
     t_a = op.get_attr("transpose_a")
     t_b = op.get_attr("transpose_b")
-    a = math_ops.conj(op.inputs[0])
-    b = math_ops.conj(op.inputs[1])
+    a = arith.conj(op.inputs[0])
+    b = arith.conj(op.inputs[1])
     if not t_a and not t_b:
         grad_a = _mat_mul(grad, b, transpose_b=True, grad_a=True)
         grad_b = _mat_mul(a, grad, transpose_a=True, grad_b=True)
@@ -50,17 +51,17 @@ def _batch_products(op, grad, marks):
     kb = {"grad_b": True} if marks else {}
     if not adj_x:
         if not adj_y:
-            grad_x = math_ops.matmul(grad, y, adjoint_a=False, adjoint_b=True, **ka)
-            grad_y = math_ops.matmul(x, grad, adjoint_a=True, adjoint_b=False, **kb)
+            grad_x = arith.matmul(grad, y, adjoint_a=False, adjoint_b=True, **ka)
+            grad_y = arith.matmul(x, grad, adjoint_a=True, adjoint_b=False, **kb)
         else:
-            grad_x = math_ops.matmul(grad, y, adjoint_a=False, adjoint_b=False, **ka)
-            grad_y = math_ops.matmul(grad, x, adjoint_a=True, adjoint_b=False, **kb)
+            grad_x = arith.matmul(grad, y, adjoint_a=False, adjoint_b=False, **ka)
+            grad_y = arith.matmul(grad, x, adjoint_a=True, adjoint_b=False, **kb)
     elif not adj_y:
-        grad_x = math_ops.matmul(y, grad, adjoint_a=False, adjoint_b=True, **ka)
-        grad_y = math_ops.matmul(x, grad, adjoint_a=False, adjoint_b=False, **kb)
+        grad_x = arith.matmul(y, grad, adjoint_a=False, adjoint_b=True, **ka)
+        grad_y = arith.matmul(x, grad, adjoint_a=False, adjoint_b=False, **kb)
     else:
-        grad_x = math_ops.matmul(y, grad, adjoint_a=True, adjoint_b=True, **ka)
-        grad_y = math_ops.matmul(grad, x, adjoint_a=True, adjoint_b=True, **kb)
+        grad_x = arith.matmul(y, grad, adjoint_a=True, adjoint_b=True, **ka)
+        grad_y = arith.matmul(grad, x, adjoint_a=True, adjoint_b=True, **kb)
     return grad_x, grad_y
 
 
@@ -81,11 +82,11 @@ def _batch_mat_mul_v2_grad(op, grad):
     if not may_have_batch or batch_match:
         return grad_x, grad_y
     # Batch dimensions were broadcast: sum each gradient over the ones its input lacked.
-    sx = array_ops.shape(x)
-    sy = array_ops.shape(y)
+    sx = shape.shape(x)
+    sy = shape.shape(y)
     rx, ry = broadcast_gradient_args(sx[:-2], sy[:-2])
-    grad_x = array_ops.reshape(math_ops.reduce_sum(grad_x, rx), sx)
-    grad_y = array_ops.reshape(math_ops.reduce_sum(grad_y, ry), sy)
+    grad_x = shape.reshape(reductions.reduce_sum(grad_x, rx), sx)
+    grad_y = shape.reshape(reductions.reduce_sum(grad_y, ry), sy)
     return grad_x, grad_y
 
 

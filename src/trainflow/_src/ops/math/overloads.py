@@ -10,42 +10,42 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math import arith
 
 
 def _add(x, y, name=None):
     if not isinstance(y, Tensor):
         y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
     op_type = "Add" if x.dtype.base_dtype == dtypes.string else "AddV2"
-    return math_ops._out(op_type, name, x=x, y=y)
+    return arith._out(op_type, name, x=x, y=y)
 
 
 def _floormod(x, y, name=None):
-    return math_ops._out("FloorMod", name, x=x, y=y)
+    return arith._out("FloorMod", name, x=x, y=y)
 
 
 def _and(x, y, name=None):
     if x.dtype.base_dtype == dtypes.bool:
-        return math_ops.logical_and(x, y, name)
-    return math_ops.bitwise_and(x, y)
+        return arith.logical_and(x, y, name)
+    return arith.bitwise_and(x, y)
 
 
 def _or(x, y, name=None):
     if x.dtype.base_dtype == dtypes.bool:
-        return math_ops.logical_or(x, y, name)
-    return math_ops.bitwise_or(x, y)
+        return arith.logical_or(x, y, name)
+    return arith.bitwise_or(x, y)
 
 
 def _xor(x, y, name=None):
     if x.dtype.base_dtype == dtypes.bool:
-        return math_ops.logical_xor(x, y, name)
-    return math_ops.bitwise_xor(x, y)
+        return arith.logical_xor(x, y, name)
+    return arith.bitwise_xor(x, y)
 
 
 def _invert(x, name=None):
     if x.dtype.base_dtype == dtypes.bool:
-        return math_ops.logical_not(x, name=name)
-    return math_ops.invert(x, name=name)
+        return arith.logical_not(x, name=name)
+    return arith.invert(x, name=name)
 
 
 def _install_binary(func, op_name):
@@ -80,25 +80,25 @@ def _install_binary(func, op_name):
 
 
 def _matmul(a, b, name=None):
-    return math_ops.matmul(a, b, name=name)
+    return arith.matmul(a, b, name=name)
 
 
 _install_binary(_add, "add")
-_install_binary(math_ops.subtract, "sub")
-_install_binary(math_ops.multiply, "mul")
-_install_binary(math_ops.truediv, "truediv")
-_install_binary(math_ops.floordiv, "floordiv")
+_install_binary(arith.subtract, "sub")
+_install_binary(arith.multiply, "mul")
+_install_binary(arith.truediv, "truediv")
+_install_binary(arith.floordiv, "floordiv")
 _install_binary(_floormod, "mod")
-_install_binary(math_ops.pow, "pow")
+_install_binary(arith.pow, "pow")
 _install_binary(_matmul, "matmul")
 _install_binary(_and, "and")
 _install_binary(_or, "or")
 _install_binary(_xor, "xor")
 
-Tensor._override_operator("__neg__", math_ops.negative)
-Tensor._override_operator("__abs__", math_ops.abs)
+Tensor._override_operator("__neg__", arith.negative)
+Tensor._override_operator("__abs__", arith.abs)
 Tensor._override_operator("__invert__", _invert)
-Tensor._override_operator("__lt__", math_ops.less)
-Tensor._override_operator("__le__", math_ops.less_equal)
-Tensor._override_operator("__gt__", math_ops.greater)
-Tensor._override_operator("__ge__", math_ops.greater_equal)
+Tensor._override_operator("__lt__", arith.less)
+Tensor._override_operator("__le__", arith.less_equal)
+Tensor._override_operator("__gt__", arith.greater)
+Tensor._override_operator("__ge__", arith.greater_equal)

@@ -1,7 +1,7 @@
 """Reductions: the op types Sum, Mean, Prod, Max, Min, All, Any and EuclideanNorm
 (registrations, shape functions, NumPy kernels) and TF1's reduce functions
 (`reduce_sum` ... `reduce_logsumexp`, `reduce_variance`, `reduce_std`,
-`count_nonzero`, `reduced_shape`). Gradients: `reductions_grad`.
+`count_nonzero`). Gradients (and `reduced_shape`): `reductions_grad`.
 
 Kernels keep TensorFlow's dtype rules: integer sums wrap in their own type,
 integer means are computed wide and truncated toward zero, half-precision
@@ -21,9 +21,11 @@ from trainflow._src.framework import dtypes, errors, tensor_util
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import register_op
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.math.shapes import reduction_shape_fn
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.math import arith
 
 _NUMBER = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
            "qint32, bfloat16, qint16, quint16, uint16, complex128, float16, uint32, uint64}")
@@ -222,10 +224,8 @@ def _reduction_dims(x, axis):
         return axis
     rank = getattr(getattr(x, "shape", None), "rank", None)
     if rank:
-        from trainflow._src.framework.constant_op import constant
         return constant(np.arange(rank, dtype=np.int32))
-    from trainflow._src.ops.array import array_ops
-    return _out("Range", "range", start=0, limit=array_ops.rank(x), delta=1)
+    return _out("Range", "range", start=0, limit=shape_lib.rank(x), delta=1)
 
 
 def _may_reduce_to_scalar(keepdims, axis, output):
@@ -284,20 +284,19 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reductio
     Raises:
       ValueError: if both argument spellings are given.
     """
-    from trainflow._src.ops.math import math_ops
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keepdims = False if keepdims is None else bool(keepdims)
     with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
         raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
-        safe_max = _out("SelectV2", None, condition=math_ops.is_finite(raw_max), t=raw_max,
+        safe_max = _out("SelectV2", None, condition=arith.is_finite(raw_max), t=raw_max,
                         e=0)
         my_max = _out("StopGradient", None, input=safe_max)
-        result = math_ops.log(reduce_sum(math_ops.exp(math_ops.subtract(input_tensor, my_max)),
+        result = arith.log(reduce_sum(arith.exp(arith.subtract(input_tensor, my_max)),
                                          axis=axis, keepdims=keepdims))
         if not keepdims:
             my_max = _out("Reshape", None, tensor=my_max, shape=_out("Shape", None, input=result))
-        result = math_ops.add(result, my_max, name=scope)
+        result = arith.add(result, my_max, name=scope)
         return _may_reduce_to_scalar(keepdims, axis, result)
 
 
@@ -307,19 +306,18 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.math import math_ops
     with name_scope(name or "reduce_variance", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
         means = reduce_mean(x, axis=axis, keepdims=True)
         if means.dtype.is_integer:
             raise TypeError(f"Input must be either real or complex. Received integer type "
                             f"{means.dtype}.")
-        diff = math_ops.subtract(x, means, name="sub")
+        diff = arith.subtract(x, means, name="sub")
         if diff.dtype.is_complex:
-            sq = _out("Real", None, input=math_ops.multiply(math_ops.conj(diff), diff),
+            sq = _out("Real", None, input=arith.multiply(arith.conj(diff), diff),
                       Tout=diff.dtype.real_dtype)
         else:
-            sq = math_ops.square(diff)
+            sq = arith.square(diff)
         return reduce_mean(sq, axis=axis, keepdims=keepdims)
 
 
@@ -329,48 +327,9 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     Raises:
       TypeError: for integer inputs.
     """
-    from trainflow._src.ops.math import math_ops
     with name_scope(name or "reduce_std", None, [input_tensor]):
         x = convert_to_tensor(input_tensor)
-        return math_ops.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
-
-
-def reduced_shape(input_shape, axes):
-    """The shape of a reduction's output with kept dims: `input_shape` with 1 at `axes`
-    (TF's `math_ops.reduced_shape`, used by the reduction gradients).
-
-    Args:
-      input_shape: the input's shape as a 1-D int tensor, list or array.
-      axes: the reduction axes (int, list or int tensor; negative values count from
-        the end).
-
-    Returns:
-      an int32 ndarray when both arguments are static, else a 1-D int tensor
-      (a `DynamicStitch` of the shape and ones at the axes).
-    """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.data_flow import partition
-    static_shape = (tensor_util.constant_value(input_shape) if isinstance(input_shape, Tensor)
-                    else np.asarray(input_shape))
-    if static_shape is not None:
-        static_axes = (tensor_util.constant_value(axes) if isinstance(axes, Tensor)
-                       else np.asarray(axes))
-        if static_axes is not None:
-            out = np.array(static_shape, dtype=np.int32)
-            out[np.asarray(static_axes, dtype=np.int32)] = 1
-            return out
-    input_shape = convert_to_tensor(input_shape)
-    axes = convert_to_tensor(axes)
-    if axes.dtype.base_dtype != dtypes.int32:
-        # DynamicStitch takes int32 indices only (TF fails here for int64 axes).
-        axes = math_ops.cast(axes, dtypes.int32)
-    input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
-    axes = (axes + input_rank) % input_rank
-    axes_shape = array_ops.shape(axes)
-    return partition.dynamic_stitch(
-        [math_ops.range(input_rank), axes],
-        [input_shape, array_ops.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
+        return arith.sqrt(reduce_variance(x, axis=axis, keepdims=keepdims))
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
@@ -387,7 +346,6 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
     Raises:
       ValueError: if two spellings of one argument are given.
     """
-    from trainflow._src.ops.math import math_ops
     input_tensor = _lookup("input", input, "input_tensor", input_tensor)
     axis = _lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _lookup("keepdims", keepdims, "keep_dims", keep_dims)
@@ -398,11 +356,10 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         if x.dtype.base_dtype == dtypes.bool:
             predicate = x
         else:
-            from trainflow._src.framework.constant_op import constant
             zero = constant(np.zeros((), x.dtype.base_dtype.as_numpy_dtype)
                             if x.dtype.base_dtype != dtypes.string else b"",
                             dtype=x.dtype.base_dtype, name="zeros")
-            predicate = math_ops.not_equal(x, zero)
-        counts = reduce_sum(math_ops._cast(predicate, dtypes.int64), axis=axis,
+            predicate = arith.not_equal(x, zero)
+        counts = reduce_sum(arith._cast(predicate, dtypes.int64), axis=axis,
                             keepdims=keepdims)
-        return math_ops._cast(counts, dtype)
+        return arith._cast(counts, dtype)

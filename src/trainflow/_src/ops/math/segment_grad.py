@@ -10,40 +10,45 @@ rows, computed without dividing by zero. The optimizers' sparse path
 """
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import RegisterGradient
-from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import gather
+from trainflow._src.ops.array import join
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.array import cast
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import segment
 
 
 def _op(op_type, **inputs):
-    return math_ops._out(op_type, None, **inputs)
+    return arith._out(op_type, None, **inputs)
 
 
 @RegisterGradient("SegmentSum")
 def _segment_sum_grad(op, grad):
-    return array_ops.gather(grad, op.inputs[1]), None
+    return gather.gather(grad, op.inputs[1]), None
 
 
 @RegisterGradient("SegmentMean")
 def _segment_mean_grad(op, grad):
-    data_rank = array_ops.rank(op.inputs[0])
-    segment_ids_shape = array_ops.shape(op.inputs[1])
-    remaining_shape = array_ops.ones(array_ops.expand_dims(data_rank - 1, 0),
+    data_rank = shape.rank(op.inputs[0])
+    segment_ids_shape = shape.shape(op.inputs[1])
+    remaining_shape = create.ones(shape.expand_dims(data_rank - 1, 0),
                                      dtype=segment_ids_shape.dtype.base_dtype)
-    ones_shape = array_ops.concat([segment_ids_shape, remaining_shape], 0)
-    ones = array_ops.ones(ones_shape, dtype=grad.dtype.base_dtype)
-    scaled_grad = math_ops.divide(grad, math_ops.segment_sum(ones, op.inputs[1]))
-    return array_ops.gather(scaled_grad, op.inputs[1]), None
+    ones_shape = join.concat([segment_ids_shape, remaining_shape], 0)
+    ones = create.ones(ones_shape, dtype=grad.dtype.base_dtype)
+    scaled_grad = arith.divide(grad, segment.segment_sum(ones, op.inputs[1]))
+    return gather.gather(scaled_grad, op.inputs[1]), None
 
 
 def _segment_min_or_max_grad(op, grad):
-    zeros = array_ops.zeros_like(op.inputs[0], dtype=op.inputs[0].dtype.base_dtype)
-    gathered_outputs = array_ops.gather(op.outputs[0], op.inputs[1])
-    is_selected = math_ops.equal(op.inputs[0], gathered_outputs)
-    num_selected = math_ops.segment_sum(math_ops.cast(is_selected, grad.dtype.base_dtype),
+    zeros = create.zeros_like(op.inputs[0], dtype=op.inputs[0].dtype.base_dtype)
+    gathered_outputs = gather.gather(op.outputs[0], op.inputs[1])
+    is_selected = arith.equal(op.inputs[0], gathered_outputs)
+    num_selected = segment.segment_sum(cast.cast(is_selected, grad.dtype.base_dtype),
                                         op.inputs[1])
-    weighted_grads = math_ops.divide(grad, num_selected)
-    gathered_grads = array_ops.gather(weighted_grads, op.inputs[1])
-    return array_ops.where_v2(is_selected, gathered_grads, zeros), None
+    weighted_grads = arith.divide(grad, num_selected)
+    gathered_grads = gather.gather(weighted_grads, op.inputs[1])
+    return gather.where_v2(is_selected, gathered_grads, zeros), None
 
 
 RegisterGradient("SegmentMin")(_segment_min_or_max_grad)
@@ -55,19 +60,19 @@ def _segment_prod_grad(op, grad):
     # Per segment: no zero -> prod / x; one zero -> the product of the other rows at the
     # zero and 0 elsewhere; two or more zeros -> 0 everywhere.
     data, segment_ids = op.inputs
-    is_zero = math_ops.equal(data, 0)
-    num_zeros = _op("SegmentSum", data=math_ops.cast(is_zero, dtype=dtypes.int32),
+    is_zero = arith.equal(data, 0)
+    num_zeros = _op("SegmentSum", data=cast.cast(is_zero, dtype=dtypes.int32),
                     segment_ids=segment_ids)
-    grad = array_ops.where_v2(math_ops.greater(num_zeros, 1), array_ops.zeros_like(grad),
+    grad = gather.where_v2(arith.greater(num_zeros, 1), create.zeros_like(grad),
                               grad)
-    non_zero_data = array_ops.where_v2(is_zero, array_ops.ones_like(data), data)
+    non_zero_data = gather.where_v2(is_zero, create.ones_like(data), data)
     non_zero_prod = _op("SegmentProd", data=non_zero_data, segment_ids=segment_ids)
-    gathered_prod = array_ops.gather(op.outputs[0], segment_ids)
-    gathered_non_zero_prod = array_ops.gather(non_zero_prod, segment_ids)
+    gathered_prod = gather.gather(op.outputs[0], segment_ids)
+    gathered_non_zero_prod = gather.gather(non_zero_prod, segment_ids)
     prod_divided_by_el = gathered_prod / non_zero_data
-    partial_derivative = array_ops.where_v2(is_zero, gathered_non_zero_prod,
+    partial_derivative = gather.where_v2(is_zero, gathered_non_zero_prod,
                                             prod_divided_by_el)
-    gathered_grad = array_ops.gather(grad, segment_ids)
+    gathered_grad = gather.gather(grad, segment_ids)
     return gathered_grad * partial_derivative, None
 
 
@@ -79,36 +84,36 @@ def _gather_drop_negatives(params, ids, zero_clipped_indices=None, is_positive=N
       reuse them for another gather with the same ids.
     """
     if zero_clipped_indices is None:
-        zero_clipped_indices = math_ops.maximum(ids, array_ops.zeros_like(ids))
-    gathered = array_ops.gather(params, zero_clipped_indices)
+        zero_clipped_indices = arith.maximum(ids, create.zeros_like(ids))
+    gathered = gather.gather(params, zero_clipped_indices)
     if is_positive is None:
-        is_positive = math_ops.greater_equal(ids, 0)
+        is_positive = arith.greater_equal(ids, 0)
         # Broadcast the mask over the trailing dimensions of the gathered rows.
-        is_positive_shape = array_ops.shape(is_positive)
-        broadcastable_shape = array_ops.concat(
+        is_positive_shape = shape.shape(is_positive)
+        broadcastable_shape = join.concat(
             [is_positive_shape,
-             array_ops.ones([array_ops.rank(gathered) - array_ops.rank(is_positive)],
+             create.ones([shape.rank(gathered) - shape.rank(is_positive)],
                             dtype=is_positive_shape.dtype.base_dtype)],
             axis=0)
-        is_positive = array_ops.reshape(is_positive, broadcastable_shape)
-        is_positive = is_positive & array_ops.ones_like(gathered, dtype=dtypes.bool)
-    zero_slice = array_ops.zeros_like(gathered)
-    return (array_ops.where_v2(is_positive, gathered, zero_slice), zero_clipped_indices,
+        is_positive = shape.reshape(is_positive, broadcastable_shape)
+        is_positive = is_positive & create.ones_like(gathered, dtype=dtypes.bool)
+    zero_slice = create.zeros_like(gathered)
+    return (gather.where_v2(is_positive, gathered, zero_slice), zero_clipped_indices,
             is_positive)
 
 
 def _unsorted_segment_min_or_max_grad(op, grad):
     gathered_outputs, zero_clipped_indices, is_positive = _gather_drop_negatives(
         op.outputs[0], op.inputs[1])
-    is_selected = math_ops.equal(op.inputs[0], gathered_outputs)
-    is_selected = math_ops.logical_and(is_selected, is_positive)
-    num_selected = math_ops.unsorted_segment_sum(
-        math_ops.cast(is_selected, grad.dtype.base_dtype), op.inputs[1], op.inputs[2])
-    weighted_grads = math_ops.divide(grad, num_selected)
+    is_selected = arith.equal(op.inputs[0], gathered_outputs)
+    is_selected = arith.logical_and(is_selected, is_positive)
+    num_selected = segment.unsorted_segment_sum(
+        cast.cast(is_selected, grad.dtype.base_dtype), op.inputs[1], op.inputs[2])
+    weighted_grads = arith.divide(grad, num_selected)
     gathered_grads, _, _ = _gather_drop_negatives(weighted_grads, None, zero_clipped_indices,
                                                   is_positive)
-    zeros = array_ops.zeros_like(gathered_grads)
-    return array_ops.where_v2(is_selected, gathered_grads, zeros), None, None
+    zeros = create.zeros_like(gathered_grads)
+    return gather.where_v2(is_selected, gathered_grads, zeros), None, None
 
 
 RegisterGradient("UnsortedSegmentMax")(_unsorted_segment_min_or_max_grad)
@@ -124,19 +129,19 @@ def _unsorted_segment_sum_grad(op, grad):
 def _unsorted_segment_prod_grad(op, grad):
     # As SegmentProd; negative ids were dropped by the op, and get zero here.
     data, segment_ids, num_segments = op.inputs
-    is_zero = math_ops.equal(data, 0)
-    num_zeros = _op("UnsortedSegmentSum", data=math_ops.cast(is_zero, dtype=dtypes.int32),
+    is_zero = arith.equal(data, 0)
+    num_zeros = _op("UnsortedSegmentSum", data=cast.cast(is_zero, dtype=dtypes.int32),
                     segment_ids=segment_ids, num_segments=num_segments)
-    grad = array_ops.where_v2(math_ops.greater(num_zeros, 1), array_ops.zeros_like(grad),
+    grad = gather.where_v2(arith.greater(num_zeros, 1), create.zeros_like(grad),
                               grad)
-    non_zero_data = array_ops.where_v2(is_zero, array_ops.ones_like(data), data)
+    non_zero_data = gather.where_v2(is_zero, create.ones_like(data), data)
     non_zero_prod = _op("UnsortedSegmentProd", data=non_zero_data, segment_ids=segment_ids,
                         num_segments=num_segments)
-    zero_clipped_indices = math_ops.maximum(segment_ids, array_ops.zeros_like(segment_ids))
-    gathered_prod = array_ops.gather(op.outputs[0], zero_clipped_indices)
-    gathered_non_zero_prod = array_ops.gather(non_zero_prod, zero_clipped_indices)
+    zero_clipped_indices = arith.maximum(segment_ids, create.zeros_like(segment_ids))
+    gathered_prod = gather.gather(op.outputs[0], zero_clipped_indices)
+    gathered_non_zero_prod = gather.gather(non_zero_prod, zero_clipped_indices)
     prod_divided_by_el = gathered_prod / data  # inf/nan where data is 0; not selected there
-    partial_derivative = array_ops.where_v2(is_zero, gathered_non_zero_prod,
+    partial_derivative = gather.where_v2(is_zero, gathered_non_zero_prod,
                                             prod_divided_by_el)
     gathered_grad = _gather_drop_negatives(grad, segment_ids, zero_clipped_indices)[0]
     return gathered_grad * partial_derivative, None, None

@@ -16,6 +16,8 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.array.shape_util import UNKNOWN, dims_of, invalid_argument, shape_of
 from trainflow._src.ops.math.reductions import accumulation_dtype
+from trainflow._src.ops.array import cast, create, gather, join, shape as shape_lib
+from trainflow._src.ops.math import arith, segment
 
 __all__ = ["sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum",
            "unsorted_segment_mean", "unsorted_segment_sqrt_n"]
@@ -151,17 +153,13 @@ for _kind, _op in (("sum", "Sum"), ("mean", "Mean"), ("sqrt_n", "SqrtN")):
 
 
 def _dim0(op):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    return math_ops.cast(array_ops.shape(op.inputs[0])[0], "int32")
+    return cast.cast(shape_lib.shape(op.inputs[0])[0], "int32")
 
 
 @RegisterGradient("SparseSegmentSum")
 def _sparse_segment_sum_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    dim0 = array_ops.shape(op.inputs[0])[0]
-    return (math_ops.unsorted_segment_sum(array_ops.gather(grad, op.inputs[2]),
+    dim0 = shape_lib.shape(op.inputs[0])[0]
+    return (segment.unsorted_segment_sum(gather.gather(grad, op.inputs[2]),
                                           op.inputs[1], dim0), None, None)
 
 
@@ -209,34 +207,30 @@ sparse_segment_sqrt_n = _sparse("SparseSegmentSqrtN", "sum divided by sqrt(size)
 
 def _unsorted_segment_counts(data, segment_ids, num_segments):
     """Per segment the number of rows (at least 1), shaped to broadcast against sums."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     num_segments = convert_to_tensor(num_segments)
-    ones = array_ops.ones(array_ops.shape(segment_ids), dtype=data.dtype)
-    n = math_ops.unsorted_segment_sum(ones, segment_ids, num_segments)
-    shape = array_ops.concat(
+    ones = create.ones(shape_lib.shape(segment_ids), dtype=data.dtype)
+    n = segment.unsorted_segment_sum(ones, segment_ids, num_segments)
+    shape = join.concat(
         [num_segments[None],
-         array_ops.ones([array_ops.rank(data) - array_ops.rank(segment_ids)],
+         create.ones([shape_lib.rank(data) - shape_lib.rank(segment_ids)],
                         dtype=num_segments.dtype)], axis=0)
-    return math_ops.maximum(array_ops.reshape(n, shape), 1)
+    return arith.maximum(shape_lib.reshape(n, shape), 1)
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """The mean of the rows of `data` per segment id (empty segments give 0)."""
-    from trainflow._src.ops.math import math_ops
     with get_default_graph().name_scope(name or "UnsortedSegmentMean"):
         data = convert_to_tensor(data)
         segment_ids = convert_to_tensor(segment_ids)
         n = _unsorted_segment_counts(data, segment_ids, num_segments)
-        return math_ops.unsorted_segment_sum(data, segment_ids, num_segments) / n
+        return segment.unsorted_segment_sum(data, segment_ids, num_segments) / n
 
 
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """The sum of the rows of `data` per segment id divided by sqrt(segment size)."""
-    from trainflow._src.ops.math import math_ops
     with get_default_graph().name_scope(name or "UnsortedSegmentSqrtN"):
         data = convert_to_tensor(data)
         segment_ids = convert_to_tensor(segment_ids)
         n = _unsorted_segment_counts(data, segment_ids, num_segments)
-        return math_ops.unsorted_segment_sum(data, segment_ids, num_segments) / \
-            math_ops.sqrt(n)
+        return segment.unsorted_segment_sum(data, segment_ids, num_segments) / \
+            arith.sqrt(n)

@@ -13,6 +13,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient
 from trainflow._src.ops.math.cwise import binary
 from trainflow._src.ops.math.special import _hurwitz_zeta
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.math.grad_util import broadcast_gradient_args
+from trainflow._src.ops.math.special import digamma
 
 __all__ = ["igamma", "igammac", "zeta"]
 
@@ -25,7 +29,6 @@ def _series_terms(a, x):
     """Yields (term_n, psi(a + n + 1)) of P's series e^-x x^(a+n) / Gamma(a+n+1)."""
     log_x = np.log(x)
     log_t = a * log_x - x - _lgamma(a + 1.0)
-    from trainflow._src.ops.math.special import digamma
     psi = digamma(a + 1.0)
     n = 0
     while True:
@@ -152,23 +155,18 @@ def zeta(x, q, name=None):
 
 
 def _reduce_to(grad, axes, shape):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    return array_ops.reshape(math_ops.reduce_sum(grad, axes), shape)
+    return shape_lib.reshape(reductions.reduce_sum(grad, axes), shape)
 
 
 @RegisterGradient("Igamma")
 def _igamma_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     a, x = op.inputs
-    sa, sx = array_ops.shape(a), array_ops.shape(x)
+    sa, sx = shape_lib.shape(a), shape_lib.shape(x)
     ra, rx = broadcast_gradient_args(sa, sx)
     with op.graph.control_dependencies([grad]):
         partial_a = apply_op("IgammaGradA", a=a, x=x).outputs[0]
         # d/dx P = x^(a-1) e^-x / Gamma(a), in log space against overflow.
-        partial_x = math_ops.exp(-x + (a - 1) * math_ops.log(x) - math_ops.lgamma(a))
+        partial_x = arith.exp(-x + (a - 1) * arith.log(x) - arith.lgamma(a))
         return _reduce_to(partial_a * grad, ra, sa), _reduce_to(partial_x * grad, rx, sx)
 
 
@@ -181,10 +179,8 @@ def _igammac_grad(op, grad):
 @RegisterGradient("Zeta")
 def _zeta_grad(op, grad):
     # d/dq zeta(x, q) = -x zeta(x + 1, q); TensorFlow has no derivative in x either.
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math.grad_util import broadcast_gradient_args
     x, q = op.inputs
-    sx, sq = array_ops.shape(x), array_ops.shape(q)
+    sx, sq = shape_lib.shape(x), shape_lib.shape(q)
     _, rq = broadcast_gradient_args(sx, sq)
     with op.graph.control_dependencies([grad]):
         partial_q = -x * zeta(x + 1, q)

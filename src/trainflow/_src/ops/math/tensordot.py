@@ -12,6 +12,8 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.math import reductions
+from trainflow._src.ops.math.arith import matmul
 
 
 def _out(op_type, name, **kwargs):
@@ -70,7 +72,6 @@ def _reshape_for_matmul(x, axes, flipped):
         if x.shape.as_list() != new_shape:
             x = _out("Reshape", None, tensor=x, shape=new_shape)
         return x, free_static, free_static
-    from trainflow._src.ops.math import reductions
     axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
     free_t = convert_to_tensor(free, dtype=dtypes.int32, name="free")
     shape = _out("Shape", None, input=x)
@@ -102,7 +103,6 @@ def tensordot(a, b, axes, name=None):
     Raises:
       ValueError: for bad axes, contracted sizes that differ, or inputs of unknown rank.
     """
-    from trainflow._src.ops.math.math_ops import matmul
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b")

@@ -12,9 +12,9 @@ array functions, which must exist first).
 import numpy as np
 
 from trainflow._src.framework.registry import RegisterGradient, register_op
-from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.array import create
 from trainflow._src.framework import constant_op
-from trainflow._src.ops.math import math_ops
+from trainflow._src.ops.math import arith
 from trainflow._src.ops.math.shapes import merge_all_shape_fn
 
 _GRAD_TYPES = "{bfloat16, half, float, double, complex64, complex128}"
@@ -71,7 +71,7 @@ _register_grad_op("InvGrad", _reciprocal_grad)
 
 
 def _grad_op(op_type, y, dy):
-    return math_ops._out(op_type, None, y=y, dy=dy)
+    return arith._out(op_type, None, y=y, dy=dy)
 
 
 def _after(grad):
@@ -84,8 +84,8 @@ def _reciprocal_grad_grad(op, grad):
     # z = -b * conj(a)^2
     b = op.inputs[1]
     with _after(grad):
-        ca = math_ops.conj(op.inputs[0])
-        cg = math_ops.conj(grad)
+        ca = arith.conj(op.inputs[0])
+        cg = arith.conj(grad)
         return cg * -2.0 * b * ca, _grad_op("ReciprocalGrad", ca, grad)
 
 
@@ -100,7 +100,7 @@ def _sqrt_grad_grad(op, grad):
     y = op.outputs[0]
     with _after(grad):
         ga = grad / a
-        return -math_ops.conj(ga) * y, 0.5 * ga
+        return -arith.conj(ga) * y, 0.5 * ga
 
 
 @RegisterGradient("RsqrtGrad")
@@ -108,9 +108,9 @@ def _rsqrt_grad_grad(op, grad):
     # z = -0.5 * b * conj(a)^3
     a, b = op.inputs[0], op.inputs[1]
     with _after(grad):
-        ca = math_ops.conj(a)
-        cg = math_ops.conj(grad)
-        grad_a = -1.5 * cg * b * math_ops.square(ca)
+        ca = arith.conj(a)
+        cg = arith.conj(grad)
+        grad_a = -1.5 * cg * b * arith.square(ca)
         grad_b = _grad_op("RsqrtGrad", ca, grad)
         return grad_a, grad_b
 
@@ -119,8 +119,8 @@ def _rsqrt_grad_grad(op, grad):
 def _tanh_grad_grad(op, grad):
     # z = b * (1 - a^2)
     with _after(grad):
-        a = math_ops.conj(op.inputs[0])
-        b = math_ops.conj(op.inputs[1])
+        a = arith.conj(op.inputs[0])
+        b = arith.conj(op.inputs[1])
         return grad * -2.0 * b * a, _grad_op("TanhGrad", a, grad)
 
 
@@ -128,8 +128,8 @@ def _tanh_grad_grad(op, grad):
 def _sigmoid_grad_grad(op, grad):
     # z = b * a * (1 - a)
     with _after(grad):
-        a = math_ops.conj(op.inputs[0])
-        b = math_ops.conj(op.inputs[1])
+        a = arith.conj(op.inputs[0])
+        b = arith.conj(op.inputs[1])
         gb = grad * b
         return gb - 2.0 * gb * a, _grad_op("SigmoidGrad", a, grad)
 
@@ -156,21 +156,21 @@ def _rsqrt_op_grad(op, grad):
 @RegisterGradient("Tanh")
 def _tanh_op_grad(op, grad):
     with _after(grad):
-        y = math_ops.conj(op.outputs[0])
+        y = arith.conj(op.outputs[0])
         return _grad_op("TanhGrad", y, grad)
 
 
 @RegisterGradient("Sigmoid")
 def _sigmoid_op_grad(op, grad):
     with _after(grad):
-        y = math_ops.conj(op.outputs[0])
+        y = arith.conj(op.outputs[0])
         return _grad_op("SigmoidGrad", y, grad)
 
 
 @RegisterGradient("Exp")
 def _exp_grad(op, grad):
     with _after(grad):
-        y = math_ops.conj(op.outputs[0])
+        y = arith.conj(op.outputs[0])
         return grad * y
 
 
@@ -178,16 +178,16 @@ def _exp_grad(op, grad):
 def _asinh_grad(op, grad):
     # d asinh(x) = 1 / cosh(asinh(x))
     with _after(grad):
-        y = math_ops.conj(op.outputs[0])
-        return grad / math_ops.cosh(y)
+        y = arith.conj(op.outputs[0])
+        return grad / arith.cosh(y)
 
 
 @RegisterGradient("Acosh")
 def _acosh_grad(op, grad):
     # d acosh(x) = 1 / sinh(acosh(x))
     with _after(grad):
-        y = math_ops.conj(op.outputs[0])
-        return grad / math_ops.sinh(y)
+        y = arith.conj(op.outputs[0])
+        return grad / arith.sinh(y)
 
 
 # -- gradients through the op's input -------------------------------------------------------------
@@ -198,71 +198,71 @@ def _neg_grad(op, grad):
 
 @RegisterGradient("Abs")
 def _abs_grad(op, grad):
-    return grad * math_ops.sign(op.inputs[0])
+    return grad * arith.sign(op.inputs[0])
 
 
 @RegisterGradient("Sign")
 def _sign_grad(op, grad):
     # Zero almost everywhere (TF returns zeros, not None).
-    return array_ops.zeros_like(op.inputs[0])
+    return create.zeros_like(op.inputs[0])
 
 
 @RegisterGradient("Square")
 def _square_grad(op, grad):
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
+        x = arith.conj(op.inputs[0])
         two = constant_op.constant(2.0, dtype=x.dtype.base_dtype)
-        return math_ops.multiply(grad, math_ops.multiply(x, two))
+        return arith.multiply(grad, arith.multiply(x, two))
 
 
 def _chain_rule(derivative):
     """The gradient grad * derivative(conj(x)) of an element-wise function of x."""
     def grad_fn(op, grad):
         with _after(grad):
-            return grad * derivative(math_ops.conj(op.inputs[0]))
+            return grad * derivative(arith.conj(op.inputs[0]))
     return grad_fn
 
 
 # d/dx of each element-wise function, as a function of (conjugated) x.
 for _op_type, _derivative in (
-        ("Expm1", math_ops.exp),
-        ("Log", math_ops.reciprocal),
-        ("Log1p", lambda x: math_ops.reciprocal(1 + x)),
-        ("Sinh", math_ops.cosh),
-        ("Cosh", math_ops.sinh),
-        ("Sin", math_ops.cos),
-        ("Lgamma", math_ops.digamma)):
+        ("Expm1", arith.exp),
+        ("Log", arith.reciprocal),
+        ("Log1p", lambda x: arith.reciprocal(1 + x)),
+        ("Sinh", arith.cosh),
+        ("Cosh", arith.sinh),
+        ("Sin", arith.cos),
+        ("Lgamma", arith.digamma)):
     RegisterGradient(_op_type)(_chain_rule(_derivative))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return -grad * math_ops.sin(x)
+        x = arith.conj(op.inputs[0])
+        return -grad * arith.sin(x)
 
 
 @RegisterGradient("Tan")
 def _tan_grad(op, grad):
     # d tan(x) = sec(x)^2
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        sec_x = math_ops.reciprocal(math_ops.cos(x))
-        return math_ops.square(sec_x) * grad
+        x = arith.conj(op.inputs[0])
+        sec_x = arith.reciprocal(arith.cos(x))
+        return arith.square(sec_x) * grad
 
 
 def _one_minus_square(x, grad):
-    x2 = math_ops.square(x)
+    x2 = arith.square(x)
     one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
-    return math_ops.subtract(one, x2)
+    return arith.subtract(one, x2)
 
 
 @RegisterGradient("Asin")
 def _asin_grad(op, grad):
     # d asin(x) = 1 / sqrt(1 - x^2)
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        inv = math_ops.reciprocal(math_ops.sqrt(_one_minus_square(x, grad)))
+        x = arith.conj(op.inputs[0])
+        inv = arith.reciprocal(arith.sqrt(_one_minus_square(x, grad)))
         return grad * inv
 
 
@@ -270,8 +270,8 @@ def _asin_grad(op, grad):
 def _acos_grad(op, grad):
     # d acos(x) = -1 / sqrt(1 - x^2)
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        inv = math_ops.reciprocal(math_ops.sqrt(_one_minus_square(x, grad)))
+        x = arith.conj(op.inputs[0])
+        inv = arith.reciprocal(arith.sqrt(_one_minus_square(x, grad)))
         return -grad * inv
 
 
@@ -279,26 +279,26 @@ def _acos_grad(op, grad):
 def _atan_grad(op, grad):
     # d atan(x) = 1 / (1 + x^2)
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        x2 = math_ops.square(x)
+        x = arith.conj(op.inputs[0])
+        x2 = arith.square(x)
         one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
-        return grad * math_ops.reciprocal(math_ops.add(one, x2))
+        return grad * arith.reciprocal(arith.add(one, x2))
 
 
 @RegisterGradient("Atanh")
 def _atanh_grad(op, grad):
     # d atanh(x) = 1 / (1 - x^2)
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * math_ops.reciprocal(_one_minus_square(x, grad))
+        x = arith.conj(op.inputs[0])
+        return grad * arith.reciprocal(_one_minus_square(x, grad))
 
 
 def _erf_family_grad(op, grad, factor):
     # d erf(x) = 2 / sqrt(pi) * exp(-x^2); erfc has the opposite sign.
     scale = constant_op.constant(factor, dtype=grad.dtype.base_dtype)
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
-        return grad * scale * math_ops.exp(-math_ops.square(x))
+        x = arith.conj(op.inputs[0])
+        return grad * scale * arith.exp(-arith.square(x))
 
 
 @RegisterGradient("Erf")
@@ -314,9 +314,9 @@ def _erfc_grad(op, grad):
 @RegisterGradient("Digamma")
 def _digamma_grad(op, grad):
     with _after(grad):
-        x = math_ops.conj(op.inputs[0])
+        x = arith.conj(op.inputs[0])
         one = constant_op.constant(1, dtype=x.dtype.base_dtype)
-        return grad * math_ops.polygamma(one, x)
+        return grad * arith.polygamma(one, x)
 
 
 def _none_grad(op, grad):

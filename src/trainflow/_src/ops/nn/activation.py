@@ -4,9 +4,8 @@ Softsign with their Grad ops, and the composites crelu and the sigmoid/tanh alia
 Each op type is registered here with its shape function, kernel and gradient; the
 gradients of the Grad ops are registered too, so second derivatives work.
 """
-__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
-           "swish"]
-
+from trainflow._src.ops.array import cast, create, gather, join
+from trainflow._src.ops.math import arith
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -15,6 +14,9 @@ from trainflow._src.framework.shape_inference import unchanged_shape
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import activation_kernels as K
 from trainflow._src.ops.nn.shape_util import merged_shape_fn
+
+__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
+           "swish"]
 
 _RELU_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64, qint8}")
@@ -66,9 +68,8 @@ def _register_piecewise_linear_grads(op_type):
         return _out(grad_type, gradients=grad, features=op.outputs[0])
 
     def second(op, grad):
-        from trainflow._src.ops.array import array_ops
         x = op.inputs[1]
-        return _out(grad_type, gradients=grad, features=x), array_ops.zeros_like(x)
+        return _out(grad_type, gradients=grad, features=x), create.zeros_like(x)
 
     RegisterGradient(op_type)(first)
     RegisterGradient(grad_type)(second)
@@ -91,12 +92,10 @@ def _selu_grad(op, grad):
 def _negative_part_grad(op, grad, grad_op_type):
     # d(EluGrad|SeluGrad)/d(outputs) = incoming dy where outputs < 0 (the derivative of
     # "outputs + const" is 1 there); the linear branch does not depend on outputs.
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     dy, y = op.inputs
     d_dy = _out(grad_op_type, gradients=grad, outputs=y)
-    zero = array_ops.zeros_like(y)
-    d_y = array_ops.where(math_ops.less(y, zero), math_ops.multiply(grad, dy), zero)
+    zero = create.zeros_like(y)
+    d_y = gather.where(arith.less(y, zero), arith.multiply(grad, dy), zero)
     return d_dy, d_y
 
 
@@ -118,10 +117,9 @@ def _leaky_relu_grad(op, grad):
 
 @RegisterGradient("LeakyReluGrad")
 def _leaky_relu_grad_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
     x = op.inputs[1]
     return (_out("LeakyReluGrad", gradients=grad, features=x, alpha=op._attrs["alpha"]),
-            array_ops.zeros_like(x))
+            create.zeros_like(x))
 
 
 @RegisterGradient("Softplus")
@@ -132,12 +130,11 @@ def _softplus_grad(op, grad):
 @RegisterGradient("SoftplusGrad")
 def _softplus_grad_grad(op, grad):
     # SoftplusGrad(dy, x) = dy * sigmoid(x); sigmoid'(x) = 1 / (exp(-x) + 2 + exp(x)).
-    from trainflow._src.ops.math import math_ops
     dy, x = op.inputs
     d_dy = _out("SoftplusGrad", gradients=grad, features=x)
     two = convert_to_tensor(2, dtype=x.dtype.base_dtype)
-    denom = math_ops.add(math_ops.add(math_ops.exp(math_ops.negative(x)), two), math_ops.exp(x))
-    d_x = math_ops.truediv(math_ops.multiply(grad, dy), denom)
+    denom = arith.add(arith.add(arith.exp(arith.negative(x)), two), arith.exp(x))
+    d_x = arith.truediv(arith.multiply(grad, dy), denom)
     return d_dy, d_x
 
 
@@ -149,15 +146,14 @@ def _softsign_grad(op, grad):
 @RegisterGradient("SoftsignGrad")
 def _softsign_grad_grad(op, grad):
     # SoftsignGrad(dy, x) = dy / (1 + |x|)^2; d/dx = -2 dy sign(x) / (1 + |x|)^3.
-    from trainflow._src.ops.math import math_ops
     dy, x = op.inputs
     d_dy = _out("SoftsignGrad", gradients=grad, features=x)
     one = convert_to_tensor(1, dtype=x.dtype.base_dtype)
     minus_two = convert_to_tensor(-2, dtype=x.dtype.base_dtype)
-    base = math_ops.add(one, math_ops.abs(x))
-    num = math_ops.multiply(math_ops.multiply(minus_two, math_ops.multiply(grad, dy)),
-                            math_ops.sign(x))
-    d_x = math_ops.truediv(num, math_ops.multiply(math_ops.square(base), base))
+    base = arith.add(one, arith.abs(x))
+    num = arith.multiply(arith.multiply(minus_two, arith.multiply(grad, dy)),
+                            arith.sign(x))
+    d_x = arith.truediv(num, arith.multiply(arith.square(base), base))
     return d_dy, d_x
 
 
@@ -205,8 +201,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     with name_scope(name, "LeakyRelu", [features, alpha]) as name:
         features = convert_to_tensor(features, name="features")
         if features.dtype.base_dtype.is_integer:
-            from trainflow._src.ops.math import math_ops
-            features = math_ops.cast(features, dtypes.float32)
+            features = cast.cast(features, dtypes.float32)
         return _out("LeakyRelu", features=features, alpha=float(alpha), name=name)
 
 
@@ -216,11 +211,9 @@ def crelu(features, name=None, axis=-1):
     Returns:
       a Tensor whose `axis` dimension is twice that of `features`.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "CRelu", [features]) as name:
         features = convert_to_tensor(features, name="features")
-        c = array_ops.concat([features, math_ops.negative(features)], axis, name=name)
+        c = join.concat([features, arith.negative(features)], axis, name=name)
         return relu(c)
 
 
@@ -241,8 +234,7 @@ def swish(features, beta=1.0):
       features: a floating Tensor.
       beta: the slope inside the sigmoid (a number or scalar Tensor).
     """
-    from trainflow._src.ops.math import math_ops
     features = convert_to_tensor(features, name="features")
     beta = convert_to_tensor(beta, dtype=features.dtype.base_dtype, name="beta")
-    gate = math_ops.sigmoid(math_ops.multiply(beta, features, name="mul"))
-    return math_ops.multiply(features, gate, name="mul")
+    gate = arith.sigmoid(arith.multiply(beta, features, name="mul"))
+    return arith.multiply(features, gate, name="mul")

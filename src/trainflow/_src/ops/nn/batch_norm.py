@@ -2,15 +2,21 @@
 the Grad ops), and `tf.nn.fused_batch_norm` (which builds FusedBatchNormV3, as TensorFlow
 2.x does).
 """
-__all__ = ["fused_batch_norm"]
-
+from trainflow._src.framework import constant_op
+from trainflow._src.gradients.gradients_impl import gradients
+from trainflow._src.ops.array import shape
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.array import cast
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import batch_norm_kernels as K
-from trainflow._src.ops.nn.shape_util import decoded, dims_of, merge_dim, merge_dims, with_rank
+from trainflow._src.ops.nn.shape_util import decoded, merge_dims
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank
+
+__all__ = ["fused_batch_norm"]
 
 _FORMATS_4D = "data_format: {'NHWC', 'NCHW'} = 'NHWC'"
 _FORMATS_V3 = "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'"
@@ -132,42 +138,39 @@ def _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, epsilon, data_form
                          is_training):
     """The FusedBatchNormGrad outputs (dx, dscale, doffset) as a graph of primitive ops,
     so that they can be differentiated once more (TensorFlow's second derivative)."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     x_dtype = x.dtype.base_dtype
     if x_dtype in (dtypes.float16, dtypes.bfloat16):  # the arithmetic runs in float32
-        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+        x, grad_y = cast.cast(x, dtypes.float32), cast.cast(grad_y, dtypes.float32)
     channels_first = data_format in ("NCHW", "NCDHW")
     rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
     axes = [0] + list(range(2, rank)) if channels_first else list(range(rank - 1))
     if channels_first:  # per-channel vectors broadcast as [1, C, 1, 1(, 1)]
         bshape = [1, -1] + [1] * (rank - 2)
-        scale = array_ops.reshape(scale, bshape)
-        pop_mean = array_ops.reshape(pop_mean, bshape)
-        pop_var = array_ops.reshape(pop_var, bshape)
-    grad_offset = math_ops.reduce_sum(grad_y, axis=axes)
+        scale = shape.reshape(scale, bshape)
+        pop_mean = shape.reshape(pop_mean, bshape)
+        pop_var = shape.reshape(pop_var, bshape)
+    grad_offset = reductions.reduce_sum(grad_y, axis=axes)
     if is_training:
-        mean = math_ops.reduce_mean(x, axes, keepdims=True)
+        mean = reductions.reduce_mean(x, axes, keepdims=True)
         centered = x - mean
-        var = math_ops.reduce_mean(
-            math_ops.squared_difference(x, array_ops.stop_gradient(mean)), axes, keepdims=True)
-        inv_std = math_ops.rsqrt(var + epsilon)
-        dy_centered = grad_y - math_ops.reduce_mean(grad_y, axes, keepdims=True)
-        proj = math_ops.reduce_mean(grad_y * centered, axes, keepdims=True)
-        grad_x = scale * inv_std * (dy_centered - proj * centered * math_ops.reciprocal(
+        var = reductions.reduce_mean(
+            arith.squared_difference(x, cast.stop_gradient(mean)), axes, keepdims=True)
+        inv_std = arith.rsqrt(var + epsilon)
+        dy_centered = grad_y - reductions.reduce_mean(grad_y, axes, keepdims=True)
+        proj = reductions.reduce_mean(grad_y * centered, axes, keepdims=True)
+        grad_x = scale * inv_std * (dy_centered - proj * centered * arith.reciprocal(
             var + epsilon))
-        grad_scale = math_ops.reduce_sum(grad_y * centered * inv_std, axis=axes)
+        grad_scale = reductions.reduce_sum(grad_y * centered * inv_std, axis=axes)
     else:
-        inv_std = math_ops.rsqrt(pop_var + epsilon)
+        inv_std = arith.rsqrt(pop_var + epsilon)
         grad_x = grad_y * scale * inv_std
-        grad_scale = math_ops.reduce_sum(grad_y * (x - pop_mean) * inv_std, axis=axes)
-    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+        grad_scale = reductions.reduce_sum(grad_y * (x - pop_mean) * inv_std, axis=axes)
+    return cast.cast(grad_x, x_dtype), grad_scale, grad_offset
 
 
 def _fused_batch_norm_grad_grad(op, *grads):
     """Gradients of a FusedBatchNormGrad op's inputs (y_backprop, x, scale; none for the
     statistics): differentiates `_batch_norm_backprop` with the incoming gradients."""
-    from trainflow._src.gradients.gradients_impl import gradients
     grad_y, x, scale, pop_mean, pop_var = op.inputs[:5]
     outs = _batch_norm_backprop(grad_y, x, scale, pop_mean, pop_var, op._attrs["epsilon"],
                                 decoded(op._attrs["data_format"]), op._attrs["is_training"])
@@ -212,7 +215,6 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
         raise ValueError("Both `mean` and `variance` must be a 1D tensor when `is_training` is "
                          "False or `exponential_avg_factor` != 1.0. Received: `mean` "
                          f"{mean!r} and `variance` {variance!r}")
-    from trainflow._src.framework import constant_op
     x = convert_to_tensor(x, name="input")
     scale = convert_to_tensor(scale, name="scale")
     offset = convert_to_tensor(offset, name="offset")

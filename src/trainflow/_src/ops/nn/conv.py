@@ -5,15 +5,17 @@ kernel and gradient, plus the TF1 `tf.nn` functions that build them.
 The higher-level builders (conv1d, conv2d_transpose, separable/atrous
 convolution, `tf.nn.convolution`) live in `conv_composite`.
 """
-__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
-           "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
-           "depthwise_conv2d_native_backprop_filter"]
-
+from trainflow._src.ops.array import shape
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import conv_kernels as conv_kernels
+from trainflow._src.ops.nn.conv_geometry import spatial_attrs
 from trainflow._src.ops.array.shape_util import merge_dim, partial_shape_value, with_rank
+
+__all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
+           "depthwise_conv2d_native_backprop_filter"]
 
 _CONV_TYPES = "{half, bfloat16, float, double, int32}"
 _CONV_FILTER_TYPES = "{half, bfloat16, float, double}"
@@ -173,8 +175,8 @@ def _output_spatial(op, h, w, kh, kw):
     a = op._attrs
     fmt = a["data_format"]
     (pt, pb), (pl, pr) = check_valid_padding(a["padding"], a.get("explicit_paddings", ()), fmt)
-    sh, sw = conv_kernels.spatial_attrs(a["strides"], fmt)
-    dh, dw = conv_kernels.spatial_attrs(a["dilations"], fmt)
+    sh, sw = spatial_attrs(a["strides"], fmt)
+    dh, dw = spatial_attrs(a["dilations"], fmt)
     return (windowed_dim(h, kh, dh, sh, a["padding"], pt, pb),
             windowed_dim(w, kw, dw, sw, a["padding"], pl, pr))
 
@@ -282,16 +284,14 @@ def _attrs_of(op, cudnn):
 
 
 def _shape(t):
-    from trainflow._src.ops.array import array_ops
-    return array_ops.shape(t)
+    return shape.shape(t)
 
 
 @RegisterGradient("Conv2D")
 def _conv2d_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
     x, f = op.inputs
     attrs = _attrs_of(op, True)
-    x_shape, f_shape = array_ops.shape_n([x, f])
+    x_shape, f_shape = shape.shape_n([x, f])
     return [_op("Conv2DBackpropInput", input_sizes=x_shape, filter=f, out_backprop=grad, **attrs),
             _op("Conv2DBackpropFilter", input=x, filter_sizes=f_shape, out_backprop=grad,
                 **attrs)]

@@ -10,6 +10,9 @@ from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, partial_shape_value, shape_of, with_rank)
 from trainflow._src.ops.nn import conv3d_kernels as k
 from trainflow._src.ops.nn.conv import get_sequence
+from trainflow._src.ops.array.create import zeros_like
+from trainflow._src.ops.array.shape import expand_dims, shape, squeeze
+from trainflow._src.ops.nn.pool import avg_pool, max_pool
 
 __all__ = ["avg_pool1d", "avg_pool3d", "conv3d", "conv3d_backprop_filter_v2",
            "conv3d_transpose", "max_pool1d", "max_pool3d"]
@@ -126,7 +129,6 @@ _POOL_NAMES = ("ksize", "strides", "padding", "data_format")
 
 
 def _shape(t):
-    from trainflow._src.ops.array.array_ops import shape
     return shape(t)
 
 
@@ -167,7 +169,6 @@ def _max_pool3d_grad(op, grad):
 
 
 def _zeros(t):
-    from trainflow._src.ops.array.array_ops import zeros_like
     return zeros_like(t)
 
 
@@ -260,7 +261,6 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
 
 def _pool1d(pool_fn, default_name, input, ksize, strides, padding, data_format,  # noqa: A002
             name):
-    from trainflow._src.ops.array.array_ops import expand_dims, squeeze
     if data_format == "NWC":
         fmt, axis, channel = "NHWC", 1, 2
     elif data_format == "NCW":
@@ -278,12 +278,10 @@ def _pool1d(pool_fn, default_name, input, ksize, strides, padding, data_format, 
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D max pooling over [batch, width, channels] (a MaxPool on an expanded dim)."""
-    from trainflow._src.ops.nn.pool import max_pool
     return _pool1d(max_pool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """1-D average pooling over [batch, width, channels] (an AvgPool on an expanded dim)."""
-    from trainflow._src.ops.nn.pool import avg_pool
     return _pool1d(avg_pool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
 

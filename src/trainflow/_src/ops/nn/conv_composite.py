@@ -7,13 +7,14 @@ Dilated (atrous) variants use the ops' `dilations` attr directly where TF1's
 Python builds SpaceToBatchND/BatchToSpaceND around an undilated op; the results
 are the same.
 """
-__all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
-           "atrous_conv2d", "convolution"]
-
+from trainflow._src.ops.array import shape
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn.conv import conv2d, convert_padding, get_sequence, lookup_alias
+
+__all__ = ["conv1d", "conv2d_transpose", "depthwise_conv2d", "separable_conv2d",
+           "atrous_conv2d", "convolution"]
 
 
 def _text(value):
@@ -40,7 +41,6 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
     Raises:
       ValueError: for an unknown data_format or malformed strides.
     """
-    from trainflow._src.ops.array import array_ops
     value = lookup_alias("input", input, "value", value)
     with name_scope(name, "conv1d", [value, filters]) as scope:
         if data_format is None or data_format in ("NHWC", "NWC"):
@@ -54,12 +54,12 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         dilations = [1] + get_sequence(dilations, 1, channel_index, "dilations")
         if isinstance(padding, (list, tuple)):
             padding = [[0, 0]] + [list(p) for p in padding]
-        value = array_ops.expand_dims(value, spatial_start)
-        filters = array_ops.expand_dims(filters, 0)
+        value = shape.expand_dims(value, spatial_start)
+        filters = shape.expand_dims(filters, 0)
         result = conv2d(value, filters, strides, padding,
                         use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else use_cudnn_on_gpu,
                         data_format=data_format, dilations=dilations, name=scope)
-        return array_ops.squeeze(result, [spatial_start])
+        return shape.squeeze(result, [spatial_start])
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002

@@ -20,9 +20,9 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from trainflow._src.kernels import blas_threads, intra_op
-from trainflow._src.ops.nn.conv_geometry import (  # noqa: F401 - re-exported
-    Geometry, compute_dtype, empty_result, explicit_pairs, fmt_shape, from_nhwc, invalid,
-    shape_to_nhwc, spatial_attrs, text, to_nhwc, unimplemented, windowed_output_size)
+from trainflow._src.ops.nn.conv_geometry import (
+    Geometry, compute_dtype, empty_result, explicit_pairs, fmt_shape, invalid,
+    shape_to_nhwc, spatial_attrs, text, to_nhwc, unimplemented)
 
 # Below this many input channels, col2im sums channel-major slabs (see col2im_channels_first).
 _CHANNELS_FIRST_BELOW = 16

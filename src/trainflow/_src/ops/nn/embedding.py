@@ -5,13 +5,17 @@ clipping, and embedding_lookup_sparse with the sum/mean/sqrtn combiners.
 The lookups are Gather ops, so the gradient with respect to the params is an
 IndexedSlices that touches only the looked-up rows.
 """
-__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
-
+from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.ops.array import cast, gather, identity, join, shape
+from trainflow._src.ops.math import arith, reductions, segment
+from trainflow._src.ops.array import create
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import colocate_with, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import dimension_value
 from trainflow._src.ops.data_flow import partition
+
+__all__ = ["embedding_lookup", "embedding_lookup_sparse"]
 
 
 def _as_param_list(params):
@@ -28,43 +32,37 @@ def _as_param_list(params):
 
 def _clip_by_norm(t, clip_norm, axes):
     """t * clip_norm / max(||t||_axes, clip_norm), with TensorFlow's clip_by_norm names."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(None, "clip_by_norm", [t, clip_norm]) as name:
         values = convert_to_tensor(t, name="t")
-        l2sum = math_ops.reduce_sum(math_ops.multiply(values, values, name="mul"), axes,
+        l2sum = reductions.reduce_sum(arith.multiply(values, values, name="mul"), axes,
                                     keepdims=True)
-        positive = math_ops.greater(l2sum, convert_to_tensor(0, dtype=l2sum.dtype.base_dtype))
+        positive = arith.greater(l2sum, convert_to_tensor(0, dtype=l2sum.dtype.base_dtype))
         # Guard the sqrt against zero so its gradient stays finite.
-        safe = array_ops.where(positive, l2sum, array_ops.ones_like(l2sum))
-        l2norm = array_ops.where(positive, math_ops.sqrt(safe), l2sum)
+        safe = gather.where(positive, l2sum, create.ones_like(l2sum))
+        l2norm = gather.where(positive, arith.sqrt(safe), l2sum)
         clip = convert_to_tensor(clip_norm, dtype=values.dtype.base_dtype)
-        scaled = math_ops.multiply(values, clip, name="mul")
-        out = math_ops.truediv(scaled, math_ops.maximum(l2norm, clip))
-        return array_ops.identity(out, name=name)
+        scaled = arith.multiply(values, clip, name="mul")
+        out = arith.truediv(scaled, arith.maximum(l2norm, clip))
+        return identity.identity(out, name=name)
 
 
 def _clip(params, ids, max_norm):
     """Clips each looked-up embedding (the axes after ids' axes) to L2 norm `max_norm`."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     if max_norm is None:
         return params
     ids_rank, params_rank = ids.shape.ndims, params.shape.ndims
     if ids_rank is not None and params_rank is not None:
         axes = list(range(ids_rank, params_rank))
     else:
-        axes = math_ops.range(array_ops.rank(ids), array_ops.rank(params))
+        axes = create.range(shape.rank(ids), shape.rank(params))
     return _clip_by_norm(params, max_norm, axes)
 
 
 def _partition_assignments(flat_ids, params, partition_strategy):
     """(partition of each id, id within its partition) for "mod" or "div" sharding."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     n = len(params)
     if partition_strategy == "mod":
-        return math_ops.floormod(flat_ids, n), math_ops.floordiv(flat_ids, n)
+        return arith.floormod(flat_ids, n), arith.floordiv(flat_ids, n)
     if partition_strategy != "div":
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}."
                          "Must be one of either `mod` or `div`.")
@@ -79,16 +77,16 @@ def _partition_assignments(flat_ids, params, partition_strategy):
                 dims.append(s)
             else:
                 with colocate_with(p.op):
-                    dims.append(array_ops.shape(p)[0])
-        total = math_ops.reduce_sum(math_ops.cast(array_ops.stack(dims), id_dtype))
+                    dims.append(shape.shape(p)[0])
+        total = reductions.reduce_sum(cast.cast(join.stack(dims), id_dtype))
     # The first `extras` shards hold one id more than the others.
-    per_shard = math_ops.floordiv(total, n)
-    extras = math_ops.floormod(total, n)
-    big = math_ops.add(per_shard, 1)
-    shard = math_ops.maximum(math_ops.floordiv(flat_ids, big),
-                             math_ops.floordiv(math_ops.subtract(flat_ids, extras), per_shard))
-    local = array_ops.where(math_ops.less(shard, extras), math_ops.floormod(flat_ids, big),
-                            math_ops.floormod(math_ops.subtract(flat_ids, extras), per_shard))
+    per_shard = arith.floordiv(total, n)
+    extras = arith.floormod(total, n)
+    big = arith.add(per_shard, 1)
+    shard = arith.maximum(arith.floordiv(flat_ids, big),
+                             arith.floordiv(arith.subtract(flat_ids, extras), per_shard))
+    local = gather.where(arith.less(shard, extras), arith.floormod(flat_ids, big),
+                            arith.floormod(arith.subtract(flat_ids, extras), per_shard))
     return shard, local
 
 
@@ -113,8 +111,6 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
     Raises:
       ValueError: for empty params or an unknown partition strategy.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     params = _as_param_list(params)
     with name_scope(name, "embedding_lookup", params + [ids]) as name:
         n = len(params)
@@ -125,18 +121,18 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ids = convert_to_tensor(ids, name="ids")
         if n == 1:
             with colocate_with(params[0].op):
-                result = _clip(array_ops.gather(params[0], ids, name=name), ids, max_norm)
-            return array_ops.identity(result)
-        flat_ids = array_ops.reshape(ids, [-1])
-        positions = math_ops.range(array_ops.size(flat_ids))
+                result = _clip(gather.gather(params[0], ids, name=name), ids, max_norm)
+            return identity.identity(result)
+        flat_ids = shape.reshape(ids, [-1])
+        positions = create.range(shape.size(flat_ids))
         shard, local = _partition_assignments(flat_ids, params, partition_strategy)
-        shard = math_ops.cast(shard, dtypes.int32)
+        shard = cast.cast(shard, dtypes.int32)
         shard_ids = partition.dynamic_partition(local, shard, n)
         shard_positions = partition.dynamic_partition(positions, shard, n)
         pieces = []
         for p in range(n):
             with colocate_with(params[p].op):
-                pieces.append(array_ops.gather(params[p], shard_ids[p]))
+                pieces.append(gather.gather(params[p], shard_ids[p]))
         ret = partition.parallel_dynamic_stitch(shard_positions, pieces, name=name)
         element_shape = params[0].shape[1:]
         for p in params[1:]:
@@ -145,8 +141,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             element_dims = element_shape.as_list()
         else:
             with colocate_with(params[0].op):
-                element_dims = array_ops.shape(params[0])[1:]
-        ret = array_ops.reshape(ret, array_ops.concat([array_ops.shape(ids), element_dims], 0))
+                element_dims = shape.shape(params[0])[1:]
+        ret = shape.reshape(ret, join.concat([shape.shape(ids), element_dims], 0))
         ret.set_shape(ids.shape.concatenate(element_shape))
         return _clip(ret, ids, max_norm)
 
@@ -174,9 +170,6 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
       TypeError: if sp_ids / sp_weights are not SparseTensors.
       ValueError: for an unknown combiner.
     """
-    from trainflow._src.framework.sparse_tensor import SparseTensor
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     if combiner is None:
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
@@ -192,39 +185,39 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
         sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as name:
-        segment_ids = math_ops.cast(sp_ids.indices[:, 0], dtypes.int32)
-        ids, idx = array_ops.unique(sp_ids.values)
+        segment_ids = cast.cast(sp_ids.indices[:, 0], dtypes.int32)
+        ids, idx = gather.unique(sp_ids.values)
         embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
                                       max_norm=max_norm)
-        embeddings = array_ops.gather(embeddings, idx)
+        embeddings = gather.gather(embeddings, idx)
         original_dtype = embeddings.dtype.base_dtype
         if original_dtype in (dtypes.float16, dtypes.bfloat16):
-            embeddings = math_ops.cast(embeddings, dtypes.float32)
+            embeddings = cast.cast(embeddings, dtypes.float32)
         compute_dtype = embeddings.dtype.base_dtype
         if sp_weights is None:
-            weights = array_ops.ones_like(segment_ids, dtype=compute_dtype)
+            weights = create.ones_like(segment_ids, dtype=compute_dtype)
         else:
-            weights = math_ops.cast(sp_weights.values, compute_dtype)
+            weights = cast.cast(sp_weights.values, compute_dtype)
         # Weights become [n, 1, ..., 1] so they scale whole embeddings.
-        ones = array_ops.ones(array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0),
+        ones = create.ones(shape.expand_dims(shape.rank(embeddings) - 1, 0),
                               dtype=dtypes.int32)
         flat_shape = weights.shape
-        weights = array_ops.reshape(
-            weights, array_ops.concat([array_ops.shape(weights), ones], 0))
+        weights = shape.reshape(
+            weights, join.concat([shape.shape(weights), ones], 0))
         if embeddings.shape.ndims is not None:
             weights.set_shape(flat_shape.concatenate([1] * (embeddings.shape.ndims - 1)))
-        embeddings = math_ops.multiply(embeddings, weights)
+        embeddings = arith.multiply(embeddings, weights)
         if combiner == "sum":
-            out = math_ops.segment_sum(embeddings, segment_ids, name=name)
+            out = segment.segment_sum(embeddings, segment_ids, name=name)
         else:
-            summed = math_ops.segment_sum(embeddings, segment_ids)
+            summed = segment.segment_sum(embeddings, segment_ids)
             if combiner == "mean":
-                norm = math_ops.segment_sum(weights, segment_ids)
+                norm = segment.segment_sum(weights, segment_ids)
             else:
-                norm = math_ops.sqrt(math_ops.segment_sum(math_ops.square(weights),
+                norm = arith.sqrt(segment.segment_sum(arith.square(weights),
                                                           segment_ids))
-            out = math_ops.div_no_nan(summed, norm, name=name)
+            out = arith.div_no_nan(summed, norm, name=name)
         if out.dtype.base_dtype != original_dtype:
-            out = math_ops.cast(out, original_dtype)
+            out = cast.cast(out, original_dtype)
         return out
 

@@ -18,19 +18,24 @@ from trainflow._src.ops.nn import topk_kernels as K
 # The concern modules under private names (softmax is also a function star-imported below).
 from trainflow._src.ops.nn import (
     activation as _activation, batch_norm as _batch_norm, embedding as _embedding, norm as _norm,
-    sampling as _sampling, softmax as _softmax, xent as _xent)
+    sampled_loss as _sampled_loss, sampling as _sampling, softmax as _softmax, xent as _xent)
 from trainflow._src.ops.nn.activation import *  # noqa: F401,F403
 from trainflow._src.ops.nn.embedding import *  # noqa: F401,F403
 from trainflow._src.ops.nn.batch_norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.norm import *  # noqa: F401,F403
+from trainflow._src.ops.nn.sampled_loss import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
 from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow._src.ops.nn.xent import *  # noqa: F401,F403
+from trainflow._src.ops.array import cast, create, identity, shape
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.random import random_ops
 
 __all__ = sorted(["dropout", "in_top_k", "top_k", "zero_fraction"] +
                  _activation.__all__ + _embedding.__all__ + _batch_norm.__all__ +
-                 _norm.__all__ + _sampling.__all__ + _softmax.__all__ + _xent.__all__)
+                 _norm.__all__ + _sampled_loss.__all__ + _sampling.__all__ + _softmax.__all__ +
+                 _xent.__all__)
 
 _TOPK_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64}")
@@ -85,13 +90,11 @@ NotDifferentiable("InTopKV2")
 def _top_k_input_grad(op, grad):
     # Each value came from one input position: spread the values' gradient back there
     # (one-hot rows of the indices, summed over the k picks).
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     x = op.inputs[0]
-    depth = array_ops.shape(x)[-1]
-    picks = array_ops.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
-    spread = math_ops.multiply(array_ops.expand_dims(grad, -1), picks)
-    return math_ops.reduce_sum(spread, -2)
+    depth = shape.shape(x)[-1]
+    picks = create.one_hot(op.outputs[1], depth, dtype=grad.dtype.base_dtype)
+    spread = arith.multiply(shape.expand_dims(grad, -1), picks)
+    return reductions.reduce_sum(spread, -2)
 
 
 @RegisterGradient("TopKV2")
@@ -145,9 +148,8 @@ def in_top_k(predictions, targets, k, name=None):
 
 
 def _noise_shape(x, noise_shape):
-    from trainflow._src.ops.array import array_ops
     if noise_shape is None:
-        return array_ops.shape(x)
+        return shape.shape(x)
     try:
         requested = as_shape(noise_shape)
     except (TypeError, ValueError):
@@ -161,8 +163,6 @@ def _noise_shape(x, noise_shape):
 
 
 def _dropout(x, rate, noise_shape, seed, name):
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.random import random_ops
     with name_scope(name, "dropout", [x]) as name:
         is_number = isinstance(rate, numbers.Real) and not isinstance(rate, bool)
         if is_number and not 0 <= rate < 1:
@@ -181,7 +181,7 @@ def _dropout(x, rate, noise_shape, seed, name):
         elif isinstance(rate, Tensor):
             rate.shape.assert_has_rank(0)
             if rate.dtype.base_dtype != dtype:
-                rate = math_ops.cast(rate, dtype, name="rate")
+                rate = cast.cast(rate, dtype, name="rate")
             one = convert_to_tensor(1, dtype=dtype)
             scaled = apply_op("RealDiv", x=x, y=apply_op("Sub", x=one, y=rate).outputs[0]
                               ).outputs[0]
@@ -189,7 +189,7 @@ def _dropout(x, rate, noise_shape, seed, name):
             raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
         noise = _noise_shape(x, noise_shape)
         random = random_ops.random_uniform(noise, seed=seed, dtype=dtype)
-        keep = math_ops.greater_equal(random, rate)
+        keep = arith.greater_equal(random, rate)
         zero = convert_to_tensor(0, dtype=dtype)
         out = apply_op("SelectV2", condition=keep, t=scaled, e=zero).outputs[0]
         out.set_shape(x.shape)
@@ -234,14 +234,12 @@ def zero_fraction(value, name=None):
       value: a numeric Tensor.
       name: the name scope (default "zero_fraction").
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
-        size = array_ops.size(value, out_type=dtypes.int64)
-        nonzero = math_ops.count_nonzero(value, dtype=dtypes.int64)
+        size = shape.size(value, out_type=dtypes.int64)
+        nonzero = reductions.count_nonzero(value, dtype=dtypes.int64)
         with name_scope(None, "counts_to_fraction"):
-            zeros = math_ops.subtract(size, nonzero)
-            fraction = math_ops.truediv(math_ops.cast(zeros, dtypes.float32),
-                                        math_ops.cast(size, dtypes.float32))
-        return array_ops.identity(fraction, name="fraction")
+            zeros = arith.subtract(size, nonzero)
+            fraction = arith.truediv(cast.cast(zeros, dtypes.float32),
+                                        cast.cast(size, dtypes.float32))
+        return identity.identity(fraction, name="fraction")

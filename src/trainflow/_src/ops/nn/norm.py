@@ -2,9 +2,8 @@
 weighted_moments, sufficient_statistics, normalize_moments and batch_normalization,
 composed from math ops with TensorFlow's names.
 """
-__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
-           "sufficient_statistics", "weighted_moments"]
-
+from trainflow._src.ops.array import cast, create, gather, shape as shape_lib
+from trainflow._src.ops.math import arith, reductions
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -13,6 +12,9 @@ from trainflow._src.framework.shape_inference import scalar_shapes
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import xent_kernels
 
+__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
+           "sufficient_statistics", "weighted_moments"]
+
 register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
             attrs=["T: {half, bfloat16, float, double}"], shape_fn=scalar_shapes,
             kernel=xent_kernels.l2_loss)
@@ -20,8 +22,7 @@ register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
 
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op, grad):
-    from trainflow._src.ops.math import math_ops
-    return math_ops.multiply(op.inputs[0], grad)
+    return arith.multiply(op.inputs[0], grad)
 
 
 def _pick(new_name, new_value, old_name, old_value):
@@ -49,14 +50,13 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
       epsilon: the lower bound of the squared norm (avoids dividing by zero).
       name: the op name (default "l2_normalize").
     """
-    from trainflow._src.ops.math import math_ops
     axis = _pick("axis", axis, "dim", dim)
     with name_scope(name, "l2_normalize", [x]) as name:
         x = convert_to_tensor(x, name="x")
-        square_sum = math_ops.reduce_sum(math_ops.square(x), axis, keepdims=True)
+        square_sum = reductions.reduce_sum(arith.square(x), axis, keepdims=True)
         eps = convert_to_tensor(epsilon, dtype=x.dtype.base_dtype)
-        inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, eps))
-        return math_ops.multiply(x, inv_norm, name=name)
+        inv_norm = arith.rsqrt(arith.maximum(square_sum, eps))
+        return arith.multiply(x, inv_norm, name=name)
 
 
 def _keep_dims_arg(keep_dims, keepdims):
@@ -67,13 +67,11 @@ def _keep_dims_arg(keep_dims, keepdims):
 def _finish_moments(mean, variance, axes, keep, half):
     """(mean, variance) with the reduced `axes` squeezed unless `keep`, cast back to
     float16 when the input was `half`."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     if not keep:
-        mean = array_ops.squeeze(mean, axes)
-        variance = array_ops.squeeze(variance, axes)
+        mean = shape_lib.squeeze(mean, axes)
+        variance = shape_lib.squeeze(variance, axes)
     if half:
-        return math_ops.cast(mean, dtypes.float16), math_ops.cast(variance, dtypes.float16)
+        return cast.cast(mean, dtypes.float16), cast.cast(variance, dtypes.float16)
     return mean, variance
 
 
@@ -92,17 +90,15 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     Returns:
       (mean, variance).
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     keep = _keep_dims_arg(keep_dims, keepdims)
     with name_scope(name, "moments", [x, axes]):
         x = convert_to_tensor(x, name="x")
         half = x.dtype.base_dtype == dtypes.float16
-        y = math_ops.cast(x, dtypes.float32) if half else x
-        mean = math_ops.reduce_mean(y, axes, keepdims=True, name="mean")
+        y = cast.cast(x, dtypes.float32) if half else x
+        mean = reductions.reduce_mean(y, axes, keepdims=True, name="mean")
         # The variance uses a stopped copy of the mean: its gradient through the mean is zero.
-        variance = math_ops.reduce_mean(
-            math_ops.squared_difference(y, array_ops.stop_gradient(mean)), axes,
+        variance = reductions.reduce_mean(
+            arith.squared_difference(y, cast.stop_gradient(mean)), axes,
             keepdims=True, name="variance")
         return _finish_moments(mean, variance, axes, keep, half)
 
@@ -121,28 +117,26 @@ def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keep
     Returns:
       (weighted mean, weighted variance); 0 where the weights sum to 0.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     keep = _keep_dims_arg(keep_dims, keepdims)
     with name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
         x = convert_to_tensor(x, name="x")
         weights = convert_to_tensor(frequency_weights, name="frequency_weights")
         half = x.dtype.base_dtype == dtypes.float16
         if half:
-            x = math_ops.cast(x, dtypes.float32)
+            x = cast.cast(x, dtypes.float32)
         if weights.dtype.base_dtype != x.dtype.base_dtype:
-            weights = math_ops.cast(weights, x.dtype.base_dtype)
-        weighted_sum = math_ops.reduce_sum(math_ops.multiply(weights, x, name="mul"), axes,
+            weights = cast.cast(weights, x.dtype.base_dtype)
+        weighted_sum = reductions.reduce_sum(arith.multiply(weights, x, name="mul"), axes,
                                            name="weighted_input_sum", keepdims=True)
         # Adding zeros broadcasts the weights to one weight per element of x.
-        per_element = math_ops.add(weights, array_ops.zeros_like(x), name="add")
-        total_weight = math_ops.reduce_sum(per_element, axes, name="sum_of_weights",
+        per_element = arith.add(weights, create.zeros_like(x), name="add")
+        total_weight = reductions.reduce_sum(per_element, axes, name="sum_of_weights",
                                            keepdims=True)
-        mean = math_ops.div_no_nan(weighted_sum, total_weight)
-        dist = math_ops.reduce_sum(
-            math_ops.multiply(weights, math_ops.squared_difference(x, mean), name="mul"), axes,
+        mean = arith.div_no_nan(weighted_sum, total_weight)
+        dist = reductions.reduce_sum(
+            arith.multiply(weights, arith.squared_difference(x, mean), name="mul"), axes,
             name="weighted_distsq", keepdims=True)
-        variance = math_ops.div_no_nan(dist, total_weight)
+        variance = arith.div_no_nan(dist, total_weight)
         return _finish_moments(mean, variance, axes, keep, half)
 
 
@@ -154,8 +148,6 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
       (count, mean_ss, var_ss, shift): the element count as a scalar of x's dtype, the
       (shifted) sum, the (shifted) sum of squares, and the shift (None if not given).
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     keep = _keep_dims_arg(keep_dims, keepdims)
     axes = list(set(axes))
     with name_scope(name, "sufficient_statistics", [x, shift]):
@@ -167,18 +159,18 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
                 n *= dims[d]
             counts = convert_to_tensor(n, dtype=x.dtype.base_dtype, name="count")
         else:
-            shape = array_ops.shape(x)
-            picked = array_ops.gather(math_ops.cast(shape, x.dtype.base_dtype), axes)
-            counts = math_ops.reduce_prod(picked, name="count")
+            shape = shape_lib.shape(x)
+            picked = gather.gather(cast.cast(shape, x.dtype.base_dtype), axes)
+            counts = reductions.reduce_prod(picked, name="count")
         if shift is not None:
             shift = convert_to_tensor(shift, name="shift")
-            centered = math_ops.subtract(x, shift)
-            mean_ss = math_ops.reduce_sum(centered, axes, keepdims=keep, name="mean_ss")
-            var_ss = math_ops.reduce_sum(math_ops.squared_difference(x, shift), axes,
+            centered = arith.subtract(x, shift)
+            mean_ss = reductions.reduce_sum(centered, axes, keepdims=keep, name="mean_ss")
+            var_ss = reductions.reduce_sum(arith.squared_difference(x, shift), axes,
                                          keepdims=keep, name="var_ss")
         else:
-            mean_ss = math_ops.reduce_sum(x, axes, keepdims=keep, name="mean_ss")
-            var_ss = math_ops.reduce_sum(math_ops.square(x), axes, keepdims=keep,
+            mean_ss = reductions.reduce_sum(x, axes, keepdims=keep, name="mean_ss")
+            var_ss = reductions.reduce_sum(arith.square(x), axes, keepdims=keep,
                                          name="var_ss")
         return counts, mean_ss, var_ss, shift
 
@@ -189,18 +181,17 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     Returns:
       (mean, variance).
     """
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
-        divisor = math_ops.reciprocal(counts, name="divisor")
+        divisor = arith.reciprocal(counts, name="divisor")
         if shift is not None:
-            shifted_mean = math_ops.multiply(mean_ss, divisor, name="shifted_mean")
-            mean = math_ops.add(shifted_mean, shift, name="mean")
+            shifted_mean = arith.multiply(mean_ss, divisor, name="shifted_mean")
+            mean = arith.add(shifted_mean, shift, name="mean")
         else:
-            shifted_mean = math_ops.multiply(mean_ss, divisor, name="mean")
+            shifted_mean = arith.multiply(mean_ss, divisor, name="mean")
             mean = shifted_mean
-        variance = math_ops.subtract(
-            math_ops.multiply(variance_ss, divisor),
-            math_ops.square(shifted_mean), name="variance")
+        variance = arith.subtract(
+            arith.multiply(variance_ss, divisor),
+            arith.square(shifted_mean), name="variance")
         return mean, variance
 
 
@@ -215,22 +206,21 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
       variance_epsilon: a small float added to the variance.
       name: the name scope (default "batchnorm").
     """
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]):
         x = convert_to_tensor(x, name="x")
         variance = convert_to_tensor(variance, name="variance")
         eps = convert_to_tensor(variance_epsilon, dtype=variance.dtype.base_dtype)
-        inv = math_ops.rsqrt(math_ops.add(variance, eps, name="add"))
+        inv = arith.rsqrt(arith.add(variance, eps, name="add"))
         if scale is not None:
-            inv = math_ops.multiply(inv, scale, name="mul")
+            inv = arith.multiply(inv, scale, name="mul")
         xdt = x.dtype.base_dtype
-        scaled = math_ops.multiply(x, math_ops.cast(inv, xdt), name="mul")
-        shifted_mean = math_ops.multiply(mean, inv, name="mul")
+        scaled = arith.multiply(x, cast.cast(inv, xdt), name="mul")
+        shifted_mean = arith.multiply(mean, inv, name="mul")
         if offset is not None:
-            shift = math_ops.subtract(offset, shifted_mean, name="sub")
+            shift = arith.subtract(offset, shifted_mean, name="sub")
         else:
-            shift = math_ops.negative(shifted_mean)
-        return math_ops.add(scaled, math_ops.cast(shift, xdt), name="add")
+            shift = arith.negative(shifted_mean)
+        return arith.add(scaled, cast.cast(shift, xdt), name="add")
 
 
 def batch_norm_with_global_normalization(t=None, m=None, v=None, beta=None, gamma=None,

@@ -2,9 +2,8 @@
 their gradient ops (themselves differentiable), LRN and LRNGrad, registered with
 shape functions, NumPy kernels and gradients, plus the TF1 `tf.nn` functions.
 """
-__all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "max_pool_with_argmax", "pool",
-           "lrn", "local_response_normalization"]
-
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array import create, shape
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -16,6 +15,9 @@ from trainflow._src.ops.nn.conv import (
     check_valid_padding, convert_padding, format_parts, from_parts, get_sequence, lookup_alias,
     windowed_dim)
 from trainflow._src.ops.nn.shape_util import decoded as _text
+
+__all__ = ["max_pool", "max_pool2d", "avg_pool", "avg_pool2d", "max_pool_with_argmax", "pool",
+           "lrn", "local_response_normalization"]
 
 _MAXPOOL_TYPES = "{half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8}"
 _MAXPOOL_GRAD_TYPES = "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, " \
@@ -142,8 +144,7 @@ def _window_attrs(op, *extra):
 
 
 def _zeros_like(t):
-    from trainflow._src.ops.array import array_ops
-    return array_ops.zeros_like(t)
+    return create.zeros_like(t)
 
 
 @RegisterGradient("MaxPool")
@@ -169,8 +170,7 @@ RegisterGradient("MaxPoolGradGrad")(_max_pool_grad_of_grad("MaxPoolGrad"))
 
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
-    from trainflow._src.ops.array import array_ops
-    return _op("AvgPoolGrad", orig_input_shape=array_ops.shape(op.inputs[0]), grad=grad,
+    return _op("AvgPoolGrad", orig_input_shape=shape.shape(op.inputs[0]), grad=grad,
                **_window_attrs(op, "data_format"))
 
 
@@ -317,7 +317,6 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa
       ValueError: for a bad window, pooling type, SAME padding with dilation, strides
         larger than the window, or dilation_rate > 1 (not supported here).
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
     dilation_rate = lookup_alias("dilations", dilations, "dilation_rate", dilation_rate)
     with name_scope(name, f"{str(pooling_type).lower()}_pool", [input]) as scope:
         input = convert_to_tensor(input, name="input")
@@ -365,11 +364,10 @@ def _pool_nd(input, window, strides, pooling_type, padding, data_format, scope):
     fn = max_pool if pooling_type == "MAX" else avg_pool
     if not one_d:
         return fn(input, ksize, kstrides, padding, data_format=fmt, name=scope)
-    from trainflow._src.ops.array import array_ops
     axis = 2 if channels_first else 1
-    expanded = array_ops.expand_dims(input, axis)
+    expanded = shape.expand_dims(input, axis)
     pooled = fn(expanded, ksize, kstrides, padding, data_format=fmt, name=scope)
-    return array_ops.squeeze(pooled, [axis])
+    return shape.squeeze(pooled, [axis])
 
 
 def lrn(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002

@@ -5,9 +5,9 @@ layouts here, the window loops (and TF's tie and NaN rules) in `pool_loops`.
 import numpy as np
 
 from trainflow._src.ops.nn import pool_loops
-from trainflow._src.ops.nn.conv_kernels import (
-    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, shape_to_nhwc,
-    text, to_nhwc, unimplemented)
+from trainflow._src.ops.nn.conv_geometry import (
+    Geometry, compute_dtype, explicit_pairs, fmt_shape, from_nhwc, invalid, shape_to_nhwc, text,
+    to_nhwc, unimplemented)
 
 
 def _nhwc_attr(values, data_format):

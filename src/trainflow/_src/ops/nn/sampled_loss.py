@@ -6,12 +6,19 @@ subtract log(expected count) of each class (the "log Q" correction), and apply a
 logistic (NCE) or softmax loss to those logits, so a step touches only
 num_true + num_sampled rows of the class weights.
 """
-__all__ = ["nce_loss", "sampled_softmax_loss"]
-
+from trainflow._src.ops.array import cast, create, join, shape, slicing
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.nn.embedding import embedding_lookup
+from trainflow._src.ops.nn.xent import (
+    sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2)
+from trainflow._src.ops.sparse import sparse_ops
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn.math_util import sum_rows
+from trainflow._src.ops.nn.sampling import compute_accidental_hits, log_uniform_candidate_sampler
+
+__all__ = ["nce_loss", "sampled_softmax_loss"]
 
 
 def _weight_list(weights):
@@ -22,21 +29,18 @@ def _weight_list(weights):
 
 def _remove_hits(sampled_logits, labels, sampled, num_true, num_sampled):
     """Adds -FLT_MAX to the sampled logits of candidates that are true classes."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.nn.sampling import compute_accidental_hits
     rows, positions, weights = compute_accidental_hits(labels, sampled, num_true=num_true)
-    indices = array_ops.concat(
-        [array_ops.reshape(rows, [-1, 1]),
-         array_ops.reshape(math_ops.cast(positions, dtypes.int32), [-1, 1])], 1,
+    indices = join.concat(
+        [shape.reshape(rows, [-1, 1]),
+         shape.reshape(cast.cast(positions, dtypes.int32), [-1, 1])], 1,
         name="sparse_indices")
-    dense_shape = array_ops.concat(
-        [array_ops.shape(labels)[:1], array_ops.expand_dims(num_sampled, 0)], 0)
-    weights = math_ops.cast(weights, sampled_logits.dtype.base_dtype)
+    dense_shape = join.concat(
+        [shape.shape(labels)[:1], shape.expand_dims(num_sampled, 0)], 0)
+    weights = cast.cast(weights, sampled_logits.dtype.base_dtype)
     # Assignment (not a sum) on repeated positions keeps the logit at -FLT_MAX, not -inf.
-    penalty = array_ops.sparse_to_dense(indices, dense_shape, weights, default_value=0.0,
+    penalty = sparse_ops.sparse_to_dense(indices, dense_shape, weights, default_value=0.0,
                                         validate_indices=False)
-    return math_ops.add(sampled_logits, penalty)
+    return arith.add(sampled_logits, penalty)
 
 
 def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
@@ -65,59 +69,55 @@ def compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cla
       (logits [batch, num_true + num_sampled], labels of the same shape: 1/num_true for
       the true columns, 0 for the sampled ones).
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.nn.embedding import embedding_lookup
-    from trainflow._src.ops.nn.sampling import log_uniform_candidate_sampler
     weights = _weight_list(weights)
     with name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
         labels = convert_to_tensor(labels, name="labels")
         if labels.dtype.base_dtype != dtypes.int64:
-            labels = math_ops.cast(labels, dtypes.int64)
+            labels = cast.cast(labels, dtypes.int64)
         inputs = convert_to_tensor(inputs, name="inputs")
-        labels_flat = array_ops.reshape(labels, [-1])
+        labels_flat = shape.reshape(labels, [-1])
         if sampled_values is None:
             sampled_values = log_uniform_candidate_sampler(
                 true_classes=labels, num_true=num_true, num_sampled=num_sampled, unique=True,
                 range_max=num_classes, seed=seed)
         sampled, true_expected, sampled_expected = (
-            array_ops.stop_gradient(s) for s in sampled_values)
-        sampled = math_ops.cast(sampled, dtypes.int64)
+            cast.stop_gradient(s) for s in sampled_values)
+        sampled = cast.cast(sampled, dtypes.int64)
         # One lookup serves both the true and the sampled classes.
-        all_ids = array_ops.concat([labels_flat, sampled], 0)
+        all_ids = join.concat([labels_flat, sampled], 0)
         dtype = inputs.dtype.base_dtype
         all_w = embedding_lookup(weights, all_ids, partition_strategy=partition_strategy)
         if all_w.dtype.base_dtype != dtype:
-            all_w = math_ops.cast(all_w, dtype)
-        n_true = array_ops.shape(labels_flat)[0]
-        true_w = array_ops.slice(all_w, [0, 0], array_ops.stack([n_true, -1]))
-        sampled_w = array_ops.slice(all_w, array_ops.stack([n_true, 0]), [-1, -1])
-        sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
+            all_w = cast.cast(all_w, dtype)
+        n_true = shape.shape(labels_flat)[0]
+        true_w = slicing.slice(all_w, [0, 0], join.stack([n_true, -1]))
+        sampled_w = slicing.slice(all_w, join.stack([n_true, 0]), [-1, -1])
+        sampled_logits = arith.matmul(inputs, sampled_w, transpose_b=True)
         all_b = embedding_lookup(biases, all_ids, partition_strategy=partition_strategy)
         if all_b.dtype.base_dtype != dtype:
-            all_b = math_ops.cast(all_b, dtype)
-        true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
-        sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
+            all_b = cast.cast(all_b, dtype)
+        true_b = slicing.slice(all_b, [0], shape.shape(labels_flat))
+        sampled_b = slicing.slice(all_b, shape.shape(labels_flat), [-1])
         # true_logits[i, j] = inputs[i] . true_w[i * num_true + j]
-        dim = array_ops.shape(true_w)[1:2]
-        per_example_w = array_ops.reshape(true_w, array_ops.concat([[-1, num_true], dim], 0))
-        products = math_ops.multiply(array_ops.expand_dims(inputs, 1), per_example_w)
-        flat_products = array_ops.reshape(products, array_ops.concat([[-1], dim], 0))
-        true_logits = array_ops.reshape(sum_rows(flat_products), [-1, num_true])
-        true_logits = math_ops.add(true_logits, array_ops.reshape(true_b, [-1, num_true]))
-        sampled_logits = math_ops.add(sampled_logits, sampled_b)
+        dim = shape.shape(true_w)[1:2]
+        per_example_w = shape.reshape(true_w, join.concat([[-1, num_true], dim], 0))
+        products = arith.multiply(shape.expand_dims(inputs, 1), per_example_w)
+        flat_products = shape.reshape(products, join.concat([[-1], dim], 0))
+        true_logits = shape.reshape(sum_rows(flat_products), [-1, num_true])
+        true_logits = arith.add(true_logits, shape.reshape(true_b, [-1, num_true]))
+        sampled_logits = arith.add(sampled_logits, sampled_b)
         if remove_accidental_hits:
             sampled_logits = _remove_hits(sampled_logits, labels, sampled, num_true,
                                           num_sampled)
         if subtract_log_q:
-            true_logits = math_ops.subtract(
-                true_logits, math_ops.cast(math_ops.log(true_expected), dtype))
-            sampled_logits = math_ops.subtract(
-                sampled_logits, math_ops.cast(math_ops.log(sampled_expected), dtype))
-        out_logits = array_ops.concat([true_logits, sampled_logits], 1)
-        true_targets = math_ops.truediv(array_ops.ones_like(true_logits),
+            true_logits = arith.subtract(
+                true_logits, cast.cast(arith.log(true_expected), dtype))
+            sampled_logits = arith.subtract(
+                sampled_logits, cast.cast(arith.log(sampled_expected), dtype))
+        out_logits = join.concat([true_logits, sampled_logits], 1)
+        true_targets = arith.truediv(create.ones_like(true_logits),
                                         convert_to_tensor(num_true, dtype=dtype))
-        out_labels = array_ops.concat([true_targets, array_ops.zeros_like(sampled_logits)], 1)
+        out_labels = join.concat([true_targets, create.zeros_like(sampled_logits)], 1)
         return out_logits, out_labels
 
 
@@ -134,7 +134,6 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
       a float Tensor [batch]: the summed logistic losses of each example's true and
       sampled classes.
     """
-    from trainflow._src.ops.nn.xent import sigmoid_cross_entropy_with_logits
     logits, targets = compute_sampled_logits(
         weights=weights, biases=biases, labels=labels, inputs=inputs,
         num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,
@@ -158,13 +157,11 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     Returns:
       a float Tensor [batch] of losses.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.nn.xent import softmax_cross_entropy_with_logits_v2
     logits, targets = compute_sampled_logits(
         weights=weights, biases=biases, labels=labels, inputs=inputs,
         num_sampled=num_sampled, num_classes=num_classes, num_true=num_true,
         sampled_values=sampled_values, subtract_log_q=True,
         remove_accidental_hits=remove_accidental_hits, partition_strategy=partition_strategy,
         name=name, seed=seed)
-    targets = array_ops.stop_gradient(targets, name="labels_stop_gradient")
+    targets = cast.stop_gradient(targets, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=targets, logits=logits)

@@ -1,7 +1,6 @@
 """Candidate samplers of `tf.nn` (LogUniform, Uniform, LearnedUnigram, FixedUnigram and
 All CandidateSampler ops) and ComputeAccidentalHits, with their graph-building functions;
-the sampled losses built on them (nce_loss, sampled_softmax_loss) are re-exported
-from `sampled_loss`.
+the sampled losses built on them (nce_loss, sampled_softmax_loss) are `sampled_loss`'s.
 
 The samplers are stateful: each keeps its random stream (seeded by the `seed`/`seed2`
 attrs, see `random_kernels.generator`) and, for the learned unigram sampler, its
@@ -9,8 +8,7 @@ class counts per session.
 """
 __all__ = ["all_candidate_sampler", "compute_accidental_hits",
            "fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler",
-           "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
-           "uniform_candidate_sampler"]
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler"]
 
 import collections
 
@@ -21,8 +19,7 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.nn import sampling_kernels as K
-from trainflow._src.ops.nn.sampled_loss import nce_loss, sampled_softmax_loss  # noqa: F401
-from trainflow._src.ops.nn.shape_util import dims_of, with_rank
+from trainflow._src.ops.array.shape_util import dims_of, with_rank
 from trainflow._src.ops.random.random_kernels import generator
 
 _COMMON_ATTRS = ["num_true: int >= 1", "num_sampled: int >= 1", "unique: bool"]

@@ -3,12 +3,12 @@ functions word their errors ("Shape must be rank 2 but is rank 1",
 "Dimensions must be equal, but are 3 and 4"). Dims are tuples of ints/None;
 None for a whole shape means unknown rank.
 
-The rank checks and `merge_dim` are the array ops' (`ops.array.shape_util`); `merge_dims`
-here merges dim by dim with `merge_dim`'s wording, as the nn shape functions do.
+The rank checks and `merge_dim` are the array ops' (`ops.array.shape_util`, imported from
+there); `merge_dims` here merges dim by dim with `merge_dim`'s wording, as the nn shape
+functions do.
 """
 from trainflow._src.framework.tensor_shape import TensorShape
-from trainflow._src.ops.array.shape_util import (  # noqa: F401 - re-exported
-    dims_of, fmt_dims, merge_dim, with_rank, with_rank_at_least)
+from trainflow._src.ops.array.shape_util import fmt_dims, merge_dim
 from trainflow._src.ops.array.shape_util import merge_dims as _array_merge_dims
 
 

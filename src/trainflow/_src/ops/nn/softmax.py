@@ -1,8 +1,9 @@
 """Softmax, LogSoftmax and BiasAdd (with BiasAddV1 and BiasAddGrad) of `tf.nn`, their
 gradients, and the composites xw_plus_b and relu_layer.
 """
-__all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
-
+from trainflow._src.ops.array import create, join, layout, shape as shape_lib
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.nn.activation import relu
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -12,8 +13,10 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import activation_kernels as K
-from trainflow._src.ops.nn.shape_util import (
-    decoded, dims_of, merge_dim, with_rank, with_rank_at_least)
+from trainflow._src.ops.nn.shape_util import decoded
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank, with_rank_at_least
+
+__all__ = ["bias_add", "log_softmax", "relu_layer", "softmax", "xw_plus_b"]
 
 _FLOAT_TYPES = "{half, bfloat16, float, double}"
 _BIAS_TYPES = ("{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
@@ -74,19 +77,17 @@ register_op("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
 @RegisterGradient("Softmax")
 def _softmax_grad(op, grad):
     # d softmax: (g - sum(g * s, -1)) * s
-    from trainflow._src.ops.math import math_ops
     s = op.outputs[0]
-    dot = math_ops.reduce_sum(math_ops.multiply(grad, s), -1, keepdims=True)
-    return math_ops.multiply(math_ops.subtract(grad, dot), s)
+    dot = reductions.reduce_sum(arith.multiply(grad, s), -1, keepdims=True)
+    return arith.multiply(arith.subtract(grad, dot), s)
 
 
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op, grad):
     # d log_softmax: g - sum(g, -1) * softmax
-    from trainflow._src.ops.math import math_ops
-    s = math_ops.exp(op.outputs[0])
-    return math_ops.subtract(grad, math_ops.multiply(
-        math_ops.reduce_sum(grad, -1, keepdims=True), s))
+    s = arith.exp(op.outputs[0])
+    return arith.subtract(grad, arith.multiply(
+        reductions.reduce_sum(grad, -1, keepdims=True), s))
 
 
 @RegisterGradient("BiasAdd")
@@ -104,25 +105,23 @@ def _bias_add_v1_grad(op, grad):
 def _bias_add_grad_grad(op, grad):
     # BiasAddGrad sums over every axis but the channel one, so its gradient spreads the
     # incoming [C] vector back over out_backprop's shape.
-    from trainflow._src.ops.array import array_ops
     fmt = decoded(op._attrs.get("data_format", b"NHWC"))
     x = op.inputs[0]
-    shape = array_ops.shape(x)
-    channels = array_ops.shape(grad)
+    shape = shape_lib.shape(x)
+    channels = shape_lib.shape(grad)
     if fmt == "NCHW":
-        keep = array_ops.concat([shape[:1], [1], shape[2:]], 0)
-        expanded = array_ops.concat(
-            [array_ops.ones_like(shape[:1]), channels, array_ops.ones_like(shape[2:])], 0)
+        keep = join.concat([shape[:1], [1], shape[2:]], 0)
+        expanded = join.concat(
+            [create.ones_like(shape[:1]), channels, create.ones_like(shape[2:])], 0)
     else:
-        keep = array_ops.concat([shape[:-1], [1]], 0)
-        expanded = array_ops.concat([array_ops.ones_like(shape[:-1]), channels], 0)
-    return array_ops.tile(array_ops.reshape(grad, expanded), keep)
+        keep = join.concat([shape[:-1], [1]], 0)
+        expanded = join.concat([create.ones_like(shape[:-1]), channels], 0)
+    return layout.tile(shape_lib.reshape(grad, expanded), keep)
 
 
 # -- public functions -----------------------------------------------------------------------
 def _last_axis_op(op_type, logits, axis, name):
     """Applies a last-axis op along `axis`, transposing `axis` to the end and back."""
-    from trainflow._src.ops.array import array_ops
     logits = convert_to_tensor(logits)
     ndims = logits.shape.ndims
     axis_value = constant_value(axis) if isinstance(axis, Tensor) else axis
@@ -140,9 +139,9 @@ def _last_axis_op(op_type, logits, axis, name):
     axis_value %= ndims
     perm = list(range(ndims))
     perm[axis_value], perm[-1] = perm[-1], perm[axis_value]
-    swapped = array_ops.transpose(logits, perm)
+    swapped = layout.transpose(logits, perm)
     out = apply_op(op_type, logits=swapped).outputs[0]
-    out = array_ops.transpose(out, perm, name=name)
+    out = layout.transpose(out, perm, name=name)
     out.set_shape(logits.shape)
     return out
 
@@ -213,11 +212,10 @@ def bias_add(value, bias, data_format=None, name=None):
 def _matmul_and_biases(x, weights, biases):
     """(matmul(x, weights), biases), the three inputs converted as "x", "weights" and
     "biases" in the current name scope."""
-    from trainflow._src.ops.math import math_ops
     x = convert_to_tensor(x, name="x")
     weights = convert_to_tensor(weights, name="weights")
     biases = convert_to_tensor(biases, name="biases")
-    return math_ops.matmul(x, weights), biases
+    return arith.matmul(x, weights), biases
 
 
 def xw_plus_b(x, weights, biases, name=None):
@@ -239,7 +237,6 @@ def relu_layer(x, weights, biases, name=None):
       x: a 2-D Tensor [batch, in]; weights [in, out]; biases [out].
       name: the name scope (default "relu_layer"); the Relu takes this name.
     """
-    from trainflow._src.ops.nn.activation import relu
     with name_scope(name, "relu_layer", [x, weights, biases]) as name:
         mm, biases = _matmul_and_biases(x, weights, biases)
         return relu(bias_add(mm, biases), name=name)

@@ -2,6 +2,7 @@
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.framework import dtypes
 
 
 def _invalid(message):
@@ -43,7 +44,6 @@ def top_k_v2(input, k, *, sorted, index_type):  # noqa: A002 - TF's arg names
 
 def top_k(input, *, k, sorted):  # noqa: A002
     """TopK (k as an attr): like TopKV2 with int32 indices."""
-    from trainflow._src.framework import dtypes
     return top_k_v2(input, k, sorted=sorted, index_type=dtypes.int32)
 
 

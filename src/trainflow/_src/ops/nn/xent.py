@@ -2,12 +2,13 @@
 SparseSoftmaxCrossEntropyWithLogits ops with their gradients, and the composite
 sigmoid and weighted sigmoid cross entropies, built as TensorFlow builds them.
 """
-__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
-           "weighted_cross_entropy_with_logits"]
-
 import numpy as np
 
+from trainflow._src.ops.array import cast, create, gather, join, layout, shape, slicing
+from trainflow._src.ops.control_flow import check_ops
+from trainflow._src.ops.math import arith, reductions
+from trainflow._src.ops.math.shapes import broadcast_dims
+from trainflow._src.ops.nn.activation import relu
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
@@ -17,14 +18,18 @@ from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.nn import xent_kernels as K
 from trainflow._src.ops.nn.math_util import broadcast_mul
-from trainflow._src.ops.nn.shape_util import dims_of, merge_dim, merge_dims, with_rank
+from trainflow._src.ops.nn.shape_util import merge_dims
+from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank
+
+__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
+           "weighted_cross_entropy_with_logits"]
 
 _FLOAT_TYPES = "{half, bfloat16, float, double}"
 
 
 def _softmax_xent_shape(op):
     # Equal [batch, classes] shapes, or shapes that broadcast to a 2-D one (TF 2.x).
-    from trainflow._src.ops.math.shapes import broadcast_dims
     logits, labels = dims_of(op.inputs[0]), dims_of(op.inputs[1])
     try:
         both = merge_dims(with_rank(logits, 2), labels)
@@ -68,21 +73,19 @@ def _is_zeros(t):
 def _softmax_xent_grad(op, grad_loss, grad_grad):
     # d loss / d logits is the backprop output; d loss / d labels is -log_softmax(logits).
     # A gradient reaching the backprop output adds its product with the softmax Jacobian.
-    from trainflow._src.ops.math import math_ops
     logits = op.inputs[0]
     grad = broadcast_mul(grad_loss, op.outputs[1])
     if not _is_zeros(grad_grad):
         s = apply_op("Softmax", logits=logits).outputs[0]
-        dot = math_ops.reduce_sum(math_ops.multiply(grad_grad, s), -1, keepdims=True)
-        grad = math_ops.add(grad, math_ops.multiply(math_ops.subtract(grad_grad, dot), s))
+        dot = reductions.reduce_sum(arith.multiply(grad_grad, s), -1, keepdims=True)
+        grad = arith.add(grad, arith.multiply(arith.subtract(grad_grad, dot), s))
     log_probs = apply_op("LogSoftmax", logits=logits).outputs[0]
-    return grad, broadcast_mul(grad_loss, math_ops.negative(log_probs))
+    return grad, broadcast_mul(grad_loss, arith.negative(log_probs))
 
 
 @RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op, grad_loss, grad_grad):
-    from trainflow._src.ops.array import array_ops
-    backprop = array_ops.prevent_gradient(
+    backprop = cast.prevent_gradient(
         op.outputs[1], message="Currently there is no way to take the second derivative of "
         "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
         "interaction with tf.gradients()")
@@ -101,18 +104,15 @@ def _ensure_xent_args(name, sentinel, labels, logits):
 
 def _move_axis_to_end(x, axis, rank):
     """Transposes `axis` of `x` (static rank `rank`) to the last position."""
-    from trainflow._src.ops.array import array_ops
     perm = [i for i in range(rank) if i != axis] + [axis]
-    return array_ops.transpose(x, perm)
+    return layout.transpose(x, perm)
 
 
 def _flatten_outer_dims(x):
     """Reshapes `x` to [-1, last_dim], keeping static sizes where known."""
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
-    rank = array_ops.rank(x)
-    last = array_ops.slice(array_ops.shape(x), [math_ops.subtract(rank, 1)], [1])
-    out = array_ops.reshape(x, array_ops.concat([[-1], last], 0))
+    rank = shape.rank(x)
+    last = slicing.slice(shape.shape(x), [arith.subtract(rank, 1)], [1])
+    out = shape.reshape(x, join.concat([[-1], last], 0))
     dims = dims_of(x)
     if dims is not None and all(d is not None for d in dims[:-1]):
         out.set_shape([int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]])
@@ -132,8 +132,6 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
     Returns:
       the loss, of `logits`' shape without `axis`.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     if axis is not None and dim is not None:
         raise ValueError("Cannot specify both 'axis' and 'dim'.")
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
@@ -141,8 +139,8 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
         low_precision = logits.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16)
-        precise = math_ops.cast(logits, dtypes.float32) if low_precision else logits
-        labels = math_ops.cast(labels, precise.dtype.base_dtype)
+        precise = cast.cast(logits, dtypes.float32) if low_precision else logits
+        labels = cast.cast(labels, precise.dtype.base_dtype)
         static_dims = dims_of(logits)
         if axis != -1:
             if static_dims is None:
@@ -153,19 +151,19 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
             if axis_value != rank - 1:
                 precise = _move_axis_to_end(precise, axis_value, rank)
                 labels = _move_axis_to_end(labels, axis_value, rank)
-        input_rank = array_ops.rank(precise)
-        input_shape = array_ops.shape(precise)
+        input_rank = shape.rank(precise)
+        input_shape = shape.shape(precise)
         flat_logits = _flatten_outer_dims(precise)
         flat_labels = _flatten_outer_dims(labels)
         cost = apply_op("SoftmaxCrossEntropyWithLogits", features=flat_logits,
                         labels=flat_labels, name=name).outputs[0]
-        out_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
-        cost = array_ops.reshape(cost, out_shape)
+        out_shape = slicing.slice(input_shape, [0], [arith.subtract(input_rank, 1)])
+        cost = shape.reshape(cost, out_shape)
         if static_dims is not None:
             kept = list(static_dims)
             del kept[axis]
             cost.set_shape(kept)
-        return math_ops.cast(cost, logits.dtype.base_dtype) if low_precision else cost
+        return cast.cast(cost, logits.dtype.base_dtype) if low_precision else cost
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
@@ -182,12 +180,11 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     Raises:
       ValueError: for positional arguments or missing labels/logits.
     """
-    from trainflow._src.ops.array import array_ops
     _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     if axis is not None:
         dim = axis
     with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as name:
-        labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+        labels = cast.stop_gradient(labels, name="labels_stop_gradient")
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim,
                                                 name=name)
 
@@ -210,18 +207,15 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     Raises:
       ValueError: for a scalar `logits` or mismatched static shapes.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.control_flow import check_ops
-    from trainflow._src.ops.math import math_ops
     _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", _sentinel, labels, logits)
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
         labels = convert_to_tensor(labels)
         logits = convert_to_tensor(logits)
         half = logits.dtype.base_dtype == dtypes.float16
-        precise = math_ops.cast(logits, dtypes.float32) if half else logits
+        precise = cast.cast(logits, dtypes.float32) if half else logits
         labels_static = labels.shape
         logits_static = logits.shape
-        labels_shape = array_ops.shape(labels)
+        labels_shape = shape.shape(labels)
         if logits_static.ndims == 0:
             raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
         if logits_static.ndims is not None and labels_static.ndims is not None and \
@@ -238,21 +232,21 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         if logits_static.ndims == 2:
             cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=precise,
                             labels=labels, name=name).outputs[0]
-            return math_ops.cast(cost, dtypes.float16) if half else cost
+            return cast.cast(cost, dtypes.float16) if half else cost
         checks = []
         if not fully_defined:
             checks.append(check_ops.assert_equal(
-                labels_shape, array_ops.shape(logits)[:-1],
+                labels_shape, shape.shape(logits)[:-1],
                 message="labels and logits must have the same shape but the last dimension"))
         with control_dependencies(checks):
-            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
-            flat_logits = array_ops.reshape(precise, array_ops.stack([-1, num_classes]))
-            flat_labels = array_ops.reshape(labels, [-1])
+            num_classes = shape.shape(logits)[shape.rank(logits) - 1]
+            flat_logits = shape.reshape(precise, join.stack([-1, num_classes]))
+            flat_labels = shape.reshape(labels, [-1])
             cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=flat_logits,
                             labels=flat_labels, name=name).outputs[0]
-            cost = array_ops.reshape(cost, labels_shape)
+            cost = shape.reshape(cost, labels_shape)
             cost.set_shape(labels_static)
-            return math_ops.cast(cost, dtypes.float16) if half else cost
+            return cast.cast(cost, dtypes.float16) if half else cost
 
 
 def _check_same_shape(logits, labels):
@@ -274,20 +268,18 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     Raises:
       ValueError: if the shapes of `labels` and `logits` differ.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     _ensure_xent_args("sigmoid_cross_entropy_with_logits", _sentinel, labels, logits)
     with name_scope(name, "logistic_loss", [logits, labels]) as name:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, name="labels")
         _check_same_shape(logits, labels)
-        zeros = array_ops.zeros_like(logits, dtype=logits.dtype.base_dtype)
-        positive = math_ops.greater_equal(logits, zeros)
-        relu_logits = array_ops.where(positive, logits, zeros)
-        neg_abs_logits = array_ops.where(positive, math_ops.negative(logits), logits)
-        linear = math_ops.subtract(relu_logits, math_ops.multiply(logits, labels, name="mul"),
+        zeros = create.zeros_like(logits, dtype=logits.dtype.base_dtype)
+        positive = arith.greater_equal(logits, zeros)
+        relu_logits = gather.where(positive, logits, zeros)
+        neg_abs_logits = gather.where(positive, arith.negative(logits), logits)
+        linear = arith.subtract(relu_logits, arith.multiply(logits, labels, name="mul"),
                                    name="sub")
-        return math_ops.add(linear, math_ops.log1p(math_ops.exp(neg_abs_logits)), name=name)
+        return arith.add(linear, arith.log1p(arith.exp(neg_abs_logits)), name=name)
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
@@ -305,8 +297,6 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     Raises:
       ValueError: if the shapes differ or both `labels` and `targets` are given.
     """
-    from trainflow._src.ops.math import math_ops
-    from trainflow._src.ops.nn.activation import relu
     if labels is not None and targets is not None:
         raise ValueError("Cannot specify both 'labels' and 'targets'.")
     labels = targets if labels is None else labels
@@ -319,15 +309,15 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         if isinstance(pos_weight, (int, float, np.number)):
             weight_minus_one = np.asarray(pos_weight - 1, dtype=dtype.as_numpy_dtype)
         else:
-            weight_minus_one = math_ops.subtract(pos_weight, one)
-        log_weight = math_ops.add(one, math_ops.multiply(weight_minus_one, labels, name="mul"),
+            weight_minus_one = arith.subtract(pos_weight, one)
+        log_weight = arith.add(one, arith.multiply(weight_minus_one, labels, name="mul"),
                                   name="add")
-        linear = math_ops.multiply(math_ops.subtract(one, labels, name="sub"), logits,
+        linear = arith.multiply(arith.subtract(one, labels, name="sub"), logits,
                                    name="mul")
-        softplus_neg = math_ops.add(
-            math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits)))),
-            relu(math_ops.negative(logits)), name="add")
-        return math_ops.add(linear, math_ops.multiply(log_weight, softplus_neg, name="mul"),
+        softplus_neg = arith.add(
+            arith.log1p(arith.exp(arith.negative(arith.abs(logits)))),
+            relu(arith.negative(logits)), name="add")
+        return arith.add(linear, arith.multiply(log_weight, softplus_neg, name="mul"),
                             name=name)
 
 
@@ -344,29 +334,27 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     Raises:
       ValueError: if the shapes differ.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     with name_scope(name, "log_poisson_loss", [log_input, targets]):
         log_input = convert_to_tensor(log_input, name="log_input")
         targets = convert_to_tensor(targets, name="targets")
         if not targets.shape.is_compatible_with(log_input.shape):
             raise ValueError("`log_input` and `targets` must have the same shape, received "
                              f"({log_input.shape} vs {targets.shape}).")
-        result = math_ops.subtract(math_ops.exp(log_input),
-                                   math_ops.multiply(log_input, targets, name="mul"), name="sub")
+        result = arith.subtract(arith.exp(log_input),
+                                   arith.multiply(log_input, targets, name="mul"), name="sub")
         if not compute_full_loss:
             return result
         dtype = targets.dtype.base_dtype
         half = convert_to_tensor(0.5, dtype=dtype)
         two_pi = convert_to_tensor(2 * np.pi, dtype=dtype)
-        stirling = math_ops.add(
-            math_ops.subtract(math_ops.multiply(targets, math_ops.log(targets), name="mul"),
+        stirling = arith.add(
+            arith.subtract(arith.multiply(targets, arith.log(targets), name="mul"),
                               targets, name="sub"),
-            math_ops.multiply(half, math_ops.log(math_ops.multiply(two_pi, targets,
+            arith.multiply(half, arith.log(arith.multiply(two_pi, targets,
                                                                     name="mul")), name="mul"),
             name="add")
-        zeros = array_ops.zeros_like(targets)
-        ones = array_ops.ones_like(targets)
-        small = math_ops.logical_and(math_ops.greater_equal(targets, zeros),
-                                     math_ops.less_equal(targets, ones))
-        return math_ops.add(result, array_ops.where(small, zeros, stirling), name="add")
+        zeros = create.zeros_like(targets)
+        ones = create.ones_like(targets)
+        small = arith.logical_and(arith.greater_equal(targets, zeros),
+                                     arith.less_equal(targets, ones))
+        return arith.add(result, gather.where(small, zeros, stirling), name="add")

@@ -22,7 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from trainflow._src.ops.nn import xla_window
-from trainflow._src.ops.nn.conv_kernels import Geometry, explicit_pairs, spatial_attrs
+from trainflow._src.ops.nn.conv_geometry import Geometry, explicit_pairs, spatial_attrs
 
 # Filter gradients of inputs at most this deep take one im2col product.
 IM2COL_MAX_DEPTH = 16

@@ -20,7 +20,8 @@ import numpy as np
 
 from trainflow._src.framework import errors
 from trainflow._src.ops.nn import pool_kernels
-from trainflow._src.ops.nn.conv_kernels import check_conv_attrs, explicit_pairs, shape_to_nhwc
+from trainflow._src.ops.nn.conv_kernels import check_conv_attrs
+from trainflow._src.ops.nn.conv_geometry import explicit_pairs, shape_to_nhwc
 from trainflow._src.ops.nn.pool_loops import lowest
 
 

@@ -6,11 +6,10 @@ rules (`framework.random_seed.get_seed`); the numbers come from NumPy's Philox
 generator keyed by (seed, seed2), so a seeded graph is reproducible run to run and
 session to session, but its values differ from TensorFlow's.
 """
-__all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
-           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
-
 import numpy as np
 
+from trainflow._src.ops.array import shape as shape_lib, slicing
+from trainflow._src.ops.control_flow import assert_op, grouping
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import random_seed
 from trainflow._src.framework.random_seed import set_random_seed  # noqa: F401 - tf.set_random_seed
@@ -20,7 +19,12 @@ from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
 from trainflow._src.framework.tensor_util import constant_value_as_shape
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
 from trainflow._src.ops.random import random_kernels  # noqa: F401 - registers the ops
+
+__all__ = ["multinomial", "random_crop", "random_gamma", "random_normal", "random_poisson",
+           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal"]
 
 _UNIFORM_DTYPES = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
                    dtypes.int32, dtypes.int64)
@@ -53,11 +57,6 @@ def _set_static_shape(result, shape):
         pass
 
 
-def _math():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
-
-
 def _op(op_type, **kwargs):
     return apply_op(op_type, **kwargs).outputs[0]
 
@@ -78,7 +77,7 @@ def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name
         stddev_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
         rnd = _seeded_op(op_type, seed, shape=shape_t, dtype=dtype)
         mul = rnd * stddev_t
-        value = _math().add(mul, mean_t, name=name)
+        value = arith.add(mul, mean_t, name=name)
         _set_static_shape(value, shape_t)
         return value
 
@@ -144,9 +143,9 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
             result = _seeded_op("RandomUniform", seed, shape=shape_t, dtype=dtype)
             if minval_is_zero:
                 if not maxval_is_one:
-                    result = _math().multiply(result, maxval)
+                    result = arith.multiply(result, maxval)
             else:
-                result = _math().add(result * (maxval - minval), minval, name=name)
+                result = arith.add(result * (maxval - minval), minval, name=name)
         _set_static_shape(result, shape_t)
         return result
 
@@ -190,18 +189,16 @@ def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=
       a tensor of shape `shape + broadcast(alpha, beta).shape`, never below the
       smallest positive normal of `dtype`.
     """
-    from trainflow._src.ops.array import array_ops
-    math_ops = _math()
     with name_scope(name, "random_gamma", [shape, alpha, beta]):
         shape = convert_to_tensor(shape, name="shape", dtype=dtypes.int32)
         alpha = convert_to_tensor(alpha, name="alpha", dtype=dtype)
         beta = convert_to_tensor(beta if beta is not None else 1, name="beta", dtype=dtype)
-        broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(alpha),
-                                                            array_ops.shape(beta))
-        alpha_broadcast = array_ops.broadcast_to(alpha, broadcast_shape)
+        broadcast_shape = shape_lib.broadcast_dynamic_shape(shape_lib.shape(alpha),
+                                                            shape_lib.shape(beta))
+        alpha_broadcast = shape_lib.broadcast_to(alpha, broadcast_shape)
         sample = _seeded_op("RandomGamma", seed, shape=shape, alpha=alpha_broadcast)
         tiny = np.finfo(dtypes.as_dtype(dtype).as_numpy_dtype).tiny
-        return math_ops.maximum(tiny, sample / beta)
+        return arith.maximum(tiny, sample / beta)
 
 
 def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
@@ -218,18 +215,15 @@ def random_crop(value, size, seed=None, name=None):
     Raises:
       InvalidArgumentError (at run time): if `size` exceeds `value`'s shape.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.control_flow import control_flow_ops
-    math_ops = _math()
     with name_scope(name, "random_crop", [value, size]) as name:
         value = convert_to_tensor(value, name="value")
         size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
-        shape = array_ops.shape(value)
-        check = control_flow_ops.Assert(
-            math_ops.reduce_all(shape >= size),
+        shape = shape_lib.shape(value)
+        check = assert_op.Assert(
+            reductions.reduce_all(shape >= size),
             ["Need value.shape >= size, got ", shape, size], summarize=1000)
-        shape = control_flow_ops.with_dependencies([check], shape)
+        shape = grouping.with_dependencies([check], shape)
         limit = shape - size + 1
-        offset = random_uniform(array_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
+        offset = random_uniform(shape_lib.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
                                 seed=seed) % limit
-        return array_ops.slice(value, offset, size, name=name)
+        return slicing.slice(value, offset, size, name=name)

@@ -11,6 +11,14 @@ from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
 from trainflow._src.ops.array.shape_util import (
     as_index_list, dims_of, fmt_dims, invalid_argument, merge_dim, shape_from_shape_tensor,
     shape_of, with_rank, with_rank_at_most)
+from trainflow._src.framework.constant_op import placeholder, placeholder_with_default
+from trainflow._src.framework.sparse_tensor import _static_shape
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.create import range as range_, zeros, zeros_like
+from trainflow._src.ops.array.gather import gather, gather_nd, invert_permutation
+from trainflow._src.ops.array.identity import identity
+from trainflow._src.ops.array.shape import shape
+from trainflow._src.ops.math.reductions import reduce_sum
 
 __all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder"]
 
@@ -103,9 +111,6 @@ register_op("SparseToDense",
 @RegisterGradient("SparseToDense")
 def _sparse_to_dense_grad(op, grad):
     """Values get the gradient at their indices; the default value gets the rest."""
-    from trainflow._src.ops.array.create import zeros_like
-    from trainflow._src.ops.array.gather import gather_nd
-    from trainflow._src.ops.math.math_ops import reduce_sum
     sparse_indices, output_shape = op.inputs[0], op.inputs[1]
     values_grad = gather_nd(grad, sparse_indices)
     default_grad = reduce_sum(grad) - reduce_sum(values_grad)
@@ -143,9 +148,6 @@ register_op("SparseReorder", inputs=["input_indices: int64", "input_values: T",
 def _sparse_reorder_grad(op, unused_indices_grad, values_grad):
     """Gathers the values' gradient back into the input order: reordering the entry
     numbers 0..n-1 gives the permutation, whose inverse undoes it."""
-    from trainflow._src.ops.array.create import range as range_
-    from trainflow._src.ops.array.gather import gather, invert_permutation
-    from trainflow._src.ops.array.shape import shape
     input_indices, input_shape = op.inputs[0], op.inputs[2]
     entries = range_(shape(input_indices)[0])
     ordered = sparse_reorder(SparseTensor(input_indices, entries, input_shape))
@@ -166,7 +168,6 @@ def sparse_tensor_to_dense(sp_input, default_value=None, validate_indices=True, 
     Raises:
       TypeError: if `sp_input` is not a SparseTensor (or SparseTensorValue).
     """
-    from trainflow._src.ops.array.create import zeros
     sp_input = _as_sparse(sp_input)
     if default_value is None:
         default_value = zeros([], dtype=sp_input.dtype)
@@ -186,7 +187,6 @@ def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0
 
 def sparse_reorder(sp_input, name=None):
     """The SparseTensor with its indices in row-major order (`tf.sparse.reorder`)."""
-    from trainflow._src.ops.array.array_ops import identity
     sp_input = _as_sparse(sp_input)
     op = apply_op("SparseReorder", input_indices=sp_input.indices, input_values=sp_input.values,
                   input_shape=sp_input.dense_shape, name=name)
@@ -208,8 +208,6 @@ def sparse_placeholder(dtype, shape=None, name=None):
         or None for an unknown shape, fed with the rest.
       name: name prefix.
     """
-    from trainflow._src.framework.tensor_conversion import convert_to_tensor
-    from trainflow._src.framework.constant_op import placeholder, placeholder_with_default
     shape_name = None if name is None else name + "/shape"
     default_shape_name = None if name is None else name + "/shape_default"
     if shape is None:
@@ -219,7 +217,6 @@ def sparse_placeholder(dtype, shape=None, name=None):
     else:
         if isinstance(shape, Tensor):
             rank = dims_of(shape)[0] if dims_of(shape) else None
-            from trainflow._src.framework.sparse_tensor import _static_shape
             default = _static_shape(shape)
         else:
             rank = len(shape)

@@ -6,21 +6,27 @@ Each builds the same ops as TensorFlow's (under `get_variable` they land in
 variable, `partition_info` gives the full shape, and the scaling initializers
 compute their fans from it, as TF does.
 """
+import abc
+import math
+import numpy as np
+
+from trainflow._src.ops.script import script_ops
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.tensor_shape import TensorShape
+from trainflow._src.framework import constant_op
+from trainflow._src.ops.array import create
+from trainflow._src.ops.array import diag
+from trainflow._src.ops.array import layout
+from trainflow._src.ops.array import shape as shape_lib
+from trainflow._src.ops.array import slicing
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.random import random_ops
+
 __all__ = ["constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
            "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
            "random_uniform_initializer", "truncated_normal_initializer",
            "uniform_unit_scaling_initializer", "variance_scaling_initializer",
            "zeros_initializer"]
-
-import abc
-import math
-
-import numpy as np
-
-from trainflow._src.framework import dtypes
-from trainflow._src.framework.tensor_shape import TensorShape
-from trainflow._src.framework import constant_op
-from trainflow._src.ops.random import random_ops
 
 # scipy.stats.truncnorm.std(a=-2, b=2, loc=0., scale=1.): the stddev of a unit normal
 # truncated at two standard deviations.
@@ -38,16 +44,6 @@ def _as_list(shape):
     if isinstance(shape, TensorShape):
         return shape.as_list()
     return list(shape)
-
-
-def _array_ops():
-    from trainflow._src.ops.array import array_ops
-    return array_ops
-
-
-def _math_ops():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
 
 
 class Initializer(abc.ABC):
@@ -84,7 +80,7 @@ class Zeros(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _array_ops().zeros(shape, dtype or self.dtype)
+        return create.zeros(shape, dtype or self.dtype)
 
     def get_config(self):
         return {"dtype": self.dtype.name}
@@ -97,7 +93,7 @@ class Ones(Initializer):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
-        return _array_ops().ones(shape, dtype or self.dtype)
+        return create.ones(shape, dtype or self.dtype)
 
     def get_config(self):
         return {"dtype": self.dtype.name}
@@ -317,14 +313,12 @@ class Orthogonal(Initializer):
         num_rows = int(np.prod(shape[:-1]))
         num_cols = int(shape[-1])
         flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
-        array_ops, math_ops = _array_ops(), _math_ops()
         a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
         q, r = _reduced_qr(a, flat_shape)
-        q *= math_ops.sign(array_ops.diag_part(r))
+        q *= arith.sign(diag.diag_part(r))
         if num_rows < num_cols:
-            transpose = getattr(array_ops, "matrix_transpose", array_ops.transpose)
-            q = transpose(q)
-        return self.gain * array_ops.reshape(q, shape)
+            q = layout.transpose(q)
+        return self.gain * shape_lib.reshape(q, shape)
 
     def get_config(self):
         return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
@@ -341,12 +335,11 @@ def _reduced_qr(a, flat_shape):
     Until a `Qr` op is registered, NumPy's QR runs through `py_func` instead.
     """
     try:
-        qr = _math_ops().qr
+        qr = arith.qr
     except AttributeError:
         qr = None
     if qr is not None:
         return qr(a, full_matrices=False)
-    from trainflow._src.ops.script import script_ops
     q, r = script_ops.py_func(_numpy_qr, [a], [a.dtype, a.dtype], stateful=False, name="Qr")
     rows, cols = flat_shape
     q.set_shape([rows, cols])
@@ -356,7 +349,8 @@ def _reduced_qr(a, flat_shape):
 
 def _eye(num_rows, num_cols, dtype):
     """`tf.eye(num_rows, num_cols)`; a constant when the linalg family has no `eye`."""
-    from trainflow._src.ops import linalg  # lazy: initializers load before the op families
+    # lazy: ops.linalg stays out of `import trainflow`.
+    from trainflow._src.ops import linalg
     eye = getattr(linalg, "eye", None)
     if eye is not None:
         return eye(num_rows, num_cols, dtype=dtype)
@@ -378,10 +372,9 @@ class Identity(Initializer):
         full_shape = _as_list(shape if partition_info is None else partition_info.full_shape)
         if len(full_shape) != 2:
             raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
-        array_ops = _array_ops()
         initializer = _eye(*full_shape, dtype=dtype or self.dtype)
         if partition_info is not None:
-            initializer = array_ops.slice(initializer, partition_info.var_offset, shape)
+            initializer = slicing.slice(initializer, partition_info.var_offset, shape)
         return self.gain * initializer
 
     def get_config(self):

@@ -6,16 +6,17 @@ A variable `name` of shape [10, 3] split in 3 along axis 0 is three variables
 extra row), each with a SaveSliceInfo naming `name`, the full shape and its offset,
 so checkpoints store one tensor `name`, as TF's do.
 """
-__all__ = ["create_partitioned_variables", "fixed_size_partitioner",
-           "min_max_variable_partitioner", "variable_axis_size_partitioner"]
-
 import math
 
+from trainflow._src.ops.array import identity, join
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import register_tensor_conversion_function
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape, dimension_value
+
+__all__ = ["fixed_size_partitioner", "min_max_variable_partitioner",
+           "variable_axis_size_partitioner"]
 
 
 class PartitionInfo:
@@ -187,15 +188,14 @@ class PartitionedVariable:
         return [i for i, p in enumerate(self._partitions) if p > 1]
 
     def _concat(self):
-        from trainflow._src.ops.array import array_ops
         if len(self._variable_list) == 1:
             with name_scope(None):
-                return array_ops.identity(self._variable_list[0], name=self._name)
+                return identity.identity(self._variable_list[0], name=self._name)
         axis = self._partition_axes()[0]
         with name_scope(self._name + "/ConcatPartitions/"):
-            concatenated = array_ops.concat(self._variable_list, axis)
+            concatenated = join.concat(self._variable_list, axis)
         with name_scope(None):
-            return array_ops.identity(concatenated, name=self._name)
+            return identity.identity(concatenated, name=self._name)
 
     def as_tensor(self):
         """The full value: the parts concatenated along the partition axis."""
@@ -231,7 +231,6 @@ class PartitionedVariable:
         return self._partitions
 
     def _apply_assign_fn(self, assign_fn, value):
-        from trainflow._src.ops.array import array_ops
         if isinstance(value, list):
             if len(value) != len(self._variable_list):
                 raise ValueError(f"Expected {len(self._variable_list)} values, one per part, "
@@ -242,7 +241,7 @@ class PartitionedVariable:
         else:
             axis = self._partition_axes()[0]
             sizes = [dimension_value(v.shape[axis]) for v in self._variable_list]
-            values = array_ops.split(value, sizes, axis=axis)
+            values = join.split(value, sizes, axis=axis)
         return [assign_fn(var, values[i]) for i, var in enumerate(self._variable_list)]
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
@@ -347,26 +346,3 @@ def fixed_size_partitioner(num_shards, axis=0):
         partitions[axis] = min(num_shards, shape.as_list()[axis])
         return partitions
     return _partitioner
-
-
-def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
-                                 trainable=True, collections=None, name=None, reuse=None):
-    """Deprecated: the parts of a variable partitioned by the list `slicing`.
-
-    Returns:
-      the list of part Variables.
-
-    Raises:
-      ValueError: if `slicing` doesn't match `shape`'s rank or `shape` is scalar.
-    """
-    from trainflow._src.ops.state import variable_scope
-    if len(shape) != len(slicing):
-        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
-                         f"length: shape: {shape}, slicing: {slicing}")
-    if len(shape) < 1:
-        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
-    with variable_scope.variable_scope(name, "PartitionedVariable", reuse=reuse):
-        var = variable_scope._get_partitioned_variable(
-            name=None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
-            partitioner=lambda **unused: slicing, collections=collections)
-    return list(var)

@@ -13,13 +13,15 @@ Any of them (or any other callable) can be passed as `kernel_regularizer=` to
 """
 import numbers
 
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.math import reductions
+from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.scopes import add_to_collection, get_collection, name_scope
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.nn import norm
+
 __all__ = ["L1L2", "Regularizer", "apply_regularization", "get", "l1", "l1_l2",
            "l1_l2_regularizer", "l1_regularizer", "l2", "l2_regularizer", "sum_regularizer"]
-
-
-def _ops():
-    from trainflow._src.ops.math import math_ops
-    return math_ops
 
 
 class Regularizer:
@@ -51,17 +53,15 @@ class L1L2(Regularizer):
         self.l2 = float(l2)
 
     def __call__(self, x):
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
-        m = _ops()
         x = convert_to_tensor(x)
         if not self.l1 and not self.l2:
             return convert_to_tensor(0.0, dtype=x.dtype.base_dtype)
         terms = []
         if self.l1:
-            terms.append(m.multiply(self.l1, m.reduce_sum(m.abs(x))))
+            terms.append(arith.multiply(self.l1, reductions.reduce_sum(arith.abs(x))))
         if self.l2:
-            terms.append(m.multiply(self.l2, m.reduce_sum(m.square(x))))
-        return terms[0] if len(terms) == 1 else m.add(terms[0], terms[1])
+            terms.append(arith.multiply(self.l2, reductions.reduce_sum(arith.square(x))))
+        return terms[0] if len(terms) == 1 else arith.add(terms[0], terms[1])
 
     def get_config(self):
         return {"l1": self.l1, "l2": self.l2}
@@ -120,12 +120,10 @@ def _scaled(scale, default_name, penalty, scope):
         return lambda _: None
 
     def regularizer(weights):
-        from trainflow._src.framework.scopes import name_scope
-        from trainflow._src.framework.tensor_conversion import convert_to_tensor
         with name_scope(scope, default_name, [weights]) as name:
             weights = convert_to_tensor(weights)
             my_scale = convert_to_tensor(scale, dtype=weights.dtype.base_dtype, name="scale")
-            return _ops().multiply(my_scale, penalty(weights), name=name)
+            return arith.multiply(my_scale, penalty(weights), name=name)
     return regularizer
 
 
@@ -135,7 +133,7 @@ def l1_regularizer(scale, scope=None):
     Raises:
       ValueError: for an integer or negative scale. A scale of 0 gives a fn returning None.
     """
-    return _scaled(scale, "l1_regularizer", lambda w: _ops().reduce_sum(_ops().abs(w)), scope)
+    return _scaled(scale, "l1_regularizer", lambda w: reductions.reduce_sum(arith.abs(w)), scope)
 
 
 def l2_regularizer(scale, scope=None):
@@ -145,7 +143,6 @@ def l2_regularizer(scale, scope=None):
     Raises:
       ValueError: for an integer or negative scale. A scale of 0 gives a fn returning None.
     """
-    from trainflow._src.ops.nn import norm
     return _scaled(scale, "l2_regularizer", norm.l2_loss, scope)
 
 
@@ -156,12 +153,11 @@ def sum_regularizer(regularizer_list, scope=None):
         return None
 
     def regularizer(weights):
-        from trainflow._src.framework.scopes import name_scope
         with name_scope(scope, "sum_regularizer", [weights]) as name:
             penalties = [p for p in (r(weights) for r in regularizer_list) if p is not None]
             if not penalties:
                 return None
-            return _ops().add_n(penalties, name=name)
+            return arith.add_n(penalties, name=name)
     return regularizer
 
 
@@ -180,8 +176,6 @@ def apply_regularization(regularizer, weights_list=None):
     Raises:
       ValueError: if there are no weights or the regularizer returns no penalty.
     """
-    from trainflow._src.framework.graph_keys import GraphKeys
-    from trainflow._src.framework.scopes import add_to_collection, get_collection, name_scope
     if not weights_list:
         weights_list = get_collection(GraphKeys.WEIGHTS)
     if not weights_list:
@@ -190,6 +184,6 @@ def apply_regularization(regularizer, weights_list=None):
         penalties = [p for p in (regularizer(w) for w in weights_list) if p is not None]
         if not penalties:
             raise ValueError("The regularizer returned no penalty for the given weights.")
-        summed = _ops().add_n(penalties, name=scope)
+        summed = arith.add_n(penalties, name=scope)
         add_to_collection(GraphKeys.REGULARIZATION_LOSSES, summed)
         return summed

@@ -14,6 +14,10 @@ from trainflow._src.framework.registry import NotDifferentiable, RegisterGradien
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.ops.array.shape_util import fmt_dims, invalid_argument
 from trainflow._src.ops.state.state_ops import assign_into, scatter_div_into
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.indexed_slices import IndexedSlices
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import expand_dims, reshape, size
 
 _NUMBER = "{float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, " \
           "qint32, bfloat16, uint16, complex128, half, uint32, uint64}"
@@ -265,8 +269,6 @@ def _read_grad(op, grad):
 @RegisterGradient("ResourceGather")
 def _resource_gather_grad(op, grad):
     """IndexedSlices of the gathered rows, dense shape the variable's (TF's form)."""
-    from trainflow._src.framework.indexed_slices import IndexedSlices
-    from trainflow._src.ops.array.array_ops import concat, expand_dims, reshape, size
     if op._attrs["batch_dims"] != 0:
         raise ValueError(f"The gradient of {op.name} (ResourceGather) is defined for "
                          "batch_dims=0 only")
@@ -316,7 +318,6 @@ def variable_shape(input, out_type=dtypes.int32, name=None):  # noqa: A002 - TF'
     is fully defined (as TF does), else a `VariableShape` op."""
     src = input.op
     if src.type == "VarHandleOp" and src._attrs["shape"].is_fully_defined():
-        from trainflow._src.framework.constant_op import constant
         return constant(src._attrs["shape"].as_list(), dtype=out_type, name=name or "Const")
     return apply_op("VariableShape", input=input, out_type=out_type, name=name).outputs[0]
 

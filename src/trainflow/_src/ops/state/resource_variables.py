@@ -20,6 +20,8 @@ from trainflow._src.ops.state.variable_args import check_variable_args
 from trainflow._src.ops.state import resource_variable_ops as rv_ops
 from trainflow._src.ops.state import variables
 from trainflow._src.ops.state.variables import Variable
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.control_flow import cond
 
 __all__ = ["ResourceVariable", "enable_resource_variables", "disable_resource_variables",
            "resource_variables_enabled", "is_resource_variable"]
@@ -164,10 +166,9 @@ class ResourceVariable(Variable):
 
     def read_value(self):
         """An Identity of a new read, the read under "Read/" (TF's form)."""
-        from trainflow._src.ops.array import array_ops
         with self.graph.name_scope("Read"):
             value = self._read_variable_op()
-        return array_ops.identity(value)
+        return identity.identity(value)
 
     def _as_graph_element(self):
         """What fetching the variable runs: its `Read/ReadVariableOp`."""
@@ -183,9 +184,8 @@ class ResourceVariable(Variable):
 
     def initialized_value(self):
         """The variable's value once initialized, its initial value otherwise."""
-        from trainflow._src.ops.control_flow import control_flow_ops
         with variables.init_scope():
-            return control_flow_ops.cond(self.is_initialized(), self.read_value,
+            return cond.cond(self.is_initialized(), self.read_value,
                                          lambda: self.initial_value)
 
     def sparse_read(self, indices, name=None):

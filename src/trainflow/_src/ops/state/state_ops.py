@@ -418,6 +418,7 @@ def count_up_to(ref, limit, name=None):
       OutOfRangeError (at run time): "Reached limit of N" once the value is `limit`.
     """
     if getattr(ref, "_is_resource_variable", False):
+        # lazy: an upward call; resource_variable_ops builds on this module.
         from trainflow._src.ops.state import resource_variable_ops
         return resource_variable_ops.resource_count_up_to(ref.handle, limit, ref.dtype,
                                                           name=name)

@@ -1,14 +1,10 @@
 """Variable collections and initialization helpers of TF1: `tf.global_variables`,
 `tf.global_variables_initializer`, `tf.report_uninitialized_variables`, ..."""
-__all__ = ["all_variables", "assert_variables_initialized", "global_variables",
-           "global_variables_initializer", "initialize_all_variables",
-           "initialize_local_variables", "initialize_variables", "is_variable_initialized",
-           "local_variables", "local_variables_initializer", "model_variables",
-           "moving_average_variables", "report_uninitialized_variables", "trainable_variables",
-           "variables_initializer"]
-
 import os
 
+from trainflow._src.ops.array import gather, join
+from trainflow._src.ops.control_flow import grouping
+from trainflow._src.ops.math import arith
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
@@ -16,6 +12,13 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.ops.state import state_ops
 from trainflow._src.framework.constant_op import constant
+
+__all__ = ["all_variables", "assert_variables_initialized", "global_variables",
+           "global_variables_initializer", "initialize_all_variables",
+           "initialize_local_variables", "initialize_variables", "is_variable_initialized",
+           "local_variables", "local_variables_initializer", "model_variables",
+           "moving_average_variables", "report_uninitialized_variables", "trainable_variables",
+           "variables_initializer"]
 
 _VARIABLE_OP_TYPES = ("Variable", "VariableV2", "AutoReloadVariable")
 
@@ -52,10 +55,9 @@ def moving_average_variables(scope=None):
 
 def variables_initializer(var_list, name="init"):
     """An op running the initializers of `var_list` (a NoOp when the list is empty)."""
-    from trainflow._src.ops.control_flow import control_flow_ops
     if var_list:
-        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
-    return control_flow_ops.no_op(name=name)
+        return grouping.group(*[v.initializer for v in var_list], name=name)
+    return grouping.no_op(name=name)
 
 
 initialize_variables = variables_initializer
@@ -95,8 +97,6 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
       var_list: variables to check (default: global and local variables).
       name: the name scope.
     """
-    from trainflow._src.ops.array import array_ops
-    from trainflow._src.ops.math import math_ops
     if var_list is None:
         var_list = _default_var_list()
     graph = get_default_graph()
@@ -108,15 +108,14 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
         with graph.device(local_device):
             if not var_list:
                 return constant([], dtype=dtypes.string)
-            mask = math_ops.logical_not(array_ops.stack(init_vars))
+            mask = arith.logical_not(join.stack(init_vars))
             names = constant([v.op.name for v in var_list])
-            return array_ops.boolean_mask(names, mask)
+            return gather.boolean_mask(names, mask)
 
 
 def assert_variables_initialized(var_list=None):
     """An op that fails (FailedPreconditionError) if a variable is uninitialized: the
     ranks of the variables, stacked; None if there are no variables."""
-    from trainflow._src.ops.array import array_ops
     if var_list is None:
         var_list = _default_var_list()
     if not var_list:
@@ -129,4 +128,4 @@ def assert_variables_initialized(var_list=None):
             ranks.append(apply_op("Rank", input=var, name="Rank").outputs[0])
     if len(ranks) == 1:
         return ranks[0]
-    return array_ops.stack(ranks)
+    return join.stack(ranks)

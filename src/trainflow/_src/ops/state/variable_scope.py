@@ -6,24 +6,24 @@ constraint, inherited by nested scopes. Entering a scope also opens a name scope
 for ops; re-entering a scope (by name or by its VariableScope object) gives ops a
 new unique name scope (``scope_1/``) while variables keep ``scope/``, as in TF.
 """
-__all__ = ["AUTO_REUSE", "VariableScope", "get_local_variable", "get_variable",
-           "get_variable_scope", "no_regularizer", "variable_creator_scope", "variable_op_scope",
-           "variable_scope"]
-
 import contextlib
 import threading
 
+from trainflow._src.ops.state import variables
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import _get_graph_from_inputs, get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.ops.state.partitioned_variables import *  # noqa: F401,F403 - tf.* partitioner names
-from trainflow._src.ops.state.partitioned_variables import __all__ as _partitioned_all
+# slice_assign: `var[...]` slices that can be assigned to (StridedSliceAssign).
+from trainflow._src.ops.state import slice_assign  # noqa: F401
 from trainflow._src.ops.state.variable_store import (
     AUTO_REUSE, get_default_variable_store, graph_singleton)
 
-__all__ += _partitioned_all
+__all__ = ["AUTO_REUSE", "VariableScope", "create_partitioned_variables", "get_local_variable",
+           "get_variable", "get_variable_scope", "no_regularizer", "variable_creator_scope",
+           "variable_op_scope", "variable_scope"]
+
 
 _SCOPE_STORE_KEY = ("__varscope",)
 
@@ -190,7 +190,6 @@ class VariableScope:
 
 
 def _variables():
-    from trainflow._src.ops.state import variables
     return variables
 
 
@@ -498,3 +497,25 @@ def variable_creator_scope(variable_creator):
         yield
     finally:
         stack.remove(variable_creator)
+
+
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """Deprecated: the parts of a variable partitioned by the list `slicing`.
+
+    Returns:
+      the list of part Variables.
+
+    Raises:
+      ValueError: if `slicing` doesn't match `shape`'s rank or `shape` is scalar.
+    """
+    if len(shape) != len(slicing):
+        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         f"length: shape: {shape}, slicing: {slicing}")
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+    with variable_scope(name, "PartitionedVariable", reuse=reuse):
+        var = _get_partitioned_variable(
+            name=None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
+            partitioner=lambda **unused: slicing, collections=collections)
+    return list(var)

@@ -14,6 +14,7 @@ from trainflow._src.framework.tensor_shape import as_shape
 from trainflow._src.ops.state import init_ops
 from trainflow._src.ops.state import partitioned_variables as pv
 from trainflow._src.ops.state import variables
+from trainflow._src.ops.array import slicing
 
 _STORE_KEY = ("__variable_store",)
 
@@ -194,17 +195,16 @@ class VariableStore:
 
     def _part_initializer(self, name, initializer, dtype, offset, part_shape):
         """(initializer, shape to pass, dtype) for one part of a partitioned variable."""
-        from trainflow._src.ops.array import array_ops
         if initializer is None:
             init, from_value = default_initializer(name, dtype)
             return init, None if from_value else part_shape, dtype
         if callable(initializer):
             return initializer, part_shape, dtype
         if isinstance(initializer, Tensor):
-            init = array_ops.slice(initializer, offset, part_shape)
+            init = slicing.slice(initializer, offset, part_shape)
             return init, None, init.dtype.base_dtype
         init = convert_to_tensor(initializer, dtype=dtype)
-        return array_ops.slice(init, offset, part_shape), None, dtype
+        return slicing.slice(init, offset, part_shape), None, dtype
 
     def _reuse_partitioned(self, name, shape, dtype, reuse, partitions):
         if reuse is False:

@@ -22,6 +22,8 @@ from trainflow._src.ops.state import state_ops
 from trainflow._src.ops.state.variable_args import (  # noqa: F401 - public here too
     VariableAggregation, VariableSynchronization, check_variable_args as _check_args,
     validate_synchronization_aggregation_trainable)
+from trainflow._src.ops.array import identity
+from trainflow._src.ops.control_flow import cond
 
 
 def strip_name_scope(name, export_scope):
@@ -89,6 +91,7 @@ class _VariableMeta(type):
         def getter(**kw):
             # use_resource (or enable_resource_variables, or an imported resource
             # VariableDef) picks ResourceVariable, as TF's VariableV1 does.
+            # lazy: an upward call; ResourceVariable (resource_variables) subclasses Variable.
             from trainflow._src.ops.state import resource_variables as rv
             use = kw.get("use_resource")
             if use is None:
@@ -96,6 +99,7 @@ class _VariableMeta(type):
             vdef = kw.get("variable_def")
             if vdef is not None:
                 if isinstance(vdef, bytes):
+                    # lazy: keeps protobuf out of `import trainflow`
                     from trainflow._src.protos import variable_pb2
                     vdef = variable_pb2.VariableDef.FromString(vdef)
                 use = vdef.is_resource
@@ -180,13 +184,12 @@ class Variable(metaclass=_VariableMeta):
                                  f"{self._initial_value}")
             self._initializer_op = state_ops.assign(
                 self._variable, self._initial_value, validate_shape=validate_shape).op
-            from trainflow._src.ops.array import array_ops
             if caching_device is not None:
                 with graph.device(caching_device):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = identity.identity(self._variable, name="read")
             else:
                 with graph.colocate_with(self._variable.op):
-                    self._snapshot = array_ops.identity(self._variable, name="read")
+                    self._snapshot = identity.identity(self._variable, name="read")
         graph.add_to_collections(collections, self)
         self._trainable = trainable
         self._synchronization = synchronization
@@ -202,6 +205,7 @@ class Variable(metaclass=_VariableMeta):
                                         name=name)
 
     def _init_from_proto(self, variable_def, import_scope=None):
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow._src.protos import variable_pb2
         if isinstance(variable_def, bytes):
             variable_def = variable_pb2.VariableDef.FromString(variable_def)
@@ -317,8 +321,7 @@ class Variable(metaclass=_VariableMeta):
 
     def read_value(self):
         """A new Identity ("read") of the variable in the current name scope."""
-        from trainflow._src.ops.array import array_ops
-        return array_ops.identity(self._variable, name="read")
+        return identity.identity(self._variable, name="read")
 
     def _ref(self):
         """The ref tensor (the VariableV2 output)."""
@@ -334,9 +337,8 @@ class Variable(metaclass=_VariableMeta):
     def initialized_value(self):
         """The variable's value once initialized, running the initial value otherwise
         (for initial values that depend on other variables)."""
-        from trainflow._src.ops.control_flow import control_flow_ops
         with init_scope():
-            return control_flow_ops.cond(state_ops.is_variable_initialized(self),
+            return cond.cond(state_ops.is_variable_initialized(self),
                                          self.read_value, lambda: self.initial_value)
 
     def load(self, value, session=None):
@@ -424,6 +426,7 @@ class Variable(metaclass=_VariableMeta):
     # -- serialization ------------------------------------------------------------------------
     def to_proto(self, export_scope=None):
         """The VariableDef proto of this variable (None if outside `export_scope`)."""
+        # lazy: keeps protobuf out of `import trainflow`
         from trainflow._src.protos import variable_pb2
         if export_scope is not None and not self._variable.name.startswith(export_scope):
             return None
@@ -477,6 +480,7 @@ class Variable(metaclass=_VariableMeta):
 
         def to_proto(self, export_scope=None):
             """The SaveSliceInfoDef proto (None if outside `export_scope`)."""
+            # lazy: keeps protobuf out of `import trainflow`
             from trainflow._src.protos import variable_pb2
             if export_scope is not None and not self.full_name.startswith(export_scope):
                 return None
@@ -529,6 +533,3 @@ from trainflow._src.ops.state.variable_helpers import *  # noqa: E402,F401,F403
 from trainflow._src.ops.state.variable_helpers import __all__ as _helpers_all  # noqa: E402
 
 __all__ = ["Variable", "VariableAggregation", "VariableSynchronization"] + _helpers_all
-
-# `var[...]` slices that can be assigned to (StridedSliceAssign).
-from trainflow._src.ops.state import slice_assign as _slice_assign  # noqa: E402,F401

@@ -24,10 +24,13 @@ import numpy as np
 
 from trainflow._src.framework import errors
 from trainflow._src.framework.registry import register_kernel
-from trainflow._src.ops.state import optimizer_rules, training_ops
+# xla_resource_lowerings: the resource-variable ops (reads, assignments, gather, scatters).
+from trainflow._src.ops.state import (  # noqa: F401
+    optimizer_rules, training_ops, xla_resource_lowerings)
 from trainflow._src.ops.state.apply_kernels import GRAD_NAMES
+from trainflow._src.ops.state.xla_lowering_util import (
+    XLA, NotLowerable, occurrences, resource_lowering)
 
-XLA = "xla"
 
 
 def _assign(ref, value, *, validate_shape, use_locking, op):
@@ -84,18 +87,6 @@ def _traced_rules():
     return namespace
 
 
-class NotLowerable(Exception):
-    """Raised while tracing when an op's inputs do not suit its lowering; the segment
-    then runs on NumPy, whose kernel raises TensorFlow's error for them."""
-
-
-def resource_lowering(fn):
-    """Marks `fn` as a lowering whose resource (handle) inputs arrive as Refs: ops of
-    its types may take resource inputs inside a segment."""
-    fn.takes_resources = True
-    return fn
-
-
 def _initialized(op, values):
     if any(v is None for v in values):
         raise NotLowerable(f"{op.name}: a variable is uninitialized")
@@ -139,26 +130,6 @@ def register_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()
         return refs[0]
     for name in (op_type, "Resource" + op_type):
         register_kernel(name, resource_lowering(lower), backend=XLA)
-
-
-# Up to this many indices, occurrences are counted by comparing all pairs (quick to
-# compile); beyond it, by a stable sort.
-_PAIRWISE_MAX = 4096
-
-
-def occurrences(indices):
-    """Per position of `indices`, how many earlier positions hold the same index."""
-    n = indices.shape[0]
-    positions = jnp.arange(n)
-    if n <= _PAIRWISE_MAX:
-        earlier = (indices[:, None] == indices[None, :]) & \
-            (positions[:, None] > positions[None, :])
-        return jnp.sum(earlier, axis=1)
-    order = jnp.argsort(indices, stable=True)
-    ordered = indices[order]
-    starts = jnp.concatenate([jnp.ones((1,), bool), ordered[1:] != ordered[:-1]])
-    first = jax.lax.cummax(jnp.where(starts, positions, 0))
-    return jnp.zeros(n, positions.dtype).at[order].set(positions - first)
 
 
 def register_sparse_apply_lowering(op_type, ref_names, value_names, rule, attr_names=()):
@@ -226,5 +197,3 @@ def register_all():
 
 
 register_all()
-# The resource-variable ops (reads, assignments, gather, scatters) beside them.
-from trainflow._src.ops.state import xla_resource_lowerings  # noqa: E402,F401

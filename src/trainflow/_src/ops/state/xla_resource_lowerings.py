@@ -20,9 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from trainflow._src.framework.registry import register_kernel
-from trainflow._src.ops.state.xla_lowerings import NotLowerable, occurrences, resource_lowering
-
-XLA = "xla"
+from trainflow._src.ops.state.xla_lowering_util import (
+    XLA, NotLowerable, occurrences, resource_lowering)
 
 
 def _value(ref, op):

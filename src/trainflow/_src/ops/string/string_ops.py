@@ -1,12 +1,10 @@
 """String ops input pipelines use: StringSplit / StringSplitV2, StringJoin, ReduceJoin,
 Substr, (Static)RegexReplace, StringLength, StringLower / StringUpper."""
-__all__ = ["string_split", "string_split_v2", "string_join", "reduce_join", "substr",
-           "regex_replace", "string_length", "string_lower", "string_upper"]
-
 import re
-
 import numpy as np
 
+from trainflow._src.ops.array.create import range as range_
+from trainflow._src.ops.array.shape import rank as rank_of
 from trainflow._src.framework import dtypes
 from trainflow._src.framework import errors
 from trainflow._src.framework.op_builder import apply_op
@@ -16,6 +14,9 @@ from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.framework.tensor_util import constant_value
+
+__all__ = ["string_split", "string_split_v2", "string_join", "reduce_join", "substr",
+           "regex_replace", "string_length", "string_lower", "string_upper"]
 
 
 def _invalid(msg):
@@ -207,8 +208,6 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
         if axis is None:
             rank = inputs.shape.rank
             if rank is None:
-                from trainflow._src.ops.array.create import range as range_
-                from trainflow._src.ops.array.shape import rank as rank_of
                 axis = range_(rank_of(inputs) - 1, -1, -1)
             else:
                 axis = list(range(rank - 1, -1, -1))

@@ -13,6 +13,7 @@ from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.shape_inference import scalar_shapes
 from trainflow._src.ops.summary import histogram, media, png
 from trainflow._src.protos import summary_pb2, tensor_pb2
+from trainflow._src.formats.tensor_proto import make_ndarray
 
 DEFAULT_BAD_COLOR = (255, 0, 0, 255)
 
@@ -83,7 +84,6 @@ def _bad_color_array(bad_color):
     if bad_color is None:
         return np.array(DEFAULT_BAD_COLOR, np.uint8)
     if hasattr(bad_color, "DESCRIPTOR"):
-        from trainflow._src.formats.tensor_proto import make_ndarray
         bad_color = make_ndarray(bad_color)
     bad_color = np.asarray(bad_color)
     if bad_color.dtype != np.uint8:
