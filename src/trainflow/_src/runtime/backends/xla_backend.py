@@ -34,7 +34,7 @@ import jax
 import numpy as np
 
 from trainflow._src import tf_logging
-from trainflow._src.framework import errors, registry
+from trainflow._src.framework import errors, op_index, registry
 from trainflow._src.runtime import process_settings, run_state
 from trainflow._src.runtime.backends import numpy_backend, xla_donation, xla_resources
 from trainflow._src.runtime.backends.xla_donation import Ref
@@ -59,26 +59,29 @@ def _donate_min_bytes():
     return _default_donate_min[0]
 
 
-_LOWERING_MODULES = ["trainflow._src.ops.math.xla_lowerings", "trainflow._src.ops.array.xla_lowerings",
-                     "trainflow._src.ops.nn.xla_lowerings", "trainflow._src.ops.state.xla_lowerings",
-                     "trainflow._src.runtime.backends.xla_control_flow"]
-_load_lock = threading.Lock()
+def _import_lowering(op_type):
+    """Imports the module of op_type's lowering (framework/op_index.py), if it has one."""
+    module = op_index.XLA_LOWERING_MODULES.get(op_type)
+    if module is None:
+        return False
+    importlib.import_module(module)
+    return True
 
 
-def register_lowering_module(module_name):
-    """Names one more module of lowerings, imported with the others (families outside
-    this list add themselves)."""
-    if module_name not in _LOWERING_MODULES:
-        _LOWERING_MODULES.append(module_name)
+def activate():
+    """Readies the backend on its first use: sets jax's flags (runtime/
+    process_settings.py) and has the registry import each op type's lowering module
+    when the planner first asks for that lowering."""
+    process_settings.configure_jax()
+    registry.set_kernel_loader(NAME, _import_lowering)
 
 
 def load_lowerings():
-    """Sets jax's flags (runtime/process_settings.py) and imports the lowering modules
-    (each registers its lowerings once)."""
-    process_settings.configure_jax()
-    with _load_lock:
-        for name in list(_LOWERING_MODULES):
-            importlib.import_module(name)
+    """Activates the backend and imports every lowering module (each registers its
+    lowerings once), for tools and tests that look at all of them."""
+    activate()
+    for module in sorted(set(op_index.XLA_LOWERING_MODULES.values())):
+        importlib.import_module(module)
 
 
 _SPECIAL = ("check", "op")
