@@ -6,7 +6,6 @@ import trainflow.compat.v1 as tf
 from trainflow._src.framework import registry
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.shape_inference import unchanged_shape
-from trainflow._src.framework.op_signature import input_groups
 from trainflow._src.runtime import planner
 
 if not registry.is_registered("TestPlannerOther"):
@@ -55,15 +54,6 @@ def test_fold_constants_computes_pure_ops_of_constants_once():
     np.testing.assert_array_equal(folded[s.op], [2])
     assert not folded[b.op].flags.writeable
     assert planner.fold_constants(ops, {b}).get(b.op) is None
-
-
-def test_input_groups_follow_the_signature():
-    with tf.Graph().as_default():
-        a = tf.constant(1.0)
-        n = tf.add_n([a, a, a])
-        i = tf.identity(a)
-    assert input_groups(n.op) == [3]
-    assert input_groups(i.op) == [None]
 
 
 def _run_or_error(sess, fetch, feed):
