@@ -36,6 +36,17 @@ The registry imports the module an op type needs when a lookup misses (an op typ
 lowering module of an op type when it first plans one.
 """
 '''
+FOOTER = '''
+def __getattr__(name):
+    """OP_MODULES, GRADIENT_MODULES, XLA_LOWERING_MODULES: {op type: module}, each built
+    from its table on first use (not at `import trainflow`)."""
+    grouped = globals().get("_" + name)
+    if not name.endswith("_MODULES") or grouped is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    table = {op_type: module for module, names in grouped.items() for op_type in names.split()}
+    globals()[name] = table
+    return table
+'''
 
 
 def candidate_modules():
@@ -137,9 +148,8 @@ def render(tables):
             lines.append(f'    "{module}": (')
             lines.extend(f'        "{chunk} "' for chunk in body[:-1])
             lines.append(f'        "{body[-1]}"),')
-        lines.append("}")
-        lines.append(f"{table} = {{op_type: module for module, names in _{table}.items()\n"
-                     f"{' ' * (len(table) + 4)}for op_type in names.split()}}\n")
+        lines.append("}\n")
+    lines.append(FOOTER)
     return "\n".join(lines)
 
 

@@ -233,8 +233,6 @@ _OP_MODULES = {
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
 }
-OP_MODULES = {op_type: module for module, names in _OP_MODULES.items()
-              for op_type in names.split()}
 
 _GRADIENT_MODULES = {
     "trainflow._src.distributed.send_recv": (
@@ -435,8 +433,6 @@ _GRADIENT_MODULES = {
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
 }
-GRADIENT_MODULES = {op_type: module for module, names in _GRADIENT_MODULES.items()
-                    for op_type in names.split()}
 
 _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.array.xla_lowerings": (
@@ -489,5 +485,14 @@ _XLA_LOWERING_MODULES = {
     "trainflow._src.runtime.backends.xla_control_flow": (
         "Assert If StatelessIf StatelessWhile While"),
 }
-XLA_LOWERING_MODULES = {op_type: module for module, names in _XLA_LOWERING_MODULES.items()
-                        for op_type in names.split()}
+
+
+def __getattr__(name):
+    """OP_MODULES, GRADIENT_MODULES, XLA_LOWERING_MODULES: {op type: module}, each built
+    from its table on first use (not at `import trainflow`)."""
+    grouped = globals().get("_" + name)
+    if not name.endswith("_MODULES") or grouped is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    table = {op_type: module for module, names in grouped.items() for op_type in names.split()}
+    globals()[name] = table
+    return table
