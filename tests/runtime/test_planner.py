@@ -109,7 +109,7 @@ def test_training_step_skips_the_gradient_of_a_fed_input():
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [4, 3])
         h = x
-        for i, n in enumerate([5, 2]):
+        for n in [5, 2]:
             h = tf.matmul(h, tf.Variable(np.ones((int(h.shape[1]), n), np.float32)))
         train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(h))
         with tf.Session() as sess:

@@ -256,8 +256,9 @@ def _convnet():
         labels = tf.placeholder(tf.int64, [None])
         init = tf.truncated_normal_initializer(stddev=0.05, seed=1)
         k1 = tf.get_variable("k1", [5, 5, 3, 8], initializer=init)
-        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(images, k1, [1, 1, 1, 1], "SAME"),
-                                      tf.get_variable("b1", [8], initializer=tf.zeros_initializer())))
+        h = tf.nn.conv2d(images, k1, [1, 1, 1, 1], "SAME")
+        h = tf.nn.relu(tf.nn.bias_add(h, tf.get_variable("b1", [8],
+                                                         initializer=tf.zeros_initializer())))
         h = tf.nn.lrn(tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"), 2, 1.0, 1e-3, 0.75)
         k2 = tf.get_variable("k2", [3, 3, 8, 8], initializer=init)
         h = tf.nn.relu(tf.nn.conv2d(h, k2, [1, 2, 2, 1], "VALID"))

@@ -145,7 +145,7 @@ def fold_constants(ops, fed):
               and not any(t._dtype._is_ref_dtype for t in op._outputs)):
             kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
             args, i = [], 0
-            for arg, n in zip(info.op_def.inputs, input_groups(op)):
+            for n in input_groups(op):
                 if n is None:
                     args.append(static[op._inputs[i]])
                     i += 1
