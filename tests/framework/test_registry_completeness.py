@@ -88,8 +88,9 @@ from trainflow._src.framework import registry
 from trainflow._src.tools import support
 for mod in pkgutil.walk_packages(trainflow._src.ops.__path__, "trainflow._src.ops."):
     importlib.import_module(mod.name)
-registry._load_lazy_modules()
-assert not registry._LAZY_OP_MODULES
+from trainflow._src.framework import op_index
+registry.load_all_op_modules()
+assert all(name in registry._REGISTRY for name in op_index.OP_MODULES)
 out = {}
 for name in registry.registered_names():
     info = registry.get(name)

@@ -19,7 +19,7 @@ def config(jit):
 def segment_kernels(sess):
     """The XLA segment kernels of every plan the session built."""
     for plan in sess._plans.values():
-        for k in plan._program._env.values():
+        for k in plan.program._env.values():
             if isinstance(k, xla_backend.SegmentKernel):
                 yield k
 

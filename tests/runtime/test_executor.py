@@ -137,7 +137,7 @@ def test_kernels_are_bound_once_per_session_with_their_attrs():
         y = apply_op("TestExecFail", x=tf.constant(np.float32(2)), mode=b"ok").outputs[0]
         with tf.Session() as sess:
             assert sess.run(y) == 2.0
-            bound = sess._bound_kernels[y.op]
+            bound = sess._context.kernels[y.op]
             sess.run([y])
-            assert sess._bound_kernels[y.op] is bound
+            assert sess._context.kernels[y.op] is bound
             assert bound.keywords == {"mode": b"ok"}

@@ -56,15 +56,6 @@ def test_fold_constants_computes_pure_ops_of_constants_once():
     assert planner.fold_constants(ops, {b}).get(b.op) is None
 
 
-def test_input_groups_follow_the_signature():
-    with tf.Graph().as_default():
-        a = tf.constant(1.0)
-        n = tf.add_n([a, a, a])
-        i = tf.identity(a)
-    assert planner.input_groups(n.op) == [3]
-    assert planner.input_groups(i.op) == [None]
-
-
 def _run_or_error(sess, fetch, feed):
     try:
         return sess.run(fetch, feed)

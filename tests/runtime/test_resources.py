@@ -119,13 +119,14 @@ def test_sessions_on_a_served_target_share_variables():
 
 
 def test_kernel_context_resource_name():
+    from trainflow._src.runtime.executor import ExecutionContext
     from trainflow._src.runtime.kernel_context import KernelContext
     with tf.Graph().as_default():
         a = state_ops.variable_op_v2([], tf.float32, name="plain")
         b = state_ops.variable_op_v2([], tf.float32, name="named", shared_name="shared")
     rm = ResourceManager()
-    assert KernelContext(a.op, None, rm).resource_name == "plain"
-    assert KernelContext(b.op, None, rm).resource_name == "shared"
+    assert KernelContext(a.op, ExecutionContext(None, rm)).resource_name == "plain"
+    assert KernelContext(b.op, ExecutionContext(None, rm)).resource_name == "shared"
     assert isinstance(rm.variable("x"), VariableSlot)
 
 

@@ -23,7 +23,7 @@ if not registry.is_registered("TestCallablesCountingIdentity"):
 
 def _runs(sess, t):
     """How many times the counting op of `t` ran in `sess`."""
-    return sess._bound_kernels[t.op].keywords["ctx"].state.get("n", 0)
+    return sess._context.kernels[t.op].keywords["ctx"].state.get("n", 0)
 
 
 @pytest.fixture

@@ -36,13 +36,13 @@ def env():
 
 
 def _state(sess, t):
-    return sess._bound_kernels[t.op].keywords["ctx"].state
+    return sess._context.kernels[t.op].keywords["ctx"].state
 
 
 def _wait_until_blocked(sess, t, count=1, timeout=5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        state = sess._bound_kernels.get(t.op)
+        state = sess._context.kernels.get(t.op)
         if state is not None and _state(sess, t).get("waiting", 0) >= count:
             return
         time.sleep(0.005)

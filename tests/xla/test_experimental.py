@@ -85,7 +85,7 @@ def test_marked_ops_compile_with_the_switch_off(switch_off):
             other = tf.sqrt(mid2, name="other")
         out = tf.add(other, 1.0, name="out")
         with tf.Session() as sess:
-            assert sess._xla_backend is None
+            assert sess._context.xla is None
             got = sess.run(out, {x: [0.0, 1.0, 2.0]})
             clusters = _clusters(sess)
     want = np.sqrt(np.exp(np.maximum(np.array([0.0, 2.0, 4.0]) - 1.0, 0.0))) + 1.0

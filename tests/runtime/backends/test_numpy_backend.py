@@ -12,7 +12,7 @@ from trainflow._src.runtime.backends import numpy_backend
 def _program(fetches, feeds):
     fed = set(feeds)
     ops = planner.needed_ops([t.op for t in fetches if t not in fed], fed)
-    kernels = [numpy_backend.bind_kernel(op, None, None) for op in ops]
+    kernels = [numpy_backend.bind_kernel(op, None) for op in ops]
     folded = planner.fold_constants(ops, fed)
     return numpy_backend.Program(ops, list(fetches), list(feeds), folded, kernels)
 

@@ -32,7 +32,7 @@ def _run_both(build, feeds_of, steps=1):
             tf.set_random_seed(1)
             fetches, init, phs = build()
         with tf.Session(graph=g, config=_config(jit)) as sess:
-            assert (sess._xla_backend is not None) == jit
+            assert (sess._context.xla is not None) == jit
             if init is not None:
                 sess.run(init)
             vals = [sess.run(fetches, dict(zip(phs, feeds_of(i)))) for i in range(steps)]

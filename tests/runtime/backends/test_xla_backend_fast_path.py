@@ -50,7 +50,7 @@ def test_float_errors_are_values_on_both_sides_of_a_segment():
             assert sess.run(fused, {x: [1.0, -1.0]}).tolist() == [np.inf, -np.inf]
             got = sess.run(mixed, {x: [1.0, 3.0]})
             assert np.isnan(got[0]) and got[1] == pytest.approx(0.0)
-            bare = {p.fetches[0]: p._program._bare for p in sess._plans.values()}
+            bare = {p.fetches[0]: p.program._bare for p in sess._plans.values()}
             # Only segments: no error state around them; a host op: TF's (inf/nan are values)
             assert bare == {fused: True, mixed: False}
 

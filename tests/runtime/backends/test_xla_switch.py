@@ -52,7 +52,7 @@ def test_without_jax_one_warning_and_numpy():
             "import trainflow.compat.v1 as tf\n"
             "x = tf.constant([1.0, 2.0]) * 3\n"
             "for _ in range(3):\n"
-            "    with tf.Session() as s: print(s.run(x).tolist(), s._xla_backend)\n")
+            "    with tf.Session() as s: print(s.run(x).tolist(), s._context.xla)\n")
     out = _run_python(code, {"TF_XLA_FLAGS": "--tf_xla_auto_jit=2"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["[3.0, 6.0] None"] * 3
@@ -65,7 +65,7 @@ def test_off_by_default_is_the_numpy_path(monkeypatch):
         y = tf.constant(2.0) * tf.placeholder_with_default(3.0, [])
         for cfg in (None, _config(tf.OptimizerOptions.OFF)):
             with tf.Session(config=cfg) as sess:
-                assert sess._xla_backend is None
+                assert sess._context.xla is None
                 assert sess.run(y) == 6.0
                 plan = list(sess._plans.values())[0]
                 assert all(type(op).__name__ == "Operation" for op in plan.ops)
@@ -78,7 +78,7 @@ def test_env_var_turns_it_on_for_every_session(monkeypatch):
         x = tf.placeholder(tf.float32, [None])
         y = tf.nn.relu(x) * 2.0
         with tf.Session() as sess:
-            assert sess._xla_backend is not None
+            assert sess._context.xla is not None
             assert sess.run(y, {x: [-1.0, 2.0]}).tolist() == [0.0, 4.0]
             plan = list(sess._plans.values())[0]
             assert "XlaCluster" in [op.type for op in plan.ops]

@@ -11,8 +11,10 @@ set by `register_op(kernel=...)`; another backend (an XLA lowering) registers it
 own with `register_kernel(op_type, fn, backend=...)`, beside or away from the op's
 family module, and the runtime's planner asks `kernel(op_type, backend)`.
 """
+import importlib
 import inspect
 
+from trainflow._src.framework import op_index
 from trainflow._src.framework.op_def import OpDef
 
 
@@ -54,43 +56,39 @@ class OpInfo:
 
 _REGISTRY = {}
 _GRADIENTS = {}
-# Op modules not imported by `import trainflow` (kept out of the fast import path); they
-# are loaded the first time an unknown op type is looked up (e.g. by import_graph_def).
-_LAZY_OP_MODULES = ["trainflow._src.ops.state.training_ops", "trainflow._src.ops.nn.nn_ops",
-                     "trainflow._src.ops.nn.conv", "trainflow._src.ops.nn.pool",
-                     "trainflow._src.ops.image.resize", "trainflow._src.ops.image.color",
-                     "trainflow._src.ops.image.codec", "trainflow._src.ops.math.clip_ops",
-                     "trainflow._src.ops.state.sdca_ops",
-                     "trainflow._src.ops.state.sdca_optimizer",
-                     "trainflow._src.ops.array.quantize_dequantize",
-                     "trainflow._src.ops.io.save_restore", "trainflow._src.ops.io.checkpoint_ops",
-                     "trainflow._src.ops.string.regex_match", "trainflow._src.ops.data_flow.stack_ops",
-                     "trainflow._src.ops.summary.summary_kernels",
-                     "trainflow._src.ops.linalg.linalg_api", "trainflow._src.ops.math.einsum",
-                     "trainflow._src.ops.math.bitwise", "trainflow._src.ops.math.sparse_segment",
-                     "trainflow._src.ops.math.special_gamma", "trainflow._src.ops.math.cumulative_logsumexp",
-                     "trainflow._src.ops.array.depth_space", "trainflow._src.ops.nn.conv3d",
-                     "trainflow._src.ops.linalg.matrix_diag", "trainflow._src.ops.data_flow.tensor_array",
-                     "trainflow._src.ops.linalg.eig", "trainflow._src.ops.linalg.least_squares"]
 
 
+def _import_module_of(op_type, index):
+    """Imports the module that `index` (an op_index table) names for `op_type`; returns
+    whether there was one. How an op type that `import trainflow` leaves out (kept off
+    the fast import path) is found, e.g. by import_graph_def."""
+    module = index.get(op_type)
+    if module is None:
+        return False
+    importlib.import_module(module)
+    return True
 
-def register_lazy_op_module(module_name):
-    """Names a module that registers ops but is not imported eagerly."""
-    if module_name not in _LAZY_OP_MODULES:
-        _LAZY_OP_MODULES.append(module_name)
 
-
-def _load_lazy_modules():
-    import importlib
-    while _LAZY_OP_MODULES:
-        importlib.import_module(_LAZY_OP_MODULES.pop(0))
+def load_all_op_modules():
+    """Imports every module that registers an op type or a gradient (op_index)."""
+    for module in sorted(set(op_index.OP_MODULES.values()) |
+                         set(op_index.GRADIENT_MODULES.values())):
+        importlib.import_module(module)
 
 
 NUMPY = "numpy"
 # backend name -> {op type: kernel}, for backends other than NumPy (whose kernels live
 # on the OpInfos).
 _BACKEND_KERNELS = {}
+# backend name -> fn(op type) importing the module of its kernel there (set by the
+# backend when it is first used); returns whether there was one.
+_KERNEL_LOADERS = {}
+
+
+def set_kernel_loader(backend, loader):
+    """Has `kernel(op_type, backend)` call `loader(op_type)` when it finds no kernel, so
+    that a backend's kernel modules are imported for the op types it meets."""
+    _KERNEL_LOADERS[backend] = loader
 
 
 def register_kernel(op_type, fn, backend=NUMPY):
@@ -114,13 +112,19 @@ def kernel(op_type, backend=NUMPY):
     if backend == NUMPY:
         info = _REGISTRY.get(op_type)
         return None if info is None else info.kernel
-    return _BACKEND_KERNELS.get(backend, {}).get(op_type)
+    fn = _BACKEND_KERNELS.get(backend, {}).get(op_type)
+    if fn is None:
+        loader = _KERNEL_LOADERS.get(backend)
+        if loader is not None and loader(op_type):
+            fn = _BACKEND_KERNELS.get(backend, {}).get(op_type)
+    return fn
 
 
 def kernel_backends(op_type):
     """The backends that have a kernel for `op_type`, NumPy first."""
     out = [NUMPY] if kernel(op_type) is not None else []
-    out.extend(b for b, table in _BACKEND_KERNELS.items() if op_type in table)
+    backends = list(_BACKEND_KERNELS) + [b for b in _KERNEL_LOADERS if b not in _BACKEND_KERNELS]
+    out.extend(b for b in backends if kernel(op_type, b) is not None)
     return out
 
 
@@ -158,8 +162,7 @@ def get(name):
       KeyError: naming the op type if it is unknown.
     """
     info = _REGISTRY.get(name)
-    if info is None and _LAZY_OP_MODULES:
-        _load_lazy_modules()
+    if info is None and _import_module_of(name, op_index.OP_MODULES):
         info = _REGISTRY.get(name)
     if info is None:
         raise KeyError(f"Op type not registered '{name}' in trainflow")
@@ -168,8 +171,8 @@ def get(name):
 
 def is_registered(name):
     """True if op type `name` is registered."""
-    if name not in _REGISTRY and _LAZY_OP_MODULES:
-        _load_lazy_modules()
+    if name not in _REGISTRY:
+        _import_module_of(name, op_index.OP_MODULES)
     return name in _REGISTRY
 
 
@@ -188,9 +191,9 @@ def set_gradient(op_type, fn):
 
 def get_gradient(op_type):
     """Returns (found, fn): fn is None for ops marked not differentiable. An op type
-    whose gradient lives in a lazy module (Qr's in ops/linalg) loads those modules."""
-    if op_type not in _GRADIENTS and _LAZY_OP_MODULES:
-        _load_lazy_modules()
+    whose gradient `import trainflow` leaves out (Qr's in ops/linalg) imports its module."""
+    if op_type not in _GRADIENTS:
+        _import_module_of(op_type, op_index.GRADIENT_MODULES)
     if op_type in _GRADIENTS:
         return True, _GRADIENTS[op_type]
     return False, None

@@ -14,7 +14,8 @@ to RETAIN_BYTES (freed memory up to that much stays mapped), the way a caching
 allocator keeps its pool: the process keeps up to RETAIN_BYTES of freed memory instead
 of shrinking between steps. It changes nothing where the C library is not glibc, where
 the user already tuned malloc (MALLOC_*_ variables or glibc.malloc tunables), or with
-TRAINFLOW_KEEP_FREED_MEMORY=0.
+TRAINFLOW_KEEP_FREED_MEMORY=0. The first session applies it (runtime/process_settings.py,
+where the process-wide settings are made).
 """
 import ctypes
 import os

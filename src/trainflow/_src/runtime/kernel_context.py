@@ -1,21 +1,23 @@
 """The runtime's KernelContext: the current step's RunState, and function bodies
-compiled by the session that runs the kernel."""
+compiled in the execution context that runs the kernel."""
 from trainflow._src.framework import kernel_context
 from trainflow._src.runtime import run_state
 from trainflow._src.runtime.resources import container_of
 
 
 class KernelContext(kernel_context.KernelContext):
-    """The context a session hands to kernels (see framework.kernel_context).
+    """The context a session hands to kernels (see framework.kernel_context), made from
+    the ExecutionContext (runtime/executor.py) the op runs in (None: no session).
     `resources` is the container the op's `container` attr names (tf.container)."""
 
-    __slots__ = ("_manager",)
+    __slots__ = ("_manager", "_context")
 
-    def __init__(self, op, session, resources):
-        self._manager = resources
+    def __init__(self, op, context):
+        self._context = context
+        resources = self._manager = None if context is None else context.resources
         if resources is not None and op._attrs.get("container"):
             resources = resources.container(container_of(op))
-        super().__init__(op, session, resources)
+        super().__init__(op, None if context is None else context.owner, resources)
 
     def variable(self, variable_op):
         """The storage of the variable `variable_op` names, in its own container."""
@@ -29,5 +31,6 @@ class KernelContext(kernel_context.KernelContext):
         return run_state.current()
 
     def make_callable(self, fetches, feeds):
-        """Compiles `fetches` from `feeds` with the session's planner and backend."""
-        return self.session._function_callable(fetches, feeds)
+        """Compiles `fetches` from `feeds` with the planner and backends of the
+        execution context."""
+        return self._context.function_callable(fetches, feeds)

@@ -129,7 +129,7 @@ def run(session, handle, fetches, feed_dict):
         # Keep every output of the ops run (refs as their variable slots), so later calls
         # feed them instead of running an op twice.
         extra = [t for op in ran for t in op._outputs if t not in wanted_t]
-        plan = Plan(session, wanted_t + extra, wanted_ops, list(known), done=state.done,
+        plan = Plan(session._context, wanted_t + extra, wanted_ops, list(known), done=state.done,
                     raw_refs=True)
         prev = run_state.set_current(run_state.RunState(session._default_timeout_ms))
         try:

@@ -5,8 +5,11 @@ backend turns them into code.
              `skip_unread`: less the pure ones only control edges ask for
   order      ... in a valid run order, ties by op creation
   fold       `fold_constants`: values computable once, when the plan is built
-  partition  `partition`: maximal runs of consecutive ops with one key (a backend, or
-             a device), each handed to one backend as a segment
+  segment    `host_program`: which ops go to a compiling backend (`backend_for`: the
+             registry's kernels; what the backend can take in the plan), in what order
+             (`group_order`), cut by `partition` into maximal runs of consecutive ops
+             with one key; the backend lowers each of its segments into one op of the
+             host program
 
 Nothing here calls a kernel for a step; backends (runtime/backends/) do.
 """
@@ -15,6 +18,7 @@ import collections
 import numpy as np
 
 from trainflow._src.framework import errors, graph_walk, registry
+from trainflow._src.framework.op_signature import input_groups
 
 NUMPY = registry.NUMPY
 Segment = collections.namedtuple("Segment", ["key", "ops"])
@@ -141,7 +145,7 @@ def fold_constants(ops, fed):
               and not any(t._dtype._is_ref_dtype for t in op._outputs)):
             kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
             args, i = [], 0
-            for arg, n in zip(info.op_def.inputs, input_groups(op)):
+            for n in input_groups(op):
                 if n is None:
                     args.append(static[op._inputs[i]])
                     i += 1
@@ -179,12 +183,6 @@ def fold_constants(ops, fed):
 def _all_outputs_fed(op, fed):
     """A control input whose every output is fed counts as having run."""
     return bool(op._outputs) and all(t in fed for t in op._outputs)
-
-
-def input_groups(op):
-    """Number of tensors per input argument; None marks a single (non-list) argument."""
-    attrs = op._attrs
-    return [arg.count(attrs) for arg in op._info.op_def.inputs]
 
 
 def partition(ops, key_fn):
@@ -267,3 +265,66 @@ def group_order(ops, fed, compiled, deps_of=None):
             if not waiting[u]:
                 ready(u)
     return out
+
+
+def host_program(ops, fetches, fed, folded, backend, kernel_for, marked_only=False):
+    """The host program of a plan that compiles with `backend` (the XLA backend): its
+    ops, segments of `backend` fused, and their kernels.
+
+    An op goes to `backend` when the registry has a kernel for its type there
+    (`backend_for`) and the backend can take it in this plan (`backend.lowerable_ops`:
+    dtypes, fed outputs, conditionals ...). The ops are ordered into as few runs as
+    `group_order` finds and cut by `partition`; `backend.lower_segment` turns each run
+    of its ops into one stand-in op with one fused kernel. The other ops keep their
+    NumPy kernels.
+
+    Args:
+      ops: the plan's ordered ops.
+      fetches: the plan's fetched Tensors; fed: the set of its fed Tensors.
+      folded: `fold_constants`' values.
+      backend: the XLA backend module (runtime/backends/xla_backend.py).
+      kernel_for: fn(op) -> its bound NumPy kernel.
+      marked_only: compile only the ops `jit_scope` marked (`_XlaCompile` true), one
+        segment per `_XlaScope` (the session's switch is off); otherwise every op the
+        backend can take except those marked `_XlaCompile` false.
+
+    Returns:
+      (program ops, their kernels). Folded ops that only segments read are left out
+      (the segments bind their values).
+    """
+    name = backend.NAME
+    chosen = {op for op in ops if backend_for(op, (name,)) == name}
+    frames = None if marked_only else backend.cond_frames(ops, fetches, fed, folded)
+    lowerable = backend.lowerable_ops(ops, chosen, fed, folded, frames is not None)
+    if frames is not None:
+        ops, lowerable, kernel_for = frames.settle(ops, lowerable, kernel_for)
+    backend.add_folded(ops, folded, lowerable, frames)
+    if marked_only:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
+
+        def key(op):
+            return (name, op._attrs.get("_XlaScope")) if op in lowerable else NUMPY
+    else:
+        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is not False}
+
+        def key(op):
+            return name if op in lowerable else NUMPY
+    ordered = group_order(ops, fed, lowerable.__contains__, frames.deps if frames else None)
+    out_ops, out_kernels = [], []
+    preds = frames.pred_roots(ordered) if frames else []  # outputs for later segments
+    for seg in partition(ordered, key):
+        if seg.key == NUMPY or not any(op._outputs or op._inputs for op in seg.ops):
+            out_ops.extend(seg.ops)
+            out_kernels.extend(kernel_for(op) for op in seg.ops)
+            continue
+        sop, kernel = backend.lower_segment(len(out_ops), seg.ops, ordered,
+                                            list(fetches) + preds, folded, kernel_for, frames)
+        out_ops.append(sop)
+        out_kernels.append(kernel)
+    needed = set(fetches)
+    for op in out_ops:
+        needed.update(op._inputs)
+        needed.update(op._control_inputs)
+    keep = [k for k, op in enumerate(out_ops)
+            if op not in folded or op in needed or any(t in needed for t in op._outputs)]
+    return [out_ops[k] for k in keep], [out_kernels[k] for k in keep]

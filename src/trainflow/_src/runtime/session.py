@@ -11,11 +11,10 @@ from trainflow._src.framework.graph import _default_graph_stack
 from trainflow._src.framework.operation import Operation
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework import session_stack
-from trainflow._src.kernels import heap, intra_op
-from trainflow._src.runtime import partial_run, remote_calls, run_state
+from trainflow._src.runtime import partial_run, process_settings, remote_calls, run_state
 from trainflow._src.runtime.backends import xla_switch
 from trainflow._src.framework.kernel_context import DEAD
-from trainflow._src.runtime.executor import Plan
+from trainflow._src.runtime.executor import ExecutionContext, Plan
 from trainflow._src.runtime.fetches import FetchStructure
 from trainflow._src.runtime.resources import ResourceManager
 
@@ -78,8 +77,9 @@ class BaseSession:
           graph: the Graph to run (default: the default graph).
           config: a ConfigProto; operation_timeout_in_ms is honoured, and
             intra_op_parallelism_threads sizes the process's intra-op pool (0 or no
-            config: automatic; the last session created sets it); the other threading
-            and placement options are accepted and ignored.
+            config: automatic; the first session created sets it, see
+            runtime/process_settings.py); the other threading and placement options
+            are accepted and ignored.
 
         Raises:
           TypeError: for arguments of the wrong type.
@@ -102,19 +102,18 @@ class BaseSession:
         from trainflow._src.runtime import targets
         self._remote = targets.remote_session(self._target, graph, config)
         self._resources = None if self._remote else self._make_resources(self._target)
-        self._bound_kernels = {}
         self._plans = {}
         self._lock = threading.Lock()
         self._active = {}
         self._closed = False
         self._partial_runs = {}
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
-        intra_op.size_from_first_session(
-            max(0, getattr(config, "intra_op_parallelism_threads", 0) or 0))
-        heap.retain_freed_memory()
+        process_settings.session_created(config)
         self._context_managers = []
-        # The XLA backend when TF's JIT knobs ask for it and jax is installed, else None.
-        self._xla_backend = xla_switch.backend_for_session(config)
+        # What this session's plans run with; its XLA backend is set when TF's JIT knobs
+        # ask for it and jax is installed.
+        self._context = ExecutionContext(self, self._resources,
+                                         xla_switch.backend_for_session(config))
 
     @staticmethod
     def _make_resources(target):
@@ -266,23 +265,11 @@ class BaseSession:
             with self._lock:
                 plan = self._plans.get(key)
                 if plan is None:
-                    plan = Plan(self, fetch_tensors, targets, feed_tensors)
-                    # Fetched values that may alias a feed, an input, a variable or a
-                    # buffer the session keeps are copied before they are returned.
-                    fed = set(feed_tensors)
-                    plan.copy_results = [
-                        is_ref or t in fed or t._op._info is not None and
-                        t._op._info.output_aliases_input
-                        for t, is_ref in zip(fetch_tensors, plan._fetch_is_ref)]
+                    plan = Plan(self._context, fetch_tensors, targets, feed_tensors)
                     if len(self._plans) > 1000:
                         self._plans.clear()
                     self._plans[key] = plan
         return plan
-
-    def _function_callable(self, fetches, feeds):
-        """`fn(feed_values) -> values` of `fetches` (tensors of a function graph run by a
-        control-flow kernel); what `KernelContext.make_callable` returns."""
-        return Plan(self, list(fetches), [], list(feeds)).run
 
     def _process_feeds(self, feed_dict):
         """(tensors, values) of `feed_dict`, keys resolved and values converted.

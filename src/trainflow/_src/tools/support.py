@@ -55,7 +55,7 @@ def _load_op_modules():
         if mod.name.endswith(".xla_lowerings"):
             continue  # loaded with the backend below (they need jax)
         importlib.import_module(mod.name)
-    registry._load_lazy_modules()
+    registry.load_all_op_modules()
     if has_jax:
         from trainflow._src.runtime.backends import xla_backend  # lazy: jax
         xla_backend.load_lowerings()

@@ -15,21 +15,22 @@ import numpy as np
 from trainflow._src.framework import errors
 from trainflow._src.framework.kernel_context import DEAD, MERGE_TYPES, SWITCH_TYPES
 from trainflow._src.runtime.kernel_context import KernelContext
-from trainflow._src.runtime.planner import input_groups
+from trainflow._src.framework.op_signature import input_groups
 from trainflow._src.runtime.resources import Uninitialized, VariableSlot
 
 NAME = "numpy"
 
 
-def bind_kernel(op, session, resources):
-    """The op's kernel with its attrs (and context) bound, ready to call with inputs."""
+def bind_kernel(op, context):
+    """The op's kernel with its attrs (and a KernelContext made from the ExecutionContext
+    `context`) bound, ready to call with inputs."""
     info = op._info
     if info is None or info.kernel is None:
         raise errors.UnimplementedError(
             None, op, f"No kernel registered for op type '{op.type}' (node {op.name})")
     kwargs = {a: op._attrs[a] for a in info.kernel_attrs if a in op._attrs}
     if info.kernel_wants_ctx:
-        kwargs["ctx"] = KernelContext(op, session, resources)
+        kwargs["ctx"] = KernelContext(op, context)
     if not kwargs:
         return info.kernel
     return functools.partial(info.kernel, **kwargs)

@@ -34,44 +34,54 @@ import jax
 import numpy as np
 
 from trainflow._src import tf_logging
-from trainflow._src.framework import errors, registry
-from trainflow._src.runtime import run_state
+from trainflow._src.framework import errors, op_index, registry
+from trainflow._src.runtime import process_settings, run_state
 from trainflow._src.runtime.backends import numpy_backend, xla_donation, xla_resources
 from trainflow._src.runtime.backends.xla_donation import Ref
 
 NAME = "xla"
-# TF's int64/float64 tensors keep their width (jax defaults to 32 bits).
-jax.config.update("jax_enable_x64", True)
-# On CPU a step runs in the calling thread: its outputs (the variables' new values) are
-# ready when it returns, so steps of several threads never wait on each other's pending
-# results inside the CPU client's small thread pool, and no thread hand-off is paid.
-jax.config.update("jax_cpu_enable_async_dispatch", False)
 # A variable's old device buffer is dead after a step that writes it: donating it lets
 # the new value reuse its memory (on CPU too: no fresh pages to fault in and no cache
 # misses on them, about a fifth of the MLP step's CPU time). A step whose variables may
 # be donated by another thread reads and writes them under their locks.
 # On CPU, below this many bytes of written variables a step does not donate: small
 # buffers come from the allocator's cache, and donating costs a check pass per step.
-DONATE_MIN_BYTES = 1 << 20 if jax.default_backend() == "cpu" else 0
-
-_LOWERING_MODULES = ["trainflow._src.ops.math.xla_lowerings", "trainflow._src.ops.array.xla_lowerings",
-                     "trainflow._src.ops.nn.xla_lowerings", "trainflow._src.ops.state.xla_lowerings",
-                     "trainflow._src.runtime.backends.xla_control_flow"]
-_load_lock = threading.Lock()
+# None: 1 MiB on CPU, 0 elsewhere (asked of jax on first use, after its flags are set).
+DONATE_MIN_BYTES = None
+_default_donate_min = []
 
 
-def register_lowering_module(module_name):
-    """Names one more module of lowerings, imported with the others (families outside
-    this list add themselves)."""
-    if module_name not in _LOWERING_MODULES:
-        _LOWERING_MODULES.append(module_name)
+def _donate_min_bytes():
+    if DONATE_MIN_BYTES is not None:
+        return DONATE_MIN_BYTES
+    if not _default_donate_min:
+        _default_donate_min.append(1 << 20 if jax.default_backend() == "cpu" else 0)
+    return _default_donate_min[0]
+
+
+def _import_lowering(op_type):
+    """Imports the module of op_type's lowering (framework/op_index.py), if it has one."""
+    module = op_index.XLA_LOWERING_MODULES.get(op_type)
+    if module is None:
+        return False
+    importlib.import_module(module)
+    return True
+
+
+def activate():
+    """Readies the backend on its first use: sets jax's flags (runtime/
+    process_settings.py) and has the registry import each op type's lowering module
+    when the planner first asks for that lowering."""
+    process_settings.configure_jax()
+    registry.set_kernel_loader(NAME, _import_lowering)
 
 
 def load_lowerings():
-    """Imports the lowering modules (each registers its lowerings once)."""
-    with _load_lock:
-        for name in list(_LOWERING_MODULES):
-            importlib.import_module(name)
+    """Activates the backend and imports every lowering module (each registers its
+    lowerings once), for tools and tests that look at all of them."""
+    activate()
+    for module in sorted(set(op_index.XLA_LOWERING_MODULES.values())):
+        importlib.import_module(module)
 
 
 _SPECIAL = ("check", "op")
@@ -94,8 +104,9 @@ def _lowering(op_type):
     return info
 
 
-def lowerable_ops(ops, fed, folded, frames=False):
-    """The ops of a plan that may run inside an XLA segment: those with a lowering, not
+def lowerable_ops(ops, chosen, fed, folded, frames=False):
+    """The ops of a plan that may run inside an XLA segment: those of `chosen` (the ops
+    the planner gives this backend: it has their types' lowerings) not
     host-only or blocking, with no fed output, not folded (folded values are bound as
     constants), and, unless `frames` (xla_cond decides about TF1 conds), not downstream
     of a Switch (a dead branch is then a host matter)."""
@@ -109,9 +120,9 @@ def lowerable_ops(ops, fed, folded, frames=False):
         info = op._info
         if info is None or info.host_only or info.blocking or op in folded:
             continue
-        fn = registry.kernel(op._type, NAME)
-        if fn is None:
+        if op not in chosen:
             continue
+        fn = registry.kernel(op._type, NAME)
         # A lowering may apply to some ops of its type only (a While whose gradient
         # records its iterations stays on the host).
         if hasattr(fn, "applies_to") and not fn.applies_to(op):
@@ -265,7 +276,7 @@ class SegmentKernel:
             flags = [jax.numpy.asarray(failed, bool).reshape(()) for _, failed, _, _ in checks]
             # The old buffers that the new values can take over (same shape and dtype).
             entry.donated = xla_donation.donatable(
-                entry.written, [r.value for r in refs], ref_values, DONATE_MIN_BYTES)
+                entry.written, [r.value for r in refs], ref_values, _donate_min_bytes())
             if raw_flags:
                 return tuple(flags)
             # One scalar says whether any check failed: a single read per step.
@@ -527,62 +538,39 @@ class _UninitializedRead(Exception):
         self.tensor = tensor
 
 
-def build_segments(ops, fetches, feeds, folded, kernels_for, marked_only=False):
-    """The host program's op list for `ops` with XLA segments fused.
+def cond_frames(ops, fetches, fed, folded):
+    """What of a plan's TF1 conds can lower (xla_cond.Frames), or None."""
+    return _xla_cond().Frames.build(ops, fetches, fed, folded)
+
+
+def add_folded(ops, folded, lowerable, frames):
+    """Adds to `lowerable` the folded ops that may join a segment (xla_cond.add_folded)."""
+    _xla_cond().add_folded(ops, folded, lowerable, frames)
+
+
+def lower_segment(index, ops, plan_ops, outputs_for, folded, kernel_for, frames=None):
+    """Lowers one segment the planner cut: (its SegmentOp, its fused SegmentKernel).
 
     Args:
-      ops: the plan's ordered ops.
-      fetches, feeds: the plan's fetched and fed Tensors.
+      index: the segment op's place in the host program (names it).
+      ops: the segment's ops; plan_ops: the host program's ordered ops (what reads the
+        segment's outputs).
+      outputs_for: Tensors read after the plan's ops (fetches, predicates of later
+        segments).
       folded: the planner's folded values.
-      kernels_for: fn(op) -> its bound NumPy kernel.
-      marked_only: compile only the ops `jit_scope` marked (`_XlaCompile` true), one
-        cluster per `_XlaScope` (the session's switch is off); otherwise every op with a
-        lowering except those marked `_XlaCompile` false.
-
-    Returns:
-      (program ops, their kernels): SegmentOps with SegmentKernels for each segment of
-      lowerable ops, the other ops with their NumPy kernels. Folded ops that only
-      segments read are left out (the segments bind their values).
+      kernel_for: fn(op) -> its bound NumPy kernel (what runs when tracing fails).
+      frames: the plan's cond Frames, or None.
     """
-    from trainflow._src.runtime import planner
-    from trainflow._src.runtime.backends import xla_cond
-    fed = set(feeds)
-    frames = None if marked_only else xla_cond.Frames.build(ops, fetches, fed, folded)
-    lowerable = lowerable_ops(ops, fed, folded, frames is not None)
+    sop = segment_op(index, ops, plan_ops, outputs_for, folded)
+    producers = list(dict.fromkeys(t._op for op in ops for t in op._inputs
+                                   if t._op in folded))
+    args = ([kernel_for(op) for op in ops], [(op, kernel_for(op)) for op in producers])
     if frames is not None:
-        ops, lowerable, kernels_for = frames.settle(ops, lowerable, kernels_for)
-    xla_cond.add_folded(ops, folded, lowerable, frames)
-    if marked_only:
-        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is True}
+        return frames.segment_kernel(index, sop, *args)
+    return sop, SegmentKernel(sop, folded, *args)
 
-        def key(op):
-            return (NAME, op._attrs.get("_XlaScope")) if op in lowerable else "host"
-    else:
-        lowerable = {op for op in lowerable if op._attrs.get("_XlaCompile") is not False}
 
-        def key(op):
-            return NAME if op in lowerable else "host"
-    ordered = planner.group_order(ops, fed, lambda op: op in lowerable,
-                                  frames.deps if frames else None)
-    out_ops, out_kernels = [], []
-    preds = frames.pred_roots(ordered) if frames else []  # outputs for later segments
-    for seg in planner.partition(ordered, key):
-        if seg.key == "host" or not any(op._outputs or op._inputs for op in seg.ops):
-            out_ops.extend(seg.ops)
-            out_kernels.extend(kernels_for(op) for op in seg.ops)
-            continue
-        sop = segment_op(len(out_ops), seg.ops, ordered, list(fetches) + preds, folded)
-        producers = list(dict.fromkeys(t._op for op in seg.ops for t in op._inputs
-                                       if t._op in folded))
-        args = ([kernels_for(op) for op in seg.ops], [(op, kernels_for(op)) for op in producers])
-        sop, kernel = frames.segment_kernel(len(out_ops), sop, *args) if frames else \
-            (sop, SegmentKernel(sop, folded, *args))
-        out_ops.append(sop)
-        out_kernels.append(kernel)
-    needed = set(fetches)
-    for op in out_ops:
-        needed.update(op._inputs)
-        needed.update(op._control_inputs)
-    keep = [k for k, op in enumerate(out_ops)
-            if op not in folded or op in needed or any(t in needed for t in op._outputs)]
-    return [out_ops[k] for k in keep], [out_kernels[k] for k in keep]
+def _xla_cond():
+    # Imported on use: xla_cond builds on this module's SegmentOp and SegmentKernel.
+    from trainflow._src.runtime.backends import xla_cond
+    return xla_cond

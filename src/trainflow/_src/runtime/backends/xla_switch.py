@@ -59,7 +59,7 @@ def backend_for_session(config=None):
 
 
 def load_backend():
-    """The XLA backend module (its lowerings loaded), or None after one warning when jax
+    """The XLA backend module (activated), or None after one warning when jax
     is not installed. Sessions with the switch off use it for `jit_scope`-marked ops."""
     global _backend, _unavailable
     if _unavailable:
@@ -70,7 +70,7 @@ def load_backend():
         if _backend is None and not _unavailable:
             try:
                 from trainflow._src.runtime.backends import xla_backend
-                xla_backend.load_lowerings()
+                xla_backend.activate()
                 _backend = xla_backend
             except ImportError as e:
                 _unavailable = True
