@@ -16,8 +16,6 @@ _OP_MODULES = {
         "_Recv _Send"),
     "trainflow._src.framework.constant_op": (
         "Const Placeholder PlaceholderWithDefault"),
-    "trainflow._src.ops.array.array_ops": (
-        "Identity"),
     "trainflow._src.ops.array.cast": (
         "Cast IdentityN PreventGradient Snapshot StopGradient"),
     "trainflow._src.ops.array.create": (
@@ -29,6 +27,8 @@ _OP_MODULES = {
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
+    "trainflow._src.ops.array.identity": (
+        "Identity"),
     "trainflow._src.ops.array.join": (
         "Concat ConcatV2 Pack Split SplitV Unpack"),
     "trainflow._src.ops.array.join_grad": (
@@ -237,12 +237,10 @@ _OP_MODULES = {
 _GRADIENT_MODULES = {
     "trainflow._src.distributed.send_recv": (
         "_Recv _Send"),
-    "trainflow._src.ops.array.array_ops": (
-        "Const Identity PlaceholderWithDefault RefIdentity"),
     "trainflow._src.ops.array.cast": (
         "Cast IdentityN PreventGradient Snapshot StopGradient"),
     "trainflow._src.ops.array.create": (
-        "Fill LinSpace OneHot OnesLike Range ZerosLike"),
+        "LinSpace OneHot OnesLike Range ZerosLike"),
     "trainflow._src.ops.array.depth_space": (
         "DepthToSpace SpaceToDepth"),
     "trainflow._src.ops.array.diag": (
@@ -251,6 +249,8 @@ _GRADIENT_MODULES = {
         "InvertPermutation"),
     "trainflow._src.ops.array.gather_grad": (
         "Gather GatherNd GatherV2 ScatterNd Select SelectV2"),
+    "trainflow._src.ops.array.identity": (
+        "Const Identity PlaceholderWithDefault RefIdentity"),
     "trainflow._src.ops.array.join_grad": (
         "Concat ConcatOffset ConcatV2 Pack Split SplitV Unpack"),
     "trainflow._src.ops.array.layout": (
@@ -260,7 +260,9 @@ _GRADIENT_MODULES = {
         "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
         "QuantizeAndDequantizeV3"),
     "trainflow._src.ops.array.shape": (
-        "BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN Size Squeeze"),
+        "BroadcastGradientArgs Rank Shape ShapeN Size"),
+    "trainflow._src.ops.array.shape_grad": (
+        "BroadcastTo ExpandDims Fill Reshape Squeeze"),
     "trainflow._src.ops.array.slicing_grad": (
         "Slice StridedSlice StridedSliceGrad"),
     "trainflow._src.ops.control_flow.cond_grad": (
