@@ -19,7 +19,7 @@ _COMMANDS = {
 
 
 def _version():
-    from trainflow._version import __version__
+    from trainflow._version import __version__  # lazy: only `--version` reads it
     return f"trainflow {__version__} (TensorFlow 1.15 API)"
 
 

@@ -6,20 +6,6 @@ from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
     assert_rank_at_least, assert_rank_in, assert_same_float_dtype, assert_scalar, assert_type,
     check_numerics, is_non_decreasing, is_numeric_tensor, is_strictly_increasing)
 from trainflow._src.ops.control_flow.assert_op import Assert  # noqa: F401
-from trainflow._src.ops.math.numerics import verify_tensor_all_finite as assert_all_finite  # noqa: F401
-
-# Predicates whose implementation lives in the math area.
-_FROM_MATH = frozenset(["is_finite", "is_inf", "is_nan"])
-
-
-def __getattr__(name):
-    if name in _FROM_MATH:
-        from trainflow._src.ops.math import math_ops
-        value = getattr(math_ops, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'trainflow.debugging' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | _FROM_MATH)
+from trainflow._src.ops.math.math_ops import is_finite, is_inf, is_nan  # noqa: F401
+from trainflow._src.ops.math.numerics import (  # noqa: F401
+    verify_tensor_all_finite as assert_all_finite)

@@ -11,7 +11,9 @@ from trainflow._src.framework.graph import _default_graph_stack
 from trainflow._src.framework.operation import Operation
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework import session_stack
+from trainflow._src.framework.numpy_conversion import to_numpy
 from trainflow._src.runtime import partial_run, process_settings, remote_calls, run_state
+from trainflow._src.runtime import targets
 from trainflow._src.runtime.backends import xla_switch
 from trainflow._src.framework.kernel_context import DEAD
 from trainflow._src.runtime.executor import ExecutionContext, Plan
@@ -118,7 +120,6 @@ class BaseSession:
     @staticmethod
     def _make_resources(target):
         if target:
-            from trainflow._src.runtime import targets
             return targets.resources_for(target)
         return ResourceManager()
 
@@ -330,7 +331,6 @@ class BaseSession:
                 return value
             arr = value
         elif np_dtype is np.object_:
-            from trainflow._src.framework.numpy_conversion import to_numpy
             arr = to_numpy(value, t._dtype.base_dtype)
         else:
             dtype = t._dtype.base_dtype
@@ -504,7 +504,6 @@ class Session(BaseSession):
     @staticmethod
     def reset(target, containers=None, config=None):
         """Clears the resource containers of the process at `target`."""
-        from trainflow._src.runtime import targets
         targets.reset(target, containers)
 
 

@@ -7,7 +7,7 @@ globals().update({k: v for k, v in vars(_tf).items()
 
 def __getattr__(name):
     if name == "compat":
-        import trainflow.compat as compat
+        import trainflow.compat as compat  # lazy: trainflow.compat imports this module
         return compat
     return getattr(_tf, name)
 

@@ -267,6 +267,7 @@ class Frames:
                  if p not in produced and p not in seg._inputs]
         if extra:
             seg = xla_backend.SegmentOp(index, seg.ops, seg._inputs + extra, seg._outputs)
+        # lazy: xla_cond_segment builds on this module's GatedOp and NotLowerable
         from trainflow._src.runtime.backends.xla_cond_segment import CondSegmentKernel
         return seg, CondSegmentKernel(seg, self.folded, kernels, producers, self)
 

@@ -69,6 +69,7 @@ def load_backend():
     with _lock:
         if _backend is None and not _unavailable:
             try:
+                # lazy: the backend imports jax, which only an XLA session may load
                 from trainflow._src.runtime.backends import xla_backend
                 xla_backend.activate()
                 _backend = xla_backend
