@@ -97,7 +97,7 @@ class FileWriter:
     def _warn_if_closed(self):
         if self._closed:
             warnings.warn("Attempting to use a closed FileWriter. The operation will be a "
-                          "noop unless the FileWriter is explicitly reopened.")
+                          "noop unless the FileWriter is explicitly reopened.", stacklevel=2)
 
     def _add_event(self, event, step):
         self._warn_if_closed()
