@@ -11,10 +11,13 @@ with 141, as a process stopped by SIGPIPE."""
 # subcommand -> (module, help); each module defines add_arguments(parser) and run(args) -> int.
 _COMMANDS = {
     "demo": ("trainflow._src.tools.demo", "train a small classifier end to end (the main job)"),
-    "inspect": ("trainflow._src.tools.inspect_checkpoint", "list or print the tensors of a checkpoint"),
-    "events": ("trainflow._src.tools.events", "list, export, extract or plot what event files hold"),
+    "inspect": ("trainflow._src.tools.inspect_checkpoint",
+                "list or print the tensors of a checkpoint"),
+    "events": ("trainflow._src.tools.events",
+               "list, export, extract or plot what event files hold"),
     "ops": ("trainflow._src.tools.support", "what is supported: TF 1.15 symbols and op types"),
-    "cluster": ("trainflow._src.tools.cluster", "run a command as every task of a localhost cluster"),
+    "cluster": ("trainflow._src.tools.cluster",
+                "run a command as every task of a localhost cluster"),
 }
 
 

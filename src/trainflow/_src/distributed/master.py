@@ -13,7 +13,7 @@ from trainflow._src.framework.graph import Graph
 from trainflow._src.framework import graph_def as graph_def_lib
 from trainflow._src.protos import config_pb2, graph_pb2, master_pb2, worker_pb2
 from trainflow._src.runtime import planner
-from trainflow._src.distributed import master_partial_run, partition, placement, wire
+from trainflow._src.distributed import master_partial_run, partition, placement
 
 _STATUS_RETRY_S = 0.2
 _DISCOVERY_TIMEOUT_S = 60.0

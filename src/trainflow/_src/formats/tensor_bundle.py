@@ -139,8 +139,9 @@ class BundleWriter:
     save leaves any existing checkpoint at the same prefix readable: before the commit's
     journal exists the old pair is untouched, after it readers follow the journal to the
     complete new pair. Temporaries of killed saves in the directory are removed (or, if
-    their commit had begun, rolled forward) when a writer starts. Entries are sorted by key in the index; data is laid out in the
-    order of `add` calls (TF's Saver adds in sorted-name order).
+    their commit had begun, rolled forward) when a writer starts. Entries are sorted by key
+    in the index; data is laid out in the order of `add` calls (TF's Saver adds in
+    sorted-name order).
 
     Args:
       prefix: the checkpoint prefix (path without `.index`).

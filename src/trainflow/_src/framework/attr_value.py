@@ -39,7 +39,8 @@ def _guess_kind(value):
 
 def to_attr_value(value, kind=None):
     """Builds the AttrValue proto for a Python attr value of the given kind."""
-    from trainflow._src.protos import attr_value_pb2  # lazy: keeps protobuf out of `import trainflow`
+    # lazy: keeps protobuf out of `import trainflow`
+    from trainflow._src.protos import attr_value_pb2
     av = attr_value_pb2.AttrValue()
     kind = kind or _guess_kind(value)
     if kind == "proto":

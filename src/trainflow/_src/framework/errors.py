@@ -68,7 +68,7 @@ class OpError(Exception):
 
 
 def _make(name, code, doc):
-    def __init__(self, node_def, op, message, *args):
+    def __init__(self, node_def, op, message, *args):  # noqa: N807 - the class's __init__
         OpError.__init__(self, node_def, op, message, code)
     cls = type(name, (OpError,), {"__init__": __init__, "__doc__": doc,
                                   "__module__": __name__})

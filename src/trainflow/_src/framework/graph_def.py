@@ -4,7 +4,8 @@ import heapq
 
 from trainflow._src.framework import errors, registry
 from trainflow._src.framework.attr_value import from_attr_value
-from trainflow._src.framework.graph import _VALID_OP_NAME_REGEX as _VALID_NODE_NAME, get_default_graph
+from trainflow._src.framework.graph import (
+    _VALID_OP_NAME_REGEX as _VALID_NODE_NAME, get_default_graph)
 from trainflow._src.framework.op_builder import output_dtypes
 from trainflow._src.framework.operation import Operation
 from trainflow._src.framework.shape_inference import run_shape_fn

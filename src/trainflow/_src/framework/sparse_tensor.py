@@ -122,8 +122,8 @@ class SparseTensor:
     def eval(self, feed_dict=None, session=None):
         """Evaluates the components in `session` (default session); returns a
         SparseTensorValue."""
-        parts = session_stack.run_using_default_session([self._indices, self._values, self._dense_shape],
-                                           feed_dict, self.graph, session)
+        parts = session_stack.run_using_default_session(
+            [self._indices, self._values, self._dense_shape], feed_dict, self.graph, session)
         return SparseTensorValue(*parts)
 
     def _fetch_components(self):

@@ -1,5 +1,4 @@
 """`convert_to_tensor` and the registry of tensor conversion functions."""
-import numpy as np
 
 from trainflow._src.framework import dtypes as dtypes_mod
 from trainflow._src.framework.tensor import Tensor

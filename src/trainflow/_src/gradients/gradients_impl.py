@@ -97,7 +97,7 @@ def _default_grad_ys(ys, grad_ys, colocate):
                 raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
                                 f"(y.dtype = {y.dtype.base_dtype.name})")
             g = y.graph
-            ctx = g.colocate_with(y.op) if colocate else _null()
+            ctx = g.colocate_with(y.op) if colocate else _Null()
             with ctx:
                 out.append(create.ones(shape_lib.shape(y), dtype=y.dtype.base_dtype,
                                           name=f"grad_ys_{i}"))
@@ -126,7 +126,9 @@ def _default_grad_ys(ys, grad_ys, colocate):
     return out
 
 
-class _null:
+class _Null:
+    """A context manager that does nothing (where no colocation or name scope applies)."""
+
     def __enter__(self):
         return self
 
@@ -149,7 +151,7 @@ def _aggregate(grads_for_output, aggregation_method, op=None):
         graph = grads[0].graph
         if aggregation_method in (AggregationMethod.EXPERIMENTAL_TREE,
                                   AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
-            scope = graph.name_scope(op.name + "_gradient_sum") if op is not None else _null()
+            scope = graph.name_scope(op.name + "_gradient_sum") if op is not None else _Null()
             with scope:
                 total = grads[0]
                 for g in grads[1:]:
@@ -311,7 +313,7 @@ def _xla_marks(g, op):
 
 
 def _backprop_op(g, op, grads, stop_ops, gate_gradients, aggregation_method, colocate):
-    ctx = g.colocate_with(op) if colocate else _null()
+    ctx = g.colocate_with(op) if colocate else _Null()
     with ctx:
         op_grads = grads.get(op)
         if op_grads is None:

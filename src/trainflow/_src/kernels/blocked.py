@@ -138,7 +138,8 @@ def run_blocks(block, arrays, n_scratch):
     Args:
       block: writes its results into its array arguments with `out=` ufunc calls; it may
         use the `n_scratch` scratch arrays (as long as the block, the arrays' dtype)
-        freely. Blocks hold INPLACE_BLOCK_BYTES per array. It must not let one block's result depend on another block.
+        freely. Blocks hold INPLACE_BLOCK_BYTES per array. It must not let one block's
+        result depend on another block.
       arrays: equal-sized arrays; the ones `block` writes into must be C-contiguous
         (`contiguous`); the others are read through a flat view or copy.
       n_scratch: how many scratch arrays `block` needs.

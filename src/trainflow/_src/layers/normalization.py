@@ -115,7 +115,7 @@ class BatchNormalization(Layer):
             self._data_format = "NCHW" if axes == [1] else "NHWC"
         dims = input_shape.as_list()
         axis_to_dim = {a: dims[a] for a in axes}
-        for a, d in axis_to_dim.items():
+        for _axis, d in axis_to_dim.items():
             if d is None:
                 raise ValueError(f"Input has undefined `axis` dimension. Input shape: "
                                  f"{input_shape}")

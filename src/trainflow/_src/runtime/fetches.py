@@ -59,7 +59,7 @@ class FetchStructure:
 
     def _flatten(self, fetch):
         if fetch is None:
-            raise TypeError(f'Argument `fetch` = None has invalid type "NoneType". Cannot be '
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be '
                             "None")
         if isinstance(fetch, (Tensor, Operation, str)):
             return self._add(self._resolve(fetch))

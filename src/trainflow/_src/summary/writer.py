@@ -81,7 +81,8 @@ class FileWriter:
             self.add_graph(graph=graph, graph_def=graph_def)
             chosen = graph_def if graph_def is not None else graph
             as_def = _graph_def_of(chosen) if _is_graph(chosen) else chosen
-            self.add_meta_graph(_meta_graph_def(as_def, chosen if isinstance(chosen, Graph) else None))
+            self.add_meta_graph(
+                _meta_graph_def(as_def, chosen if isinstance(chosen, Graph) else None))
 
     def __enter__(self):
         return self
@@ -96,7 +97,7 @@ class FileWriter:
     def _warn_if_closed(self):
         if self._closed:
             warnings.warn("Attempting to use a closed FileWriter. The operation will be a "
-                          "noop unless the FileWriter is explicitly reopened.")
+                          "noop unless the FileWriter is explicitly reopened.", stacklevel=2)
 
     def _add_event(self, event, step):
         self._warn_if_closed()

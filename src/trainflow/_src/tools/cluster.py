@@ -107,7 +107,7 @@ def run_cluster(command, ps=1, workers=2, host="localhost", timeout=None, out=No
                 streams.append(t)
         deadline = None if timeout is None else time.monotonic() + timeout
         status = 0
-        for job, i, proc in tasks:
+        for job, _i, proc in tasks:
             if job != "worker":
                 continue
             wait = None if deadline is None else max(0.0, deadline - time.monotonic())

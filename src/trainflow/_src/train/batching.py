@@ -141,14 +141,20 @@ def store_sparse_tensors(tensor_list, enqueue_many, keep_input, shared_map_ops=N
         if keep_input.shape.rank == 1:
             raise ValueError("A vector `keep_input` is not supported with SparseTensor inputs "
                              "here; filter the SparseTensor before batching.")
+        # The branches read this iteration's `t` and `name`: _smart_cond calls them at once
+        # (cond builds both branches before it returns), so B023 does not apply.
         if enqueue_many:
             handle = _smart_cond(
-                keep_input, lambda: stm.add_many_sparse_to_tensors_map(t, shared_name=name),
-                lambda: -1 * ones(t.dense_shape[0:1], dtypes.int64))
+                keep_input,
+                lambda: stm.add_many_sparse_to_tensors_map(
+                    t, shared_name=name),  # noqa: B023 - called in this iteration
+                lambda: -1 * ones(t.dense_shape[0:1], dtypes.int64))  # noqa: B023 - idem
             handle.set_shape([None])
         else:
             handle = _smart_cond(
-                keep_input, lambda: stm.add_sparse_to_tensors_map(t, shared_name=name),
+                keep_input,
+                lambda: stm.add_sparse_to_tensors_map(
+                    t, shared_name=name),  # noqa: B023 - called in this iteration
                 lambda: convert_to_tensor(-1, dtypes.int64))
         map_op = _find_map_op(handle)
         rank = t.dense_shape.shape.with_rank(1).as_list()[0]

@@ -6,7 +6,6 @@ pass, which recasts eligible ops to float16 on GPUs only. trainflow runs on the 
 TF's pass changes nothing, so enabling the rewrite here does what TF does on a CPU: it
 wraps the optimizer and records that the rewrite is on (`is_enabled()`).
 """
-import threading
 
 from trainflow._src import tf_logging
 from trainflow._src.train.loss_scale_optimizer import MixedPrecisionLossScaleOptimizer

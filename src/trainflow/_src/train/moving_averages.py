@@ -7,7 +7,6 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.control_flow import control_flow_ops
 from trainflow._src.ops.control_flow.cond import cond

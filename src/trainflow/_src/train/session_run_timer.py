@@ -6,8 +6,8 @@ import time
 class _HookTimer(abc.ABC):
     """Interface of the timers: whether to fire at a step, and recording that it did."""
 
-    def reset(self):
-        """Forgets the last trigger."""
+    def reset(self):  # noqa: B027 - a hook: does nothing unless a timer has state to forget
+        """Forgets the last trigger (nothing by default)."""
 
     @abc.abstractmethod
     def should_trigger_for_step(self, step):

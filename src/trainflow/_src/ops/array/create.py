@@ -191,8 +191,8 @@ def _range_size(start, limit, delta, at_run_time=True):
         # The run-time message shows the value; the shape function's does not.
         raise ValueError("Requires delta != 0" + (f": {_fmt_num(delta)}" if at_run_time else ""))
     if np.issubdtype(np.asarray(start).dtype, np.integer):
-        s, l, d = int(start), int(limit), int(delta)
-        return (abs(l - s) + abs(d) - 1) // abs(d)
+        s, lim, d = int(start), int(limit), int(delta)
+        return (abs(lim - s) + abs(d) - 1) // abs(d)
     return int(np.ceil(np.abs((limit - start) / delta)))
 
 

@@ -180,7 +180,8 @@ def register_all():
         "Identity": _identity, "StopGradient": _identity, "PreventGradient": _identity,
         "Snapshot": _identity, "IdentityN": lambda input: tuple(input),  # noqa: A006
         "ZerosLike": jnp.zeros_like, "OnesLike": jnp.ones_like,
-        "BroadcastTo": _broadcast_to, "BroadcastGradientArgs": _needs_static, "BroadcastArgs": _needs_static,
+        "BroadcastTo": _broadcast_to, "BroadcastGradientArgs": _needs_static,
+        "BroadcastArgs": _needs_static,
         "Range": _needs_static, "ConcatOffset": _needs_static,
         "InvertPermutation": _needs_static, "ListDiff": _needs_static,
         "ReverseV2": _reverse, "Const": None, "NoOp": lambda: None,

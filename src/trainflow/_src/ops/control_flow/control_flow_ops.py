@@ -4,7 +4,8 @@ ops/control_flow/cond.py, case.py, while_loop.py and assert_op.py)."""
 __all__ = ["no_op", "group", "tuple", "cond", "case", "while_loop", "Assert"]
 
 from trainflow._src.ops.control_flow.grouping import (  # noqa: F401 - re-exported
-    _group_control_deps, _is_indexed_slices, group, identity_like, no_op, tuple,
+    _group_control_deps, _is_indexed_slices, group, identity_like, no_op,
+    tuple,  # noqa: A004 - TF's name
     with_dependencies)
 from trainflow._src.ops.control_flow.case import case
 from trainflow._src.ops.control_flow.cond import cond

@@ -17,10 +17,11 @@ cond graph is `counter < max && cond(...)`. The op is `While` when either graph
 holds a stateful op, else `StatelessWhile`.
 
 Execution. The kernel compiles the two graphs once per session (through
-`ctx.make_callable`, so the runtime's planner and backend) and loops: run cond, stop when false, else run body and carry its
-outputs. Captured ref variables reach the body as the variables themselves, so
-assignments inside the loop update them in place. Ops of a graph that no output
-depends on are not run (TF1 graph semantics; use control dependencies).
+`ctx.make_callable`, so the runtime's planner and backend) and loops: run cond, stop
+when false, else run body and carry its outputs. Captured ref variables reach the body
+as the variables themselves, so assignments inside the loop update them in place. Ops
+of a graph that no output depends on are not run (TF1 graph semantics; use control
+dependencies).
 
 Gradients. Once `tf.gradients` has differentiated a loop, its op also records,
 per iteration, the body values the gradient reads (ops/control_flow/while_grad.py explains the

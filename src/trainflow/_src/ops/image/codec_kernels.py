@@ -62,7 +62,7 @@ def _open(data, fmt):
     Image, _, _ = _pil()
     try:
         return Image.open(io.BytesIO(data))
-    except Exception as e:  # Pillow raises many types for bad data
+    except Exception as e:  # noqa: BLE001 - Pillow raises many types for bad data
         raise _invalid(f"Invalid {fmt.upper()} data, size {len(data)}: {e}") from None
 
 

@@ -3,7 +3,8 @@ ResizeArea / CropAndResize ops (with the gradient ops of all but ResizeArea) and
 `tf.image.resize_images`, `resize_bilinear`, ... functions.
 
 Defaults are TF1's: align_corners=False and half_pixel_centers=False (the legacy
-pixel mapping `src = dst * in_size / out_size`). Kernels live in `resize_kernels` and `crop_grad_kernels`.
+pixel mapping `src = dst * in_size / out_size`). Kernels live in `resize_kernels` and
+`crop_grad_kernels`.
 """
 import numpy as np
 

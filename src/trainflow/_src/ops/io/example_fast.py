@@ -95,7 +95,7 @@ def dense_column(maps, key, np_dtype, shape):
         values = _floats(parts, size)
     elif np_dtype == np.int64:
         values = _int64s(parts, size)
-    elif np_dtype == object and size == 1:
+    elif np_dtype == np.dtype(object) and size == 1:
         values = _strings(parts)
     else:
         return None

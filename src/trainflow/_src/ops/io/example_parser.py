@@ -35,7 +35,7 @@ def _values(feature, kind, np_dtype, where, key):
         raise _invalid(f"Name: {where}, Feature: {key}.  Data types don't match. Data type: "
                        f"{_TYPE_NAME[which]} but expected type: {_TYPE_NAME[kind]}")
     vals = getattr(feature, kind).value
-    if np_dtype == object:
+    if np_dtype == np.dtype(object):
         out = np.empty(len(vals), dtype=object)
         out[:] = list(vals)
         return out
@@ -92,7 +92,7 @@ def _dense_variable(examples_values, key, inner, np_dtype, default, names):
                                f"values is not a multiple of stride. Values size: {n}, stride: "
                                f"{stride}")
         lengths.append(n // stride if stride else 0)
-    fill = default.reshape(-1)[0] if default.size else (b"" if np_dtype == object else 0)
+    fill = default.reshape(-1)[0] if default.size else (b"" if np_dtype == np.dtype(object) else 0)
     out = np.full((len(examples_values), max(lengths, default=0)) + tuple(inner), fill,
                   dtype=np_dtype)
     for i, vals in enumerate(examples_values):
@@ -125,7 +125,7 @@ def _column(examples, key, kind, np_dtype, names):
 
 
 def _array(flat, np_dtype):
-    if np_dtype == object:
+    if np_dtype == np.dtype(object):
         out = np.empty(len(flat), dtype=object)
         out[:] = flat
         return out
@@ -138,7 +138,7 @@ def _dense_fast(flat, counts, key, shape, np_dtype, default, names):
     if all(c == size for c in counts):
         return _array(flat, np_dtype).reshape((len(counts),) + tuple(shape))
     pieces, pos = [], 0
-    for i, c in enumerate(counts):
+    for c in counts:
         if c is None:
             pieces.append(None)
             continue
@@ -306,7 +306,7 @@ def parse_sequence_example(serialized, names, ctx, fl, missing_ok):
                 steps.append(v.reshape(shape))
             per.append(steps)
         lengths = np.array([len(p) for p in per], dtype=np.int64)
-        fill = b"" if np_dtype == object else 0
+        fill = b"" if np_dtype == np.dtype(object) else 0
         out = np.full((len(per), int(lengths.max(initial=0))) + tuple(shape), fill,
                       dtype=np_dtype)
         for i, steps in enumerate(per):

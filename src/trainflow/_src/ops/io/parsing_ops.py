@@ -93,7 +93,7 @@ def _string_const(values, name):
 
 def _dense_default_tensors(params):
     out = []
-    for key, dtype, shape, default, variable in zip(
+    for _key, dtype, shape, default, variable in zip(
             params.dense_keys, params.dense_types, params.dense_shapes,
             params.dense_defaults, params.dense_variable):
         if variable:

@@ -1,1 +1,2 @@
-"""Neural-network ops of `tf.nn`: activations, softmax, cross entropy, conv, pooling, batch norm, sampling."""
+"""Neural-network ops of `tf.nn`: activations, softmax, cross entropy, conv, pooling, batch
+norm, sampling."""

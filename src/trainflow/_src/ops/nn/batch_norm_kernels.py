@@ -131,7 +131,8 @@ def fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2
         else reserve_space_1.dtype
     dy, xw = upcast(y_backprop).astype(u, copy=False), upcast(x).astype(u, copy=False)
     mean = _per_channel(reserve_space_1.astype(u, copy=False), x.ndim, channel)
-    inv_std = np.asarray(1, dtype=u) / np.sqrt(reserve_space_2.astype(u, copy=False) + u.type(epsilon))
+    inv_std = np.asarray(1, dtype=u) / np.sqrt(
+        reserve_space_2.astype(u, copy=False) + u.type(epsilon))
     scale_w = scale.astype(u, copy=False)
     centered = xw - mean
     offset_bp = np.sum(dy, axis=axes, dtype=u)

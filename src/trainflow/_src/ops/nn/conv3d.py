@@ -232,8 +232,8 @@ def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, paddin
 
 
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None,  # noqa: A002
-                     padding="SAME", data_format="NDHWC", name=None, input=None,
-                     filters=None, dilations=None):
+                     padding="SAME", data_format="NDHWC", name=None,
+                     input=None, filters=None, dilations=None):  # noqa: A002 - TF's argument name
     """The transpose of conv3d (`Conv3DBackpropInputV2`): `output_shape` is the shape of
     the result, which conv3d with the same filter and strides maps back to `value`."""
     value = input if value is None else value

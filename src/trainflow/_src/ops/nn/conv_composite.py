@@ -63,7 +63,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
 
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
-                     padding="SAME", data_format="NHWC", name=None, input=None, filters=None,
+                     padding="SAME", data_format="NHWC", name=None,
+                     input=None, filters=None,  # noqa: A002 - TF's argument name
                      dilations=None):
     """Transposed 2-D convolution (`tf.nn.conv2d_transpose`): the gradient of conv2d
     with respect to its input, as a Conv2DBackpropInput op named "conv2d_transpose".

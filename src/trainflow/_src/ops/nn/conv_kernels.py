@@ -356,8 +356,9 @@ def conv2d_kernel(input, filter, *, strides, padding, explicit_paddings, data_fo
                        out_format=data_format, out_dtype=input.dtype)
 
 
-def conv2d_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
-                                 explicit_paddings, data_format, dilations):
+def conv2d_backprop_input_kernel(input_sizes, filter,  # noqa: A002 - TF's argument name
+                                 out_backprop, *, strides, padding, explicit_paddings,
+                                 data_format, dilations):
     """Conv2DBackpropInput (input_sizes may hold 4 values, or the 2 spatial ones)."""
     _check_rank4(filter, "filter")
     _check_rank4(out_backprop, "out_backprop")
@@ -427,8 +428,9 @@ def depthwise_kernel(input, filter, *, strides, padding, explicit_paddings,  # n
                        out_format=data_format, out_dtype=input.dtype)
 
 
-def depthwise_backprop_input_kernel(input_sizes, filter, out_backprop, *, strides, padding,
-                                    explicit_paddings, data_format, dilations):
+def depthwise_backprop_input_kernel(input_sizes, filter,  # noqa: A002 - TF's argument name
+                                    out_backprop, *, strides, padding, explicit_paddings,
+                                    data_format, dilations):
     """DepthwiseConv2dNativeBackpropInput."""
     _check_rank4(filter, "filter")
     _check_rank4(out_backprop, "out_backprop")

@@ -12,8 +12,9 @@ from trainflow._src.framework.shape_inference import scalar_shapes
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import xent_kernels
 
-__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss", "l2_normalize", "moments", "normalize_moments",
-           "sufficient_statistics", "weighted_moments"]
+__all__ = ["batch_norm_with_global_normalization", "batch_normalization", "l2_loss",
+           "l2_normalize", "moments", "normalize_moments", "sufficient_statistics",
+           "weighted_moments"]
 
 register_op("L2Loss", inputs=["t: T"], outputs=["output: T"],
             attrs=["T: {half, bfloat16, float, double}"], shape_fn=scalar_shapes,

@@ -21,8 +21,9 @@ from trainflow._src.ops.nn.math_util import broadcast_mul
 from trainflow._src.ops.nn.shape_util import merge_dims
 from trainflow._src.ops.array.shape_util import dims_of, merge_dim, with_rank
 
-__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
+__all__ = ["log_poisson_loss", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
+           "sparse_softmax_cross_entropy_with_logits",
            "weighted_cross_entropy_with_logits"]
 
 _FLOAT_TYPES = "{half, bfloat16, float, double}"

@@ -1,1 +1,2 @@
-"""State: variables, assign and scatter ops, initializers, partitioners, regularizers and the optimizers' Apply ops."""
+"""State: variables, assign and scatter ops, initializers, partitioners, regularizers and the
+optimizers' Apply ops."""

@@ -7,8 +7,9 @@ float32 and float64 the update is the rule's in-place form (ops/state/optimizer_
 dtypes, and buffers that are not contiguous, run the pure rule
 (ops/state/optimizer_rules.py), which gives the same numbers:
 - dense ops update the buffers block by block (kernels/blocked.py);
-- sparse ops update the rows named by `indices` (gathered, updated, scattered back). TF's SparseApply* kernels walk the
-  indices in order, so a repeated index is updated once per occurrence, each update
+- sparse ops update the rows named by `indices` (gathered, updated, scattered back).
+  TF's SparseApply* kernels walk the indices in order, so a repeated index is updated
+  once per occurrence, each update
   seeing the previous one; here the k-th occurrences of all indices form round k, and
   the rounds run in order.
 """
