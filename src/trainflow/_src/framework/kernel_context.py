@@ -1,6 +1,7 @@
 """What a kernel sees of the world, as an interface the runtime implements: its op,
 the session's resources, per-op state, the current step, and function bodies to call
-(control-flow kernels), so that ops never import the runtime (DESIGN contract 2).
+(control-flow kernels), so that ops never import the runtime (contract 2 of
+docs/architecture.md).
 
 Also the values the dataflow shares with kernels: `DEAD`, the value of a tensor on an
 untaken branch of a `Switch`, and the op types that make and merge dead values.

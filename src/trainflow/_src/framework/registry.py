@@ -1,5 +1,5 @@
 """The op registry: one entry per op type with its signature, shape function,
-kernel, gradient and flags (DESIGN contract 1).
+kernel, gradient and flags (contract 1 of docs/architecture.md).
 
 Kernels are plain functions ``kernel(*inputs, **attrs) -> array | tuple``. The
 attrs a kernel wants are its keyword-only parameters; a keyword-only ``ctx``

@@ -1,4 +1,5 @@
-"""`tf.gradients`: symbolic reverse-mode differentiation over the graph (DESIGN contract 3).
+"""`tf.gradients`: symbolic reverse-mode differentiation over the graph (contract 3 of
+docs/architecture.md).
 
 Walks back from `ys` to `xs` over the ops between them, in reverse dependency
 order, calling each op type's registered gradient function (which adds ops) and

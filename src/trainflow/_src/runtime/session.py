@@ -1,4 +1,5 @@
-"""`tf.Session` / `tf.InteractiveSession`: run graph fragments (DESIGN contract 4)."""
+"""`tf.Session` / `tf.InteractiveSession`: run graph fragments (contract 4 of
+docs/architecture.md)."""
 import itertools
 import threading
 import time

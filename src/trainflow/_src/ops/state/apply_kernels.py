@@ -1,11 +1,11 @@
 """Kernels and shape functions of the Apply*/SparseApply* optimizer ops.
 
 A kernel validates its inputs as TensorFlow's do, runs the op's update and writes the
-new values into the variable and slot buffers in place (DESIGN contract 5). For float16,
-float32 and float64 the update is the rule's in-place form (ops/state/optimizer_inplace.py:
-`out=` ufunc calls over cache-sized blocks, scratch from a pool, no allocation); other
-dtypes, and buffers that are not contiguous, run the pure rule
-(ops/state/optimizer_rules.py), which gives the same numbers:
+new values into the variable and slot buffers in place (contract 5 of
+docs/architecture.md). For float16, float32 and float64 the update is the rule's
+in-place form (ops/state/optimizer_inplace.py: `out=` ufunc calls over cache-sized blocks,
+scratch from a pool, no allocation); other dtypes, and buffers that are not contiguous,
+run the pure rule (ops/state/optimizer_rules.py), which gives the same numbers:
 - dense ops update the buffers block by block (kernels/blocked.py);
 - sparse ops update the rows named by `indices` (gathered, updated, scattered back).
   TF's SparseApply* kernels walk the indices in order, so a repeated index is updated

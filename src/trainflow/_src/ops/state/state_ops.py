@@ -4,7 +4,8 @@ CountUpTo and IsVariableInitialized, with their graph-building functions.
 A variable's value is a buffer in the session's resource manager (a
 `VariableSlot`). `VariableV2` outputs the slot itself (a ref); consumers that
 take a plain value get the buffer, and the update kernels write into that buffer
-in place (DESIGN contract 5), so reads see updates made earlier in the same step.
+in place (contract 5 of docs/architecture.md), so reads see updates made earlier in
+the same step.
 An update takes the slot's lock only when its `use_locking` attr is set, as in
 TensorFlow: parallel steps then never interleave their updates of one variable.
 """

@@ -1,10 +1,10 @@
 """`tf.Variable`: TF1's reference variable (RefVariable) and its graph structure.
 
-A Variable named ``v`` is four ops, named as in TensorFlow: ``v`` (VariableV2, the
-ref), ``v/initial_value`` (or ``v/Initializer/...`` when the initial value is a
-callable), ``v/Assign`` (the initializer) and ``v/read`` (an Identity snapshot,
-which is what `value()` and tensor conversion give). Its value lives in the
-running session (DESIGN contract 5). Collection helpers (`global_variables`,
+A Variable named ``v`` is four ops, named as in TensorFlow: ``v`` (VariableV2, the ref),
+``v/initial_value`` (or ``v/Initializer/...`` when the initial value is a callable),
+``v/Assign`` (the initializer) and ``v/read`` (an Identity snapshot, which is what
+`value()` and tensor conversion give). Its value lives in the running session (contract
+5 of docs/architecture.md). Collection helpers (`global_variables`,
 `global_variables_initializer`, ...) are in `variable_helpers` and re-exported here.
 """
 import contextlib
