@@ -10,7 +10,8 @@ import pytest
 import trainflow
 
 _SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
-_ROOT = os.path.dirname(_SRC)
+# The repository's root (tests/framework/ is two floors down): the script is not installed.
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _SCRIPT = os.path.join(_ROOT, "scripts", "gen_op_index.py")
 _INDEX = os.path.join(_SRC, "trainflow", "_src", "framework", "op_index.py")
 
