@@ -14,6 +14,44 @@ def _flat(x):
     return [x]
 
 
+class _StateSaver:
+    """A state saver starting every state at 0.5 (what static_state_saving_rnn reads)."""
+
+    def __init__(self, tf, cell, batch):
+        self.tf, self.batch, self.saved = tf, batch, {}
+        sizes = cell.state_size
+        self.sizes = list(sizes) if isinstance(sizes, tuple) else [sizes]
+
+    def state(self, name):
+        size = self.sizes[int(name[-1])] if name[-1].isdigit() else self.sizes[0]
+        return self.tf.fill([self.batch, size], 0.5)
+
+    def save_state(self, name, value):
+        self.saved[name] = value
+        return self.tf.no_op(name="save_" + name)
+
+
+def _raw(tf, cell, inputs, seq, batch, steps, depth):
+    """raw_rnn fed from a TensorArray, as TF's raw_rnn documentation does."""
+    inputs_ta = tf.TensorArray(dtype=tf.float32, size=steps).unstack(
+        tf.transpose(inputs, [1, 0, 2]))
+    lengths = tf.constant(seq if seq is not None else [steps] * batch, dtype=tf.int32)
+
+    def loop_fn(time, cell_output, cell_state, loop_state):
+        if cell_output is None:
+            next_state = cell.zero_state(batch, tf.float32)
+        else:
+            next_state = cell_state
+        finished = time >= lengths
+        next_input = tf.cond(tf.reduce_all(finished),
+                             lambda: tf.zeros([batch, depth], dtype=tf.float32),
+                             lambda: inputs_ta.read(time))
+        return finished, next_input, next_state, cell_output, None
+
+    outputs_ta, state, _ = tf.nn.raw_rnn(cell, loop_fn)
+    return outputs_ta.stack(), state
+
+
 def run_case(tf, rc, case):
     graph = tf.Graph()
     with graph.as_default():
@@ -40,6 +78,13 @@ def run_case(tf, rc, case):
             cell_bw = eval(case["cell"], ns)
             outputs, state = tf.nn.bidirectional_dynamic_rnn(
                 cell, cell_bw, inputs, time_major=case.get("time_major", False), **kwargs)
+        elif driver == "raw":
+            outputs, state = _raw(tf, cell, inputs, seq, batch, steps, depth)
+        elif driver == "state_saving":
+            saver = _StateSaver(tf, cell, batch)
+            outputs, state = tf.nn.static_state_saving_rnn(
+                cell, tf.unstack(inputs, axis=1), saver, case["state_name"],
+                sequence_length=kwargs.get("sequence_length"))
         else:
             cell_bw = eval(case["cell"], ns)
             outputs, state_fw, state_bw = tf.nn.static_bidirectional_rnn(
@@ -103,6 +148,13 @@ CASES = [
     ("device_dropout_keep1", {"cell": "rc.DeviceWrapper(rc.DropoutWrapper("
                                       "rc.BasicLSTMCell(3)), '/cpu:0')",
                               "driver": "dynamic", "shape": [2, 4, 3]}),
+    ("raw_lstm_seq", {"cell": "rc.BasicLSTMCell(3)", "driver": "raw", "shape": [3, 5, 2],
+                      "seq": [5, 2, 3]}),
+    ("raw_multi", {"cell": _LSTM2, "driver": "raw", "shape": [2, 4, 3]}),
+    ("state_saving_gru", {"cell": "rc.GRUCell(3)", "driver": "state_saving",
+                          "shape": [2, 4, 3], "state_name": "h", "seq": [4, 2]}),
+    ("state_saving_lstm", {"cell": "rc.BasicLSTMCell(3)", "driver": "state_saving",
+                           "shape": [2, 4, 3], "state_name": ["c0", "h1"]}),
     ("bidi_dynamic_seq", {"cell": "rc.BasicLSTMCell(3)", "driver": "bidi_dynamic",
                           "shape": [3, 5, 2], "seq": [5, 2, 3]}),
     ("bidi_dynamic_gru", {"cell": "rc.GRUCell(3)", "driver": "bidi_dynamic",

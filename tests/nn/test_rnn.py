@@ -1,6 +1,8 @@
 """tf.nn.dynamic_rnn, static_rnn and the bidirectional drivers: dynamic and static agree
 (outputs, states, gradients), sequence_length masking (zero outputs, state copied
 through), scopes and variable names, the while loop underneath, and TF's errors."""
+import re
+
 import numpy as np
 import pytest
 
@@ -150,6 +152,12 @@ ERRORS = [
      "is not an RNNCell"),
     (lambda: tf.nn.dynamic_rnn(rc.GRUCell(2), tf.zeros([3, 4]), dtype=tf.float32),
      ValueError, "must have rank at least 3"),
+    (lambda: tf.nn.raw_rnn(rc.GRUCell(2), "loop_fn"), TypeError, "loop_fn must be a callable"),
+    (lambda: tf.nn.static_state_saving_rnn(rc.BasicLSTMCell(2), [tf.zeros([1, 2])], None, "c"),
+     ValueError, "state_name should be the same type as cell.state_size"),
+    (lambda: tf.nn.static_state_saving_rnn(rc.BasicLSTMCell(2), [tf.zeros([1, 2])], None,
+                                           ("c", "h", "x")),
+     ValueError, "#elems(state_name) != #elems(state_size): 3 vs. 2"),
     (lambda: tf.nn.dynamic_rnn(rc.GRUCell(2), tf.placeholder(tf.float32, [2, 3, None]),
                                dtype=tf.float32), ValueError,
      "Input size (depth of inputs) must be accessible"),
@@ -159,7 +167,7 @@ ERRORS = [
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors(fn, error, message):
     with tf.Graph().as_default():
-        with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
+        with pytest.raises(error, match=re.escape(message)):
             fn()
 
 

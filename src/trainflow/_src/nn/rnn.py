@@ -20,7 +20,7 @@ from trainflow._src.ops.data_flow.tensor_array import TensorArray
 from trainflow._src.ops.math import math_ops
 from trainflow._src.ops.state import variable_scope as vs
 
-__all__ = ["dynamic_rnn", "static_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "static_state_saving_rnn"]
 
 
 def _check_sequence_length(sequence_length, batch_size):
@@ -222,3 +222,51 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
                 output, state = call_cell()
             outputs.append(output)
         return outputs, state
+
+
+def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None,
+                            scope=None):
+    """`static_rnn` starting from, and saving its final state to, a state saver
+    (`tf.nn.static_state_saving_rnn`).
+
+    Args:
+      cell: an RNNCell.
+      inputs: a list of [batch, input_size] tensors, one per step.
+      state_saver: an object with `state(name)` and `save_state(name, value)`.
+      state_name: the saver's name for the state (a structure of names matching a
+        nested `cell.state_size`).
+      sequence_length, scope: as static_rnn.
+
+    Returns:
+      (outputs, state), both run after the state is saved.
+
+    Raises:
+      ValueError: if state_name and cell.state_size differ in structure.
+    """
+    state_size = cell.state_size
+    state_is_tuple = nest.is_nested(state_size)
+    if state_is_tuple != nest.is_nested(state_name):
+        raise ValueError(f"state_name should be the same type as cell.state_size.  "
+                         f"state_name: {state_name}, cell.state_size: {state_size}")
+    if state_is_tuple:
+        names, sizes = nest.flatten(state_name), nest.flatten(state_size)
+        if len(names) != len(sizes):
+            raise ValueError(f"#elems(state_name) != #elems(state_size): {len(names)} vs. "
+                             f"{len(sizes)}")
+        initial = nest.pack_sequence_as(state_size, [state_saver.state(n) for n in names])
+    else:
+        initial = state_saver.state(state_name)
+    outputs, state = static_rnn(cell, inputs, initial_state=initial,
+                                sequence_length=sequence_length, scope=scope)
+    flat_state = nest.flatten(state)
+    if state_is_tuple:
+        saves = [state_saver.save_state(n, s)
+                 for n, s in zip(nest.flatten(state_name), flat_state)]
+    else:
+        saves = [state_saver.save_state(state_name, state)]
+    with control_dependencies(saves):
+        last = outputs[-1]
+        outputs[-1] = nest.pack_sequence_as(
+            last, [array_ops.identity(o) for o in nest.flatten(last)])
+        state = nest.pack_sequence_as(state, [array_ops.identity(s) for s in flat_state])
+    return outputs, state
