@@ -249,3 +249,39 @@ def test_residual_wrapper_adds_the_inputs():
             sess.run(tf.global_variables_initializer())
             a, b = sess.run([res_out, out])
     np.testing.assert_allclose(a, b + X, rtol=1e-6)
+
+
+class GetVariableCell(rc.RNNCell):
+    """A user cell that makes its variables with tf.get_variable inside `call`."""
+
+    state_size = property(lambda self: 2)
+    output_size = property(lambda self: 2)
+
+    def call(self, inputs, state):
+        w = tf.get_variable("w", [inputs.shape[1] + 2, 2])
+        steps = tf.get_variable("steps", [], trainable=False,
+                                initializer=tf.zeros_initializer())
+        out = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w)) + steps
+        return out, out
+
+
+def test_a_user_cell_tracks_the_variables_its_call_makes():
+    with tf.Graph().as_default():
+        cell = GetVariableCell()
+        outputs, _ = tf.nn.dynamic_rnn(cell, tf.constant(np.ones((2, 3, 3), np.float32)),
+                                       dtype=tf.float32)
+        assert [v.op.name for v in cell.trainable_weights] == ["rnn/get_variable_cell/w"]
+        assert [v.op.name for v in cell.non_trainable_variables] == \
+            ["rnn/get_variable_cell/steps"]
+        assert len(cell.weights) == 2
+        assert outputs.shape.as_list() == [2, 3, 2]
+
+
+def test_scope_argument_names_the_cell_scope():
+    with tf.Graph().as_default():
+        cell = rc.BasicRNNCell(2)
+        x = tf.constant(X)
+        cell(x, cell.zero_state(2, tf.float32), scope="my_cell")
+        cell(x, cell.zero_state(2, tf.float32))
+        assert [v.op.name for v in tf.global_variables()] == ["my_cell/kernel", "my_cell/bias"]
+        assert len(cell.trainable_weights) == 2

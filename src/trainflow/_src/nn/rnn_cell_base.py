@@ -17,6 +17,8 @@ from trainflow._src.framework.tensor_shape import Dimension, TensorShape, as_sha
 from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.layers.base import Layer
 from trainflow._src.ops.array import array_ops
+from trainflow._src.ops.state import variable_helpers
+from trainflow._src.ops.state import variable_scope as vs
 
 __all__ = ["LSTMStateTuple", "LayerRNNCell", "RNNCell"]
 
@@ -116,8 +118,37 @@ class RNNCell(Layer):
           (output, new_state).
         """
         if scope is not None:
-            return Layer.__call__(self, inputs, state, scope=scope)
-        return Layer.__call__(self, inputs, state)
+            with vs.variable_scope(scope, custom_getter=self._rnn_get_variable) as scope:
+                return Layer.__call__(self, inputs, state, scope=scope)
+        with vs.variable_scope(vs.get_variable_scope(), custom_getter=self._rnn_get_variable,
+                               auxiliary_name_scope=False):
+            return Layer.__call__(self, inputs, state)
+
+    def _rnn_get_variable(self, getter, *args, **kwargs):
+        """Records the variables made (with tf.get_variable) inside the cell's call among
+        its trainable or non-trainable weights, as TF's cells do."""
+        variable = getter(*args, **kwargs)
+        trainable = set(variable_helpers.trainable_variables())
+        for part in (list(variable) if hasattr(variable, "_get_variable_list")
+                     else [variable]):
+            weights = self._trainable_weights if part in trainable \
+                else self._non_trainable_weights
+            if all(part is not w for w in weights):
+                weights.append(part)
+        return variable
+
+    @property
+    def trainable_weights(self):
+        return _unique(Layer.trainable_weights.fget(self))
+
+    @property
+    def non_trainable_weights(self):
+        return _unique(Layer.non_trainable_weights.fget(self))
+
+    weights = property(lambda self: self.trainable_weights + self.non_trainable_weights)
+    variables = property(lambda self: self.weights)
+    trainable_variables = property(lambda self: self.trainable_weights)
+    non_trainable_variables = property(lambda self: self.non_trainable_weights)
 
     @property
     def state_size(self):
@@ -139,6 +170,8 @@ class RNNCell(Layer):
 
     def build(self, _):
         self.built = True
+
+    add_variable = Layer.add_weight
 
     def get_initial_state(self, inputs=None, batch_size=None, dtype=None):
         """The zero state for `inputs`' batch and dtype, or the given batch_size/dtype.
@@ -173,6 +206,14 @@ class RNNCell(Layer):
             return zero_state_tensors(state_size, batch_size, dtype)
 
 
+def _unique(weights):
+    out = []
+    for w in weights:
+        if all(w is not o for o in out):
+            out.append(w)
+    return out
+
+
 class LayerRNNCell(RNNCell):
     """An RNNCell whose variables are made in `build` with `add_variable`, in the cell's
     own scope (the base of the built-in cells)."""
@@ -180,4 +221,3 @@ class LayerRNNCell(RNNCell):
     def __call__(self, inputs, state, scope=None, *args, **kwargs):  # noqa: B026
         return Layer.__call__(self, inputs, state, *args, scope=scope, **kwargs)
 
-    add_variable = Layer.add_weight
