@@ -23,6 +23,9 @@ average_pooling2d average_pooling3d batch_normalization conv1d conv2d conv2d_tra
 conv3d_transpose dense dropout flatten max_pooling1d max_pooling2d max_pooling3d
 separable_conv1d separable_conv2d experimental.keras_style_scope
 experimental.set_keras_style""".split()
+# `tf.nn.rnn_cell` is built on Keras 2 too; its TF 1.15 names, from TF 1.15's API documentation:
+RNN_CELL = """BasicLSTMCell BasicRNNCell DeviceWrapper DropoutWrapper GRUCell LSTMCell
+LSTMStateTuple MultiRNNCell RNNCell ResidualWrapper""".split()
 
 
 def prefix_is_api(module):
@@ -60,6 +63,8 @@ def main():
     walk(tf, "tf", {id(tf)}, out)
     if not any(p.startswith("tf.layers.") for p in out):
         out.update("tf.layers." + name for name in LAYERS)
+    if not any(p.startswith("tf.nn.rnn_cell.") for p in out):
+        out.update("tf.nn.rnn_cell." + name for name in RNN_CELL)
     version = tf.version.VERSION
     sys.stdout.write(f"# TensorFlow {version}'s tf.compat.v1 namespace (TF 1.15's API "
                      "with the few names TF 2.x added to it); made by "

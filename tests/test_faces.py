@@ -40,6 +40,7 @@ FACES = {
     "trainflow.math": "tf.math",
     "trainflow.metrics": "tf.metrics",
     "trainflow.nn": "tf.nn",
+    "trainflow.nn.rnn_cell": "tf.nn.rnn_cell",
     "trainflow.python_io": "tf.python_io",
     "trainflow.queue": "tf.queue",
     "trainflow.random": "tf.random",

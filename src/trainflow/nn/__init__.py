@@ -20,5 +20,11 @@ from trainflow._src.ops.nn.conv import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv_composite import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv3d import *  # noqa: F401,F403
 from trainflow._src.ops.nn.pool import *  # noqa: F401,F403
+from trainflow._src.nn.bidirectional import (  # noqa: F401
+    bidirectional_dynamic_rnn, static_bidirectional_rnn)
+from trainflow._src.nn.rnn import (  # noqa: F401
+    dynamic_rnn, static_rnn, static_state_saving_rnn)
+from trainflow._src.nn.rnn_raw import raw_rnn  # noqa: F401
+from trainflow.nn import rnn_cell  # noqa: F401
 
 __all__ = sorted(n for n in dir() if not n.startswith("_"))

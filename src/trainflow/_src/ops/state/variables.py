@@ -12,6 +12,7 @@ import inspect
 import re
 
 from trainflow._src.framework import session_stack
+from trainflow._src.framework.function_graph import FuncGraph
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor import Tensor
@@ -46,17 +47,21 @@ def prepend_name_scope(name, import_scope):
 
 @contextlib.contextmanager
 def init_scope(graph=None):
-    """Lifts op creation out of control dependencies and conditionals, keeping the
-    name scope (what TF's `init_scope` does in graph mode)."""
+    """Lifts op creation out of control dependencies and conditionals, and out of
+    function graphs (a while loop's body) into the outermost graph, keeping the name
+    scope (what TF's `init_scope` does in graph mode)."""
     graph = graph or get_default_graph()
+    name_stack = graph._state.name_stack
+    while isinstance(graph, FuncGraph):
+        graph = graph.outer_graph
     state = graph._state
-    saved_cond = state.cond_context
-    state.cond_context = None
+    saved_cond, saved_stack = state.cond_context, state.name_stack
+    state.cond_context, state.name_stack = None, name_stack
     try:
         with graph.as_default(), graph.control_dependencies(None):
             yield
     finally:
-        state.cond_context = saved_cond
+        state.cond_context, state.name_stack = saved_cond, saved_stack
 
 
 @contextlib.contextmanager
