@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow
+import trainflow._version
 from trainflow._src.formats.tensor_bundle import BundleWriter
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
@@ -37,7 +38,7 @@ def ckpt(tmp_path_factory):
 def test_version():
     code, out, err = trainflow_cmd("--version")
     assert code == 0 and err == ""
-    assert out == f"trainflow {trainflow.__version__} (TensorFlow 1.15 API)\n"
+    assert out == f"trainflow {trainflow._version.__version__} (TensorFlow 1.15 API)\n"
 
 
 def test_help_states_the_exit_codes():
