@@ -82,6 +82,10 @@ class Graph:
         self._variable_creator_stack = []
         self._scoped_c_graph = None
         self._container = ""
+        # Ids of ops a run starts as soon as they are ready, before earlier-created ready
+        # ops (the global-step read hooks share: TensorFlow's executor runs it at once, so
+        # it sees the step before the run's increment).
+        self._run_early = set()
 
     # -- basic facts -------------------------------------------------------------
     @property
