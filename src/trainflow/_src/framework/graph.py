@@ -80,12 +80,8 @@ class Graph:
         self._functions = {}
         self._graph_def_versions = None
         self._variable_creator_stack = []
-        self._scoped_c_graph = None
-        self._container = ""
-        # Ids of ops a run starts as soon as they are ready, before earlier-created ready
-        # ops (the global-step read hooks share: TensorFlow's executor runs it at once, so
-        # it sees the step before the run's increment).
-        self._run_early = set()
+        self._scoped_c_graph, self._container = None, ""
+        self._run_early = set()  # op ids a run starts first when ready (graph_walk)
 
     # -- basic facts -------------------------------------------------------------
     @property
