@@ -1,5 +1,7 @@
-"""A TF1 program, unchanged but for its import line: a small convnet on the bundled
-8x8 digits with tf.layers, tf.losses, tf.metrics and AdamOptimizer.
+"""A TF1 program, unchanged but for its two import lines (tf, and the digits from
+trainflow's bundled copy, which a TensorFlow version loads with
+`sklearn.datasets.load_digits`): a small convnet on the 8x8 digits with tf.layers,
+tf.losses, tf.metrics and AdamOptimizer.
 
     python examples/digits_convnet.py [--epochs 5]
 """
@@ -8,7 +10,7 @@ import argparse
 import numpy as np
 
 import trainflow.compat.v1 as tf  # was: import tensorflow.compat.v1 as tf
-from trainflow._src.datasets import load_digits
+from trainflow._src.datasets import load_digits  # was: from sklearn.datasets import ...
 
 
 def model(images, training):

@@ -2,6 +2,7 @@
 close early, and `inspect`'s path forms and strict JSON."""
 import json
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 import trainflow
+import trainflow._version
 from trainflow._src.formats.tensor_bundle import BundleWriter
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(trainflow.__file__)))
@@ -37,7 +39,7 @@ def ckpt(tmp_path_factory):
 def test_version():
     code, out, err = trainflow_cmd("--version")
     assert code == 0 and err == ""
-    assert out == f"trainflow {trainflow.__version__} (TensorFlow 1.15 API)\n"
+    assert out == f"trainflow {trainflow._version.__version__} (TensorFlow 1.15 API)\n"
 
 
 def test_help_states_the_exit_codes():
@@ -45,7 +47,32 @@ def test_help_states_the_exit_codes():
     assert code == 0 and "exit status: 0 success, 1 a file" in out and "2 wrong usage" in out
 
 
-@pytest.mark.parametrize("argv", [[], ["nosuchcommand"], ["ops", "--symbols", "--json"]])
+def test_help_says_what_cluster_appends():
+    code, out, _ = trainflow_cmd("--help")
+    assert code == 0 and "cluster" in out
+    for flag in ("--job_name", "--task_index", "--ps_hosts", "--worker_hosts", "TF_CONFIG"):
+        assert flag in out
+    code, out, _ = trainflow_cmd("cluster", "--help")
+    assert code == 0 and "Every task runs COMMAND with the flags" in out
+
+
+@pytest.mark.parametrize("command", ["demo", "inspect", "events", "ops", "cluster"])
+def test_every_command_is_in_the_readme_and_help(command):
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"\ntrainflow {command} " in readme
+    code, out, _ = trainflow_cmd("--help")
+    assert code == 0 and f"    {command} " in out
+
+
+def test_missing_file_exits_1_for_every_file_command(tmp_path):
+    for command in ("inspect", "events"):
+        code, out, err = trainflow_cmd(command, str(tmp_path / "missing_dir"))
+        assert (code, out) == (1, ""), command
+        assert err.startswith(f"trainflow {command}: "), err
+
+
+@pytest.mark.parametrize("argv", [[], ["nosuchcommand"], ["ops", "--symbols", "--json"],
+                                  ["demo", "--epochs", "0"], ["demo", "--epochs", "-3"]])
 def test_usage_errors_exit_2(argv):
     code, out, err = trainflow_cmd(*argv)
     assert code == 2 and out == "" and "usage: trainflow" in err

@@ -51,6 +51,7 @@ FACES = {
     "trainflow.train": "tf.train",
     "trainflow.train.experimental": "tf.train.experimental",
     "trainflow.train.queue_runner": "tf.train.queue_runner",
+    "trainflow.version": "tf.version",
     "trainflow.xla": "tf.xla",
     "trainflow.xla.experimental": "tf.xla.experimental",
 }

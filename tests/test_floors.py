@@ -62,6 +62,8 @@ def _floor(module):
         return None
     if len(parts) == 1:
         return PUBLIC
+    if parts[1] == "_version":
+        return None  # a leaf: the package version string
     if parts[1] != "_src":
         return FACE
     parts = parts[1:]

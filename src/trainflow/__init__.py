@@ -106,16 +106,18 @@ from trainflow._src.compat.v2_behavior import (  # noqa: F401
 import trainflow._src.distributed as _distributed  # noqa: F401
 no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient
 
-from trainflow._version import __version__  # noqa: E402
-VERSION = "1.15.0"  # the TF1 API level trainflow follows
-GIT_VERSION = "trainflow-" + __version__
-COMPILER_VERSION = ""
+# The TF API level this namespace implements ("1.15.0"), as TensorFlow's `tf.__version__`
+# and `tf.VERSION` give it; the package's own version is `trainflow._version.__version__`.
+from trainflow._src.framework.versions import (  # noqa: E402, F401
+    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION)
+__version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
 _NAMESPACES = ("app", "bitwise", "compat", "debugging", "dtypes", "errors", "gfile", "image",
                "initializers", "io", "layers", "linalg", "logging", "losses", "math", "metrics",
                "nn", "python_io", "queue", "random", "sparse", "strings", "summary", "test",
-               "train", "xla")
+               "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {

@@ -128,3 +128,33 @@ def test_hessians_of_unconnected_input_is_value_error(graph):
     a = tf.constant(1.0)
     with pytest.raises(ValueError, match="not connected"):
         tf.hessians(tf.reduce_sum(x * x), [a])
+
+
+@pytest.mark.parametrize("form", ["zero", tf.UnconnectedGradients.ZERO])
+def test_unconnected_gradients_zero_takes_the_string_or_the_enum(graph, form):
+    x = tf.constant([1.0, 2.0])
+    unused = tf.constant([[3.0]])
+    gx, gu = tf.gradients(2.0 * x, [x, unused], unconnected_gradients=form)
+    assert gu.name == "zeros_like:0"  # made outside the "gradients" scope, as in TF
+    with tf.Session() as sess:
+        assert sess.run(gx).tolist() == [2.0, 2.0]
+        assert sess.run(gu).tolist() == [[0.0]]
+
+
+@pytest.mark.parametrize("form", ["none", tf.UnconnectedGradients.NONE])
+def test_unconnected_gradients_none_gives_none(graph, form):
+    x, unused = tf.constant(1.0), tf.constant(2.0)
+    assert tf.gradients(x * x, [x, unused], unconnected_gradients=form)[1] is None
+
+
+def test_unconnected_gradients_is_tfs_enum():
+    assert tf.UnconnectedGradients("zero") is tf.UnconnectedGradients.ZERO
+    assert tf.UnconnectedGradients.ZERO.value == "zero"
+    assert tf.UnconnectedGradients.NONE.value == "none"
+
+
+@pytest.mark.parametrize("bad", ["bad", 3])
+def test_unknown_unconnected_gradients_is_value_error(graph, bad):
+    x = tf.constant(1.0)
+    with pytest.raises(ValueError, match=f"Unknown value for unconnected_gradients: '{bad}'"):
+        tf.gradients(x * x, [x], unconnected_gradients=bad)

@@ -47,11 +47,16 @@ def test_demo_progress_bar_only_on_a_terminal(tmp_path, monkeypatch):
     assert "\r" in out and "#" in out and "test accuracy" in out
 
 
-@pytest.mark.parametrize("flag", ["--epochs", "--batch-size"])
-def test_demo_rejects_bad_numbers(tmp_path, flag, capsys):
+@pytest.mark.parametrize("flag", ["--epochs", "--batch-size", "--hidden"])
+@pytest.mark.parametrize("value, message", [("x", "invalid int value: 'x'"),
+                                            ("0", "must be a positive integer: '0'"),
+                                            ("-3", "must be a positive integer: '-3'")])
+def test_demo_rejects_bad_numbers(tmp_path, flag, value, message, capsys):
     with pytest.raises(SystemExit) as e:
-        main(["demo", "--logdir", str(tmp_path), flag, "x"])
+        main(["demo", "--logdir", str(tmp_path), flag, value])
     assert e.value.code == 2
+    assert f"argument {flag}: {message}" in capsys.readouterr().err
+    assert not os.listdir(tmp_path)  # nothing trained
 
 
 def test_demo_piped_prints_plain_lines(tmp_path):

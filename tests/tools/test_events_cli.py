@@ -145,7 +145,7 @@ def test_plot_without_matplotlib_says_how_to_get_it(tmp_path, capsys, monkeypatc
 
 
 def test_missing_path_and_empty_directory(tmp_path, capsys):
-    assert main(["events", str(tmp_path / "nope")]) == 2
+    assert main(["events", str(tmp_path / "nope")]) == 1  # a missing file, as inspect
     assert "no such file or directory" in capsys.readouterr().err
     assert main(["events", str(tmp_path)]) == 1
     assert "no event files" in capsys.readouterr().err

@@ -54,12 +54,19 @@ def test_op_type_support():
 
 def test_summary_and_lists_from_the_command():
     out = _ops()
-    assert out.startswith("TF 1.15 API symbols: ") and "\nop types: " in out
+    assert out.startswith("tf.compat.v1 symbols (TF 2.21): ") and "\nop types: " in out
     missing = _ops("--missing").splitlines()
     assert "tf.data.Dataset" in missing and "tf.train.AdamOptimizer" not in missing
     symbols = dict(line.split("  ") for line in _ops("--symbols").splitlines())
     assert symbols["tf.train.AdamOptimizer"] == "yes" and symbols["tf.data.Dataset"] == "no"
     assert sorted(n for n, v in symbols.items() if v == "no") == sorted(missing)
+
+
+def test_the_docs_name_the_symbol_list_for_what_it_is():
+    """The list is TF 2.21's tf.compat.v1 (post-1.15 names included), not TF 1.15's API."""
+    md = support.markdown(support.symbol_support(), support.op_type_support())
+    assert "## TensorFlow 2.21's `tf.compat.v1` symbols" in md
+    assert "TF 1.15's `tf.*` API exist" not in md
 
 
 def test_json_and_the_committed_docs_are_current():

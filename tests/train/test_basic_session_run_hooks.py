@@ -9,6 +9,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
+from tf_interop import needs_tf, run_json
+
 
 def _model():
     step = tf.train.get_or_create_global_step()
@@ -123,3 +125,61 @@ def test_global_step_waiter_hook_waits_for_other_worker():
             timer.join(5)
             bump.join(5)
             assert raw.run(step) == 3
+
+
+# LoggingTensorHook's line for values of each kind, as TF formats them: "%s" of the fetched
+# value (float32 scalars print as float32) with NumPy's suppress=True for arrays.
+_LOGGED_VALUES_CODE = """
+import json
+import logging
+import numpy as np
+
+def logged_line(tf, logger_name):
+    lines = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())
+    logger = logging.getLogger(logger_name)
+    logger.addHandler(handler)
+    old_level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        with tf.Graph().as_default():
+            tf.train.get_or_create_global_step()
+            values = {
+                "f32": tf.constant(1.5178089, tf.float32),
+                "f64": tf.constant(1.5178089, tf.float64),
+                "i64": tf.constant(7, tf.int64),
+                "small": tf.constant([1e-5, 2.0, 123456.78], tf.float32),
+                "s": tf.constant(b"text"),
+            }
+            hook = tf.train.LoggingTensorHook(values, every_n_iter=1)
+            with tf.train.MonitoredSession(hooks=[hook]) as sess:
+                sess.run(values["i64"])
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+    return [line for line in lines if "f32 = " in line]
+"""
+
+
+def _our_logged_line():
+    scope = {}
+    exec(_LOGGED_VALUES_CODE, scope)
+    return scope["logged_line"](tf, "trainflow")
+
+
+def test_logging_tensor_hook_formats_values_as_tf():
+    line, = _our_logged_line()
+    assert line.startswith("f32 = 1.5178089, f64 = 1.5178089, i64 = 7, ")
+    assert line.endswith("small = [     0.00001      2.      123456.78   ]")
+    assert np.get_printoptions()["suppress"] is False
+
+
+@needs_tf
+def test_logging_tensor_hook_line_matches_tensorflow():
+    theirs = run_json(_LOGGED_VALUES_CODE + """
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+print(json.dumps(logged_line(tf, "tensorflow")))
+""")
+    assert _our_logged_line() == theirs

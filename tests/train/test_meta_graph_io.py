@@ -51,7 +51,8 @@ def test_collections_serialize_by_kind():
              for v in c["variables"].bytes_list.value]
     assert names == ["model/w:0", "model/b:0", "global_step:0"]
     assert var_def is None or var_def.variable_name == "model/w:0"
-    assert mgd.meta_info_def.tensorflow_version == "2.21.0"
+    assert mgd.meta_info_def.tensorflow_version == tf.VERSION == "1.15.0"
+    assert mgd.meta_info_def.tensorflow_git_version == tf.GIT_VERSION
     ops = [o.name for o in mgd.meta_info_def.stripped_op_list.op]
     assert ops == sorted(ops) and "MatMul" in ops and "ApplyGradientDescent" in ops
 

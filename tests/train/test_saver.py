@@ -8,6 +8,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
 from trainflow._src.protos import saver_pb2
+from trainflow._src.train import saver as saver_module
 from trainflow._src.train.saver_builder import BaseSaverBuilder
 
 from fixture_paths import FIXTURES
@@ -307,3 +308,30 @@ def test_reshape_restores_a_tensor_of_another_shape(tmp_path):
                 tf.train.Saver().restore(sess, path)
             tf.train.Saver(reshape=True).restore(sess, path)
             np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(3, 2))
+
+
+class _CheckpointedOp(saver_module.BaseSaverBuilder.SaveableObject):
+    """TF's saver_test pattern: a custom saveable through the builder's aliases."""
+
+    def __init__(self, var, name):
+        spec = saver_module.BaseSaverBuilder.SaveSpec(var, "", name)
+        super().__init__(var, [spec], name)
+
+    def restore(self, restored_tensors, restored_shapes):
+        return tf.assign(self.op, restored_tensors[0])
+
+
+def test_custom_saveable_through_base_saver_builder_aliases(tmp_path):
+    from trainflow._src.train import saveable_object
+    assert BaseSaverBuilder.SaveableObject is saveable_object.SaveableObject
+    assert BaseSaverBuilder.SaveSpec is saveable_object.SaveSpec
+    with tf.Graph().as_default():
+        v = tf.Variable([1.0, 2.0], name="v")
+        saver = tf.train.Saver([_CheckpointedOp(v, "custom")])
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = saver.save(sess, str(tmp_path / "m"))
+            sess.run(v.assign([0.0, 0.0]))
+            saver.restore(sess, path)
+            assert sess.run(v).tolist() == [1.0, 2.0]
+    assert tf.train.list_variables(path) == [("custom", [2])]

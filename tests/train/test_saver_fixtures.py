@@ -7,6 +7,7 @@ import numpy as np
 
 import trainflow.compat.v1 as tf
 from trainflow._src.protos import meta_graph_pb2
+from trainflow._version import __version__ as trainflow_version
 
 from fixture_paths import FIXTURES
 
@@ -83,7 +84,10 @@ def test_meta_graph_matches_tensorflow():
         _partitioned_graph()
         mgd = tf.train.Saver().export_meta_graph()
     assert mgd.meta_info_def.stripped_op_list == expected.meta_info_def.stripped_op_list
-    assert mgd.meta_info_def.tensorflow_version == expected.meta_info_def.tensorflow_version
+    # TensorFlow records its release; trainflow the API level it implements and its own build.
+    assert expected.meta_info_def.tensorflow_version == "2.21.0"
+    assert (mgd.meta_info_def.tensorflow_version, mgd.meta_info_def.tensorflow_git_version) == \
+        ("1.15.0", "trainflow-" + trainflow_version)
     assert mgd.collection_def == expected.collection_def
     assert mgd.graph_def.versions == expected.graph_def.versions
 

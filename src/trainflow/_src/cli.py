@@ -15,9 +15,11 @@ _COMMANDS = {
                 "list or print the tensors of a checkpoint"),
     "events": ("trainflow._src.tools.events",
                "list, export, extract or plot what event files hold"),
-    "ops": ("trainflow._src.tools.support", "what is supported: TF 1.15 symbols and op types"),
+    "ops": ("trainflow._src.tools.support",
+            "what is supported: TF 2.21's tf.compat.v1 symbols and op types"),
     "cluster": ("trainflow._src.tools.cluster",
-                "run a command as every task of a localhost cluster"),
+                "run a command as every task of a localhost cluster, appending --job_name, "
+                "--task_index, --ps_hosts, --worker_hosts and setting TF_CONFIG"),
 }
 
 
@@ -44,13 +46,16 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     modules = {}
     for name, (module_name, help_text) in _COMMANDS.items():
-        sp = sub.add_parser(name, help=help_text)
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as e:
             if e.name != module_name:
                 raise
+            sub.add_parser(name, help=help_text)
             continue
+        # `trainflow CMD --help` starts with the module's docstring: what CMD does.
+        sp = sub.add_parser(name, help=help_text, description=module.__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sp)
         modules[name] = module
     args = parser.parse_args(argv)

@@ -6,7 +6,7 @@ from trainflow._src.ops.array.diag import diag as tensor_diag  # noqa: F401
 from trainflow._src.ops.array.diag import diag_part as tensor_diag_part  # noqa: F401
 from trainflow._src.ops.linalg.linalg_api import (  # noqa: F401
     adjoint, band_part, cholesky, cholesky_solve, cross, diag, diag_part, eye, logdet,
-    matrix_transpose, set_diag, svd, trace)
+    matrix_transpose, matvec, set_diag, svd, trace)
 from trainflow._src.ops.linalg.linalg_api import log_matrix_determinant as slogdet  # noqa: F401
 from trainflow._src.ops.linalg.linalg_api import matrix_determinant as det  # noqa: F401
 from trainflow._src.ops.linalg.linalg_api import matrix_inverse as inv  # noqa: F401

@@ -324,3 +324,22 @@ def test_variables_in_nested_loops_and_conds():
             assert sess.run(v) == 12
             assert sess.run(in_cond, {p: True}) == 4
             assert sess.run(v) == 32
+
+
+def test_resource_variable_read_in_the_body_keeps_its_shape():
+    """The body's read of a captured resource variable has the variable's shape (TF follows
+    the handle through the capture), so the loop var keeps (3,) (tested against TF in
+    tests/ops/state/test_resource_variables_interop.py)."""
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", initializer=tf.constant([1., 2., 3.]), use_resource=True)
+        shapes = []
+
+        def body(i, a):
+            shapes.append(v.value().shape.as_list())
+            return i + 1, a + v
+
+        _, a = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros([3])])
+        assert shapes == [[3]] and a.shape.as_list() == [3]
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(a).tolist() == [3.0, 6.0, 9.0]

@@ -161,3 +161,64 @@ def test_parse_example_matches_tensorflow():
         else:
             got = got.tolist()
         assert json.loads(json.dumps(got)) == want, key
+
+
+# A feature spec whose dtype the parsing ops don't take: TF's TypeError, naming the op
+# parameter the dtype feeds. (call, spec source) pairs, run here and in TensorFlow.
+BAD_DTYPE_CASES = {
+    "fixed_len": "tf.parse_example(s, {'a': tf.FixedLenFeature([], tf.int32)})",
+    "var_len": "tf.parse_example(s, {'a': tf.VarLenFeature(tf.float64)})",
+    "fixed_len_sequence": "tf.parse_example(s, {'a': tf.FixedLenSequenceFeature("
+                          "[], tf.int32, allow_missing=True)})",
+    "sparse_feature": "tf.parse_example(s, {'a': tf.SparseFeature('i', 'v', tf.int32, 3)})",
+    "single": "tf.parse_single_example(s[0], {'a': tf.FixedLenFeature([], tf.int32)})",
+    "context": "tf.io.parse_single_sequence_example(s[0], context_features="
+               "{'a': tf.FixedLenFeature([], tf.int32)})",
+    "context_sparse": "tf.io.parse_single_sequence_example(s[0], context_features="
+                      "{'a': tf.VarLenFeature(tf.int32)})",
+    "feature_list": "tf.io.parse_single_sequence_example(s[0], sequence_features="
+                    "{'a': tf.FixedLenSequenceFeature([], tf.int32)})",
+    "feature_list_sparse": "tf.io.parse_single_sequence_example(s[0], sequence_features="
+                           "{'a': tf.VarLenFeature(tf.bool)})",
+}
+
+_BAD_DTYPE_CODE = """
+def bad_dtype_errors(tf, cases):
+    out = {}
+    for key, call in sorted(cases.items()):
+        with tf.Graph().as_default():
+            s = tf.placeholder(tf.string, [None])
+            try:
+                eval(call)
+                out[key] = None
+            except Exception as e:
+                out[key] = [type(e).__name__, str(e)]
+    return out
+"""
+
+
+def _bad_dtype_errors():
+    scope = {}
+    exec(_BAD_DTYPE_CODE, scope)
+    return scope["bad_dtype_errors"](tf, BAD_DTYPE_CASES)
+
+
+def test_bad_feature_dtype_is_type_error_naming_the_parameter():
+    errors = _bad_dtype_errors()
+    assert errors["fixed_len"] == [
+        "TypeError", "Value passed to parameter 'dense_defaults' has DataType int32 not in "
+        "list of allowed values: float32, int64, string"]
+    assert errors["feature_list_sparse"][1].startswith(
+        "Value passed to parameter 'feature_list_sparse_types' has DataType bool")
+    assert {e[0] for e in errors.values()} == {"TypeError"}
+
+
+@needs_tf
+def test_bad_feature_dtype_errors_match_tensorflow():
+    theirs = run_json(_BAD_DTYPE_CODE + """
+import json
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+print(json.dumps(bad_dtype_errors(tf, json.loads(input()))))
+""", spec=BAD_DTYPE_CASES)
+    assert _bad_dtype_errors() == theirs

@@ -134,3 +134,40 @@ def test_resource_scatters_and_embedding_lookup_match_tensorflow():
     assert ours["nodes"] == theirs["nodes"]
     for mine, tf_value in zip(ours["values"], theirs["values"]):
         np.testing.assert_allclose(mine, tf_value, rtol=1e-6)
+
+
+# Resource-variable reads inside control flow: the read's static shape is the variable's,
+# found through the loop body's capture (TF's handle data), so loop vars keep their shapes.
+LOOP_PROGRAM = r"""
+out = {}
+with tf.Graph().as_default():
+    v = tf.get_variable("v", initializer=tf.constant([1., 2., 3.]), use_resource=True)
+    m = tf.get_variable("m", initializer=tf.ones([2, 3]), use_resource=True)
+    i, a = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + v), [0, tf.zeros([3])])
+    _, b = tf.while_loop(lambda j, b: j < 2,
+                         lambda j, b: (j + 1, b + tf.reduce_sum(m.read_value(), 0)),
+                         [0, tf.zeros([3])])
+    c = tf.cond(tf.constant(True), lambda: v.read_value() * 2.0, lambda: tf.zeros([3]))
+    out["shapes"] = [a.shape.as_list(), b.shape.as_list(), c.shape.as_list()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out["values"] = [x.tolist() for x in sess.run([a, b, c])]
+"""
+
+
+def _loop_program(tf_module):
+    scope = {"tf": tf_module}
+    exec(LOOP_PROGRAM, scope)
+    return scope["out"]
+
+
+def test_resource_reads_in_loops_match_tensorflow():
+    theirs = run_json("""
+import json
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+scope = {"tf": tf}
+exec(%r, scope)
+print(json.dumps(scope["out"]))
+""" % LOOP_PROGRAM)
+    assert _loop_program(tf) == theirs

@@ -9,11 +9,8 @@ protobuf out of `import trainflow`) without a cycle; `graph_def` (GraphDef impor
 import re
 
 from trainflow._src.framework.attr_value import to_attr_value
+from trainflow._src.framework.versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
 from trainflow._src.protos import function_pb2, graph_pb2, node_def_pb2, versions_pb2
-
-# The GraphDef version of the TensorFlow release whose op set we follow (TF 2.21).
-GRAPH_DEF_VERSION = 2474
-GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 
 
 def graph_versions():

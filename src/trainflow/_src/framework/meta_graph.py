@@ -13,14 +13,12 @@ import re
 
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.op_def_proto import strip_default_attrs, stripped_op_list_for_graph
+from trainflow._src.framework.versions import GIT_VERSION, VERSION
 from trainflow._src.protos import (
     attr_value_pb2, graph_debug_info_pb2, graph_pb2, meta_graph_pb2, saver_pb2)
 
 _log = logging.getLogger(__name__)
 
-# The TensorFlow release whose op set and GraphDef version trainflow follows.
-TENSORFLOW_VERSION = "2.21.0"
-TENSORFLOW_GIT_VERSION = "trainflow"
 UNBOUND_INPUT_PREFIX = "$unbound_inputs_"
 SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "SaveSlices", "LegacySave",
                         "LegacySaveSlice", "RestoreV2", "Restore", "RestoreSlice",
@@ -165,8 +163,9 @@ def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
     graph = graph or get_default_graph()
     mgd = meta_graph_pb2.MetaGraphDef()
     info = meta_info_def or meta_graph_pb2.MetaGraphDef.MetaInfoDef()
-    info.tensorflow_version = TENSORFLOW_VERSION
-    info.tensorflow_git_version = TENSORFLOW_GIT_VERSION
+    # What wrote the file, as TensorFlow records it: the API level and the build (ours).
+    info.tensorflow_version = VERSION
+    info.tensorflow_git_version = GIT_VERSION
     mgd.meta_info_def.MergeFrom(info)
     mgd.graph_def.MergeFrom(graph_def if graph_def else graph.as_graph_def(add_shapes=True))
     if not mgd.meta_info_def.stripped_op_list.op:

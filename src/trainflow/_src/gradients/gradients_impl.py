@@ -7,6 +7,7 @@ summing the gradients that reach each tensor. Iterative, never recursive.
 """
 import collections
 import contextlib
+import enum
 
 from trainflow._src.framework import attr_scope, dtypes, graph_walk, registry
 from trainflow._src.framework.graph import _get_graph_from_inputs
@@ -30,8 +31,9 @@ class AggregationMethod:
     EXPERIMENTAL_ACCUMULATE_N = 2
 
 
-class UnconnectedGradients:
-    """What `tf.gradients` returns for an x that the ys do not depend on."""
+class UnconnectedGradients(enum.Enum):
+    """What `tf.gradients` returns for an x that the ys do not depend on (TF's enum: its
+    members or their values, "none" and "zero", are accepted)."""
 
     NONE = "none"
     ZERO = "zero"
@@ -212,8 +214,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         grad_ys = _as_list(grad_ys)
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
-    if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
-        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    try:
+        unconnected_gradients = UnconnectedGradients(unconnected_gradients)
+    except ValueError:
+        raise ValueError(
+            f"Unknown value for unconnected_gradients: '{unconnected_gradients}'") from None
     _check_aggregation_method(aggregation_method)
     g = _get_graph_from_inputs(list(ys) + list(xs))
     with g.as_default(), g.name_scope(name or "gradients"):
@@ -254,13 +259,14 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     if pending[src] == 0 and src not in queued:
                         queued.add(src)
                         queue.append(src)
-        out = []
+    out = []
+    with g.as_default():  # TF makes the zeros outside the "gradients" name scope
         for x in xs:
             gx = _get_grad(grads, x)
             if gx is None and unconnected_gradients == UnconnectedGradients.ZERO:
                 gx = create.zeros_like(x)
             out.append(gx)
-        return out
+    return out
 
 
 _AGGREGATION_METHODS = (AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,

@@ -8,6 +8,7 @@ shows a progress bar. A second run resumes from the last checkpoint and trains o
 At the end it prints the test accuracy and draws the loss and accuracy curves from its
 own event file into a PNG.
 """
+import argparse
 import math
 import os
 import sys
@@ -21,16 +22,27 @@ from trainflow._src.tools import event_data, events_plot
 N_CLASSES = 10
 
 
+def _positive_int(text):
+    """argparse type: an int >= 1 (a wrong one is a usage error, exit status 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer: '{text}'")
+    return value
+
+
 def add_arguments(parser):
     """Declares the demo's arguments on `parser`."""
     parser.add_argument("--logdir", default="trainflow-demo",
                         help="checkpoints, event files and the data file (default: "
                              "./trainflow-demo); a second run resumes from it")
-    parser.add_argument("--epochs", type=int, default=15,
-                        help="passes over the training set in this run")
-    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--epochs", type=_positive_int, default=15,
+                        help="passes over the training set in this run (>= 1)")
+    parser.add_argument("--batch-size", type=_positive_int, default=32)
     parser.add_argument("--learning-rate", type=float, default=0.003)
-    parser.add_argument("--hidden", type=int, default=64, help="hidden units")
+    parser.add_argument("--hidden", type=_positive_int, default=64, help="hidden units")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", default=None, metavar="OUT.png",
                         help="where to draw the curves (default: LOGDIR/curves.png)")

@@ -53,7 +53,7 @@ def _title(path, runs):
 def _run(args):
     if not os.path.exists(args.path):
         print(f"trainflow events: {args.path}: no such file or directory", file=sys.stderr)
-        return 2
+        return 1
     runs, problems = event_data.load(args.path)
     if not runs:
         print(f"trainflow events: no event files under {args.path}", file=sys.stderr)

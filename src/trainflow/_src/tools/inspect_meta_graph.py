@@ -20,6 +20,7 @@ def describe(mgd):
         kind = col.WhichOneof("kind")
         cols[key] = {"kind": kind, "size": len(getattr(col, kind).value) if kind else 0}
     doc = {"tensorflow_version": mgd.meta_info_def.tensorflow_version,
+           "tensorflow_git_version": mgd.meta_info_def.tensorflow_git_version,
            "nodes": len(mgd.graph_def.node),
            "ops_by_type": dict(sorted(ops.items(), key=lambda kv: (-kv[1], kv[0]))),
            "stripped_op_list": [o.name for o in mgd.meta_info_def.stripped_op_list.op],
@@ -46,7 +47,7 @@ def show(path, as_json=False, out=print):
         out(json.dumps(dict({"meta_graph": str(path)}, **doc), indent=1))
         return
     out(f"meta graph {path} (tensorflow_version {doc['tensorflow_version'] or '?'}, "
-        f"{doc['nodes']} nodes)")
+        f"tensorflow_git_version {doc['tensorflow_git_version'] or '?'}, {doc['nodes']} nodes)")
     out("ops by type:")
     for op_type, n in doc["ops_by_type"].items():
         out(f"  {op_type:<28} {n}")

@@ -1,7 +1,8 @@
 """`trainflow ops`: what is supported, at a glance.
 
 Two views, both read from the running package: which public symbols of TensorFlow
-1.15's API (`tools/data/tf1_api_symbols.txt`, a walk of TF's `tf.compat.v1`) exist in
+2.21's `tf.compat.v1` (`tools/data/tf1_api_symbols.txt`, a walk of it: TF 1.15's API with
+the few names TF 2.x added) exist in
 `trainflow.compat.v1`, and, for every registered op type, whether it has a NumPy kernel,
 a gradient (or is not differentiable, as in TF) and an XLA lowering. `docs/support.md`
 is this command's `--markdown` output; `--check PROGRAM.py` (`port_check`) lists what
@@ -30,9 +31,9 @@ def add_arguments(parser):
     """Declares the subcommand's arguments on `parser`."""
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--symbols", action="store_true",
-                      help="every TF 1.15 symbol, with 'yes' or 'no'")
+                      help="every tf.compat.v1 symbol (TF 2.21's), with 'yes' or 'no'")
     mode.add_argument("--missing", action="store_true",
-                      help="only the TF 1.15 symbols trainflow lacks")
+                      help="only the tf.compat.v1 symbols trainflow lacks")
     mode.add_argument("--op-types", action="store_true",
                       help="every op type with its NumPy kernel, gradient and XLA lowering")
     mode.add_argument("--markdown", action="store_true",
@@ -44,7 +45,8 @@ def add_arguments(parser):
 
 
 def symbol_support():
-    """{symbol: True/False}: whether `trainflow.compat.v1` has each TF 1.15 symbol."""
+    """{symbol: True/False}: whether `trainflow.compat.v1` has each symbol of TF 2.21's
+    `tf.compat.v1`."""
     import trainflow.compat.v1 as tf  # lazy: the whole TF1 namespace, only for this report
     return {name: resolves(tf, name) for name in tf1_symbols()}
 
@@ -119,9 +121,10 @@ def markdown(symbols, op_types):
         "If a symbol or op type your program uses is missing, see \"Porting a TF1 program\" "
         "in the README.",
         "",
-        "## TensorFlow 1.15 API symbols",
+        "## TensorFlow 2.21's `tf.compat.v1` symbols",
         "",
-        f"{have} of the {len(symbols)} public symbols of TF 1.15's `tf.*` API exist in "
+        f"{have} of the {len(symbols)} public symbols of TensorFlow 2.21's `tf.compat.v1` "
+        "(TF 1.15's `tf.*` API with the few names TF 2.x added to it) exist in "
         "`trainflow.compat.v1` (not counted: `tf.raw_ops`, `tf.keras`, `tf.estimator`).",
         "",
         "| namespace | available | of |",
@@ -200,7 +203,7 @@ def run(args):
         out.write("\n")
         return 0
     have = sum(symbols.values())
-    out.write(f"TF 1.15 API symbols: {have} of {len(symbols)} available "
+    out.write(f"tf.compat.v1 symbols (TF 2.21): {have} of {len(symbols)} available "
               "(--symbols, --missing for the lists)\n")
     counts = namespace_counts(symbols)
     width = max(len(ns) for ns, _, _ in counts)

@@ -1,5 +1,6 @@
-"""TF 1.15's public symbols (`data/tf1_api_symbols.txt`, a walk of TF's `tf.compat.v1`) and
-whether a namespace has one; `trainflow ops` and its `--check` read both."""
+"""TF 2.21's `tf.compat.v1` symbols (`data/tf1_api_symbols.txt`, a walk of it: TF 1.15's API
+with the few names TF 2.x added) and whether a namespace has one; `trainflow ops` and its
+`--check` read both."""
 import os
 
 _SYMBOLS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
@@ -8,7 +9,7 @@ _MISSING = object()
 
 
 def tf1_symbols():
-    """TF 1.15's public symbols (`tf.train.AdamOptimizer` ...), sorted."""
+    """TF 2.21's `tf.compat.v1` symbols (`tf.train.AdamOptimizer` ...), sorted."""
     with open(_SYMBOLS_FILE, encoding="utf-8") as f:
         return [line.strip() for line in f if line.strip() and not line.startswith("#")]
 

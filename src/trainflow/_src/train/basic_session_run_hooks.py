@@ -81,14 +81,19 @@ class LoggingTensorHook(SessionRunHook):
         return SessionRunArgs(self._current_tensors) if self._should_trigger else None
 
     def _log_tensors(self, tensor_values):
-        elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
-        if self._formatter:
-            logging.info(self._formatter(tensor_values))
-            return
-        line = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
-        if elapsed_secs is not None:
-            line += f" ({elapsed_secs:.3f} sec)"
-        logging.info("%s", line)
+        # As TF: values through `%s` (a float32 prints as float32, not through float64),
+        # arrays without scientific notation.
+        with np.printoptions(suppress=True):
+            elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
+            if self._formatter:
+                logging.info(self._formatter(tensor_values))
+                return
+            line = ", ".join("%s = %s" % (tag, tensor_values[tag])  # noqa: UP031
+                             for tag in self._tag_order)
+            if elapsed_secs is not None:
+                logging.info("%s (%.3f sec)", line, elapsed_secs)
+            else:
+                logging.info("%s", line)
 
     def after_run(self, run_context, run_values):  # noqa: ARG002
         if self._should_trigger:

@@ -18,7 +18,7 @@ from trainflow._src.train import checkpoint_management, saver_object_restore
 from trainflow._src.train import training_util
 from trainflow._src.train.meta_graph_io import export_meta_graph
 from trainflow._src.train.saveable_object import all_saveable_objects
-from trainflow._src.train.saver_builder import BulkSaverBuilder
+from trainflow._src.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: F401
 from trainflow._src.train.saver_rotation import CheckpointRotation
 
 _log = logging.getLogger(__name__)

@@ -20,7 +20,8 @@ from trainflow._src.ops.state.partitioned_variables import PartitionedVariable
 from trainflow._src.ops.string.regex_match import regex_full_match
 from trainflow._src.ops.string.string_ops import string_join
 from trainflow._src.protos import saver_pb2
-from trainflow._src.train.saveable_object import validate_and_slice_inputs
+from trainflow._src.train.saveable_object import (
+    SaveableObject, SaveSpec, validate_and_slice_inputs)
 
 
 def _set_cpu0(device_string):
@@ -35,6 +36,10 @@ class BaseSaverBuilder:
     Args:
       write_version: SaverDef.V1 or SaverDef.V2.
     """
+
+    # TensorFlow's aliases: custom saveables subclass `saver.BaseSaverBuilder.SaveableObject`.
+    SaveSpec = SaveSpec
+    SaveableObject = SaveableObject
 
     def __init__(self, write_version=saver_pb2.SaverDef.V2):
         self._write_version = write_version

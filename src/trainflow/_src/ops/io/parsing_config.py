@@ -43,11 +43,13 @@ class SparseFeature(collections.namedtuple(
 _TYPES = (dtypes.float32, dtypes.int64, dtypes.string)
 
 
-def _check_dtype(key, dtype):
+def _check_dtype(param, dtype):
+    """`dtype` as a DType; a TypeError naming the op parameter it feeds (TF's message) when
+    parsing ops don't take it."""
     dtype = dtypes.as_dtype(dtype)
     if dtype not in _TYPES:
-        raise ValueError(f"Unsupported dtype {dtype.name} for feature {key}: expected "
-                         "float32, int64 or string")
+        raise TypeError(f"Value passed to parameter '{param}' has DataType {dtype.name} not "
+                        "in list of allowed values: float32, int64, string")
     return dtype
 
 
@@ -61,7 +63,11 @@ class ParseParams:
       sparse_features: {key: SparseFeature} to merge after parsing.
     """
 
-    def __init__(self, features, sequence=False):
+    def __init__(self, features, sequence=False, prefix=""):
+        # The op parameters a bad dtype is reported against, as TF names them: the dense
+        # dtypes come from the defaults except for a sequence example's feature lists.
+        self._sparse_param = prefix + "sparse_types"
+        self._dense_param = prefix + ("dense_types" if sequence else "dense_defaults")
         if not features:
             features = {}
         self.sparse = {}
@@ -98,7 +104,7 @@ class ParseParams:
         self.dense_allow_missing = [self.dense[k][4] for k in self.dense_keys]
 
     def _add_sparse(self, key, dtype):
-        dtype = _check_dtype(key, dtype)
+        dtype = _check_dtype(self._sparse_param, dtype)
         if key in self.sparse and self.sparse[key] != dtype:
             raise ValueError(f"Conflicting type {self.sparse[key]} vs {dtype} for feature "
                              f"{key}.")
@@ -107,7 +113,7 @@ class ParseParams:
         self.sparse[key] = dtype
 
     def _add_dense(self, key, shape, dtype, default, variable, allow_missing=False):
-        dtype = _check_dtype(key, dtype)
+        dtype = _check_dtype(self._dense_param, dtype)
         shape = as_shape(shape)
         if shape.rank is None or not shape.is_fully_defined():
             if not variable:

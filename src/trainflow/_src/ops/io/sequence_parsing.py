@@ -117,8 +117,8 @@ def _check(context_features, sequence_features):
 
 
 def _parse(serialized, context_features, sequence_features, names):
-    ctx = ParseParams(context_features)
-    fl = ParseParams(sequence_features, sequence=True)
+    ctx = ParseParams(context_features, prefix="context_")
+    fl = ParseParams(sequence_features, sequence=True, prefix="feature_list_")
     serialized = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
     defaults = []
     for dtype, shape, default in zip(ctx.dense_types, ctx.dense_shapes, ctx.dense_defaults):

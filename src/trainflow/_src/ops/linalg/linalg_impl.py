@@ -26,7 +26,8 @@ from trainflow._src.framework.tensor import Tensor
 
 __all__ = ["adjoint", "cholesky", "cholesky_solve", "cross", "eye", "log_matrix_determinant",
            "logdet", "matrix_band_part", "matrix_determinant", "matrix_inverse",
-           "matrix_solve", "matrix_transpose", "matrix_triangular_solve", "svd", "trace"]
+           "matrix_solve", "matrix_transpose", "matrix_triangular_solve", "matvec", "svd",
+           "trace"]
 
 # tf.linalg's diagonal functions take a band k (TensorFlow 2's V3 ops).
 diag = _diag_v3.matrix_diag
@@ -118,6 +119,26 @@ def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
 
 
 band_part = matrix_band_part
+
+
+def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False,
+           name=None):
+    """Matrix-vector product `a @ b` of (batches of) matrices and vectors, as TF builds it:
+    `matmul(a, expand_dims(b, -1))` squeezed; its gradient is matmul's.
+
+    Args:
+      a: a Tensor of rank >= 2, [..., M, N].
+      b: a Tensor of rank >= 1 and a's dtype, [..., N].
+      transpose_a, adjoint_a: transpose (conjugate-transpose) `a` first.
+      a_is_sparse, b_is_sparse: hints passed to matmul.
+      name: the name scope ("MatVec").
+    """
+    with get_default_graph().name_scope(name or "MatVec"):
+        b = convert_to_tensor(b, name="b")
+        output = arith.matmul(a, shape_lib.expand_dims(b, axis=-1), transpose_a=transpose_a,
+                              adjoint_a=adjoint_a, a_is_sparse=a_is_sparse,
+                              b_is_sparse=b_is_sparse)
+        return shape_lib.squeeze(output, axis=-1)
 
 
 def cross(a, b, name=None):

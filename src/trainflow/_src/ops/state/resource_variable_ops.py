@@ -86,12 +86,34 @@ def _read_kernel(resource, *, ctx):
     return np.array(buffer_of(resource, ctx), copy=True)
 
 
+# Ops that pass a resource handle through unchanged (TF carries the handle's shape data
+# through them).
+_HANDLE_PASS_THROUGH = ("Identity", "Enter", "Switch", "Merge", "RefEnter")
+
+
+def _captured_source(t):
+    """The outer tensor a function graph's placeholder `t` captures, or None."""
+    for capture in getattr(t.op._graph, "captures", ()):
+        if capture.inner is t:
+            return capture.outer
+    return None
+
+
 def _handle_shape(op):
-    """The static shape of the variable behind input 0 (from its VarHandleOp if visible)."""
-    src = op._inputs[0].op
-    if src.type == "VarHandleOp":
-        return src._attrs["shape"]
-    return TensorShape(None)
+    """The static shape of the variable behind input 0: its VarHandleOp's shape attr, found
+    through the captures of function graphs (a While's body) and pass-through ops, as TF's
+    handle data follows the handle."""
+    t = op._inputs[0]
+    while True:
+        src = t.op
+        if src.type == "VarHandleOp":
+            return src._attrs["shape"]
+        if src.type in _HANDLE_PASS_THROUGH and src._inputs:
+            t = src._inputs[0]
+        elif src.type == "Placeholder" and (outer := _captured_source(t)) is not None:
+            t = outer
+        else:
+            return TensorShape(None)
 
 
 register_op("ReadVariableOp", inputs=["resource: resource"], outputs=["value: dtype"],
