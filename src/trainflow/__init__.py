@@ -39,6 +39,9 @@ from trainflow._src.ops.array.array_ops import (  # noqa: F401
     squeeze, stack, stop_gradient, strided_slice, tile, to_bfloat16, to_double, to_float,
     to_int32, to_int64, transpose, unique, unique_with_counts, unstack, where, where_v2,
     zeros, zeros_like)
+from trainflow._src.ops.array.space_batch import (  # noqa: F401
+    batch_to_space, batch_to_space_nd, roll, space_to_batch, space_to_batch_nd, unravel_index)
+from trainflow._src.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401
 from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
     add_check_numerics_ops, assert_equal, assert_greater, assert_greater_equal,
     assert_integer, assert_less, assert_less_equal, assert_near, assert_negative,
@@ -102,6 +105,7 @@ from trainflow._src.compat.v2_behavior import (  # noqa: F401
     enable_resource_variables, enable_tensor_equality, enable_v2_behavior,
     enable_v2_tensorshape, executing_eagerly, executing_eagerly_outside_functions,
     resource_variables_enabled)
+from trainflow import manip, nest, resource_loader, sets  # noqa: F401 - TF 1.x faces
 # Registers the grpc:// targets, so Session("grpc://...") works without tf.train.
 import trainflow._src.distributed as _distributed  # noqa: F401
 no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient

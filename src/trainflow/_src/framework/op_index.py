@@ -46,6 +46,8 @@ _OP_MODULES = {
         "Slice StridedSlice"),
     "trainflow._src.ops.array.slicing_grad": (
         "StridedSliceGrad"),
+    "trainflow._src.ops.array.space_batch": (
+        "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
     "trainflow._src.ops.control_flow.functional_if": (
         "If StatelessIf"),
     "trainflow._src.ops.control_flow.grouping": (
@@ -181,6 +183,9 @@ _OP_MODULES = {
         "RandomUniform RandomUniformInt TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": (
         "PyFunc PyFuncStateless"),
+    "trainflow._src.ops.sparse.sets": (
+        "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
+        "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
@@ -265,6 +270,8 @@ _GRADIENT_MODULES = {
         "BroadcastTo ExpandDims Fill Reshape Squeeze"),
     "trainflow._src.ops.array.slicing_grad": (
         "Slice StridedSlice StridedSliceGrad"),
+    "trainflow._src.ops.array.space_batch": (
+        "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
     "trainflow._src.ops.control_flow.cond_grad": (
         "Merge RefMerge RefSwitch Switch"),
     "trainflow._src.ops.control_flow.functional_if": (
@@ -389,6 +396,9 @@ _GRADIENT_MODULES = {
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": (
         "PyFunc PyFuncStateless"),
+    "trainflow._src.ops.sparse.sets": (
+        "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
+        "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
