@@ -42,6 +42,9 @@ from trainflow._src.ops.array.array_ops import (  # noqa: F401
 from trainflow._src.ops.array.space_batch import (  # noqa: F401
     batch_to_space, batch_to_space_nd, roll, space_to_batch, space_to_batch_nd, unravel_index)
 from trainflow._src.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401
+from trainflow._src.ops.array.tensor_scatter import (  # noqa: F401
+    tensor_scatter_add, tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+    tensor_scatter_nd_sub, tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update)
 from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
     add_check_numerics_ops, assert_equal, assert_greater, assert_greater_equal,
     assert_integer, assert_less, assert_less_equal, assert_near, assert_negative,
@@ -73,6 +76,9 @@ from trainflow._src.ops.math.math_ops import (  # noqa: F401
     sign, sin, sinh, sqrt, square, squared_difference, subtract, tan, tanh, tensordot,
     truediv, truncatediv, truncatemod, unsorted_segment_max, unsorted_segment_min,
     unsorted_segment_prod, unsorted_segment_sum)
+from trainflow._src.ops.math.math_ops import (  # noqa: F401
+    argsort, bincount, histogram_fixed_width, histogram_fixed_width_bins, searchsorted, sort)
+from trainflow._src.ops.script.script_ops import py_function  # noqa: F401
 from trainflow._src.ops.random.random_ops import (  # noqa: F401
     multinomial, random_crop, random_gamma, random_normal, random_poisson, random_shuffle,
     random_uniform, set_random_seed, truncated_normal)

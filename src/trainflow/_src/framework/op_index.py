@@ -48,6 +48,9 @@ _OP_MODULES = {
         "StridedSliceGrad"),
     "trainflow._src.ops.array.space_batch": (
         "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
+    "trainflow._src.ops.array.tensor_scatter": (
+        "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate"),
     "trainflow._src.ops.control_flow.functional_if": (
         "If StatelessIf"),
     "trainflow._src.ops.control_flow.grouping": (
@@ -133,6 +136,8 @@ _OP_MODULES = {
         "Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.einsum": (
         "Einsum"),
+    "trainflow._src.ops.math.histogram_ops": (
+        "DenseBincount HistogramFixedWidth"),
     "trainflow._src.ops.math.matmul": (
         "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr"),
     "trainflow._src.ops.math.numerics": (
@@ -144,6 +149,8 @@ _OP_MODULES = {
     "trainflow._src.ops.math.segment": (
         "SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum UnsortedSegmentMax "
         "UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum"),
+    "trainflow._src.ops.math.sort_ops": (
+        "LowerBound UpperBound"),
     "trainflow._src.ops.math.sparse_segment": (
         "SparseSegmentMean SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments "
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
@@ -182,7 +189,7 @@ _OP_MODULES = {
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": (
-        "PyFunc PyFuncStateless"),
+        "EagerPyFunc PyFunc PyFuncStateless"),
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -271,7 +278,10 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.array.slicing_grad": (
         "Slice StridedSlice StridedSliceGrad"),
     "trainflow._src.ops.array.space_batch": (
-        "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
+        "BatchToSpaceND Roll SpaceToBatchND"),
+    "trainflow._src.ops.array.tensor_scatter": (
+        "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate"),
     "trainflow._src.ops.control_flow.cond_grad": (
         "Merge RefMerge RefSwitch Switch"),
     "trainflow._src.ops.control_flow.functional_if": (

@@ -1,10 +1,11 @@
 """Rearrangements between batch and space, rolls and index unravelling: SpaceToBatchND and
 BatchToSpaceND (each the other's gradient) with TF1's `space_to_batch` / `batch_to_space`,
-Roll (`tf.roll`, `tf.manip.roll`) and UnravelIndex (`tf.unravel_index`)."""
+Roll (`tf.roll`, `tf.manip.roll`) and UnravelIndex (`tf.unravel_index`; no gradient in
+TensorFlow)."""
 import numpy as np
 
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
+from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, invalid_argument, shape_of, static_value, with_rank,
     with_rank_at_least)
@@ -253,7 +254,6 @@ def _unravel_index_shape(op):
 register_op("UnravelIndex", inputs=["indices: Tidx", "dims: Tidx"], outputs=["output: Tidx"],
             attrs=["Tidx: {int32, int64} = DT_INT32"], shape_fn=_unravel_index_shape,
             kernel=_unravel_index)
-NotDifferentiable("UnravelIndex")
 
 
 def unravel_index(indices, dims, name=None):
