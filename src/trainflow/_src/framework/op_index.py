@@ -195,6 +195,8 @@ _OP_MODULES = {
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
+    "trainflow._src.ops.sparse.sparse_reduce": (
+        "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -411,6 +413,8 @@ _GRADIENT_MODULES = {
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
+    "trainflow._src.ops.sparse.sparse_reduce": (
+        "SparseReduceSum"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
