@@ -462,11 +462,13 @@ _GRADIENT_MODULES = {
 
 _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.array.xla_lowerings": (
-        "BroadcastArgs BroadcastGradientArgs BroadcastTo Concat ConcatOffset ConcatV2 Const "
-        "ExpandDims Fill Gather GatherV2 Identity IdentityN InvertPermutation ListDiff NoOp "
-        "OneHot OnesLike Pack Pad PadV2 PreventGradient Range Rank Reshape ReverseV2 Shape "
-        "ShapeN Size Slice Snapshot Squeeze StopGradient StridedSlice StridedSliceGrad Tile "
-        "Transpose Unpack ZerosLike"),
+        "BatchToSpaceND BroadcastArgs BroadcastGradientArgs BroadcastTo Concat ConcatOffset "
+        "ConcatV2 Const ExpandDims Fill Gather GatherV2 Identity IdentityN InvertPermutation "
+        "ListDiff LowerBound NoOp OneHot OnesLike Pack Pad PadV2 PreventGradient Range Rank "
+        "Reshape ReverseV2 Roll Shape ShapeN Size Slice Snapshot SpaceToBatchND Squeeze "
+        "StopGradient StridedSlice StridedSliceGrad TensorScatterAdd TensorScatterMax "
+        "TensorScatterMin TensorScatterSub TensorScatterUpdate Tile Transpose Unpack "
+        "UpperBound ZerosLike"),
     "trainflow._src.ops.math.xla_lowerings": (
         "Abs Acos Acosh Add AddN AddV2 All Any ArgMax ArgMin Asin Asinh Atan Atan2 Atanh "
         "BatchMatMul BatchMatMulV2 BitwiseAnd BitwiseOr BitwiseXor Cast Ceil CheckNumerics "
