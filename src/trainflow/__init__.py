@@ -42,6 +42,7 @@ from trainflow._src.ops.array.array_ops import (  # noqa: F401
 from trainflow._src.ops.array.space_batch import (  # noqa: F401
     batch_to_space, batch_to_space_nd, roll, space_to_batch, space_to_batch_nd, unravel_index)
 from trainflow._src.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401
+from trainflow._src.ops.array.repeat import repeat  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
     sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse)
 from trainflow._src.ops.array.tensor_scatter import (  # noqa: F401

@@ -18,7 +18,7 @@ from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorVal
 from trainflow._src.ops.array import (
     cast as _cast, create as _create, diag as _diag, gather as _gather, join as _join,
     layout as _layout, saturate as _saturate, shape as _shape, slicing as _slicing,
-    space_batch as _space_batch, tensor_scatter as _tensor_scatter)
+    repeat as _repeat, space_batch as _space_batch, tensor_scatter as _tensor_scatter)
 from trainflow._src.ops.sparse import sparse_ops as _sparse_ops
 from trainflow._src.ops.array.cast import *  # noqa: F401,F403
 from trainflow._src.ops.array.cast import prevent_gradient  # noqa: F401
@@ -31,6 +31,7 @@ from trainflow._src.ops.array.saturate import *  # noqa: F401,F403
 from trainflow._src.ops.array.shape import *  # noqa: F401,F403
 from trainflow._src.ops.array.shape import shape_internal  # noqa: F401
 from trainflow._src.ops.array.slicing import *  # noqa: F401,F403
+from trainflow._src.ops.array.repeat import repeat  # noqa: F401
 from trainflow._src.ops.array.space_batch import *  # noqa: F401,F403
 from trainflow._src.ops.array.tensor_scatter import *  # noqa: F401,F403
 from trainflow._src.ops.array.slicing import _slice_helper, newaxis  # noqa: F401
@@ -44,5 +45,5 @@ __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +
            _cast.__all__ + _create.__all__ + _diag.__all__ + _gather.__all__ + _join.__all__ +
            _layout.__all__ + _saturate.__all__ + _shape.__all__ + _space_batch.__all__ +
-           _tensor_scatter.__all__ +
+           _repeat.__all__ + _tensor_scatter.__all__ +
            [n for n in _slicing.__all__ if n != "newaxis"] + _sparse_ops.__all__)
