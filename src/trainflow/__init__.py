@@ -43,6 +43,11 @@ from trainflow._src.ops.array.space_batch import (  # noqa: F401
     batch_to_space, batch_to_space_nd, roll, space_to_batch, space_to_batch_nd, unravel_index)
 from trainflow._src.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401
 from trainflow._src.ops.array.repeat import repeat  # noqa: F401
+from trainflow._src.ops.array.array_ops import (  # noqa: F401
+    bitcast, ensure_shape, guarantee_const, to_complex64, to_complex128)
+from trainflow._src.ops.string.timestamp import timestamp  # noqa: F401
+from trainflow._src.ops.state.tables import initialize_all_tables, tables_initializer  # noqa: F401
+from trainflow._src.framework.random_seed import get_seed  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
     sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse)
 from trainflow._src.ops.array.tensor_scatter import (  # noqa: F401

@@ -40,6 +40,8 @@ NO_GRADIENT_IN_TF = {
     "HistogramFixedWidth": "TF defines no gradient",
     "DenseBincount": "tf.bincount: TF defines no gradient",
     "SparseReduceMax": "TF defines no gradient",
+    "Bitcast": "TF defines no gradient",
+    "GuaranteeConst": "TF defines no gradient",
     "SparseReduceMaxSparse": "TF defines no gradient",
     "SparseReduceSumSparse": "TF defines no gradient",
     "StringFormat": "string output",

@@ -1,6 +1,7 @@
-"""The XLA lowerings of Roll, SpaceToBatchND, BatchToSpaceND, TensorScatter* and
-LowerBound/UpperBound against their NumPy kernels (and the gradients built on them), in
-compiled segments with no fallback. Skipped without jax."""
+"""The XLA lowerings of Roll, SpaceToBatchND, BatchToSpaceND, TensorScatter*,
+LowerBound/UpperBound, EnsureShape, GuaranteeConst and Bitcast against their NumPy
+kernels (and the gradients built on them), in compiled segments with no fallback.
+Skipped without jax."""
 import numpy as np
 import pytest
 
@@ -28,6 +29,9 @@ CASES = [  # name, input value, build(placeholder) -> list of fetches
                                       tf.tensor_scatter_nd_max(x, [[2, 2]], [0.])]),
     ("scatter_grads", V, lambda x: tf.gradients(tf.reduce_sum(
         tf.tensor_scatter_nd_max(x, [[1], [2]], x[3:5] + 1.) ** 2), x)),
+    ("ensure_bitcast", V, lambda x: [tf.ensure_shape(x * 2., [5, None]),
+                                     tf.guarantee_const(x) + 1.,
+                                     tf.bitcast(tf.bitcast(x, tf.uint8), tf.float32) - x]),
     ("searchsorted", V, lambda x: [tf.searchsorted(tf.sort(x), x[:, :2]),
                                    tf.searchsorted(tf.sort(x), x[:, 1:], side="right")]),
 ]

@@ -16,6 +16,8 @@ _OP_MODULES = {
         "_Recv _Send"),
     "trainflow._src.framework.constant_op": (
         "Const Placeholder PlaceholderWithDefault"),
+    "trainflow._src.ops.array.bitcast": (
+        "Bitcast"),
     "trainflow._src.ops.array.cast": (
         "Cast IdentityN PreventGradient Snapshot StopGradient"),
     "trainflow._src.ops.array.create": (
@@ -24,6 +26,8 @@ _OP_MODULES = {
         "DepthToSpace ParallelConcat SpaceToDepth"),
     "trainflow._src.ops.array.diag": (
         "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
+    "trainflow._src.ops.array.ensure_shape": (
+        "EnsureShape GuaranteeConst"),
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
@@ -243,6 +247,8 @@ _OP_MODULES = {
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
+    "trainflow._src.ops.string.timestamp": (
+        "Timestamp"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -259,6 +265,8 @@ _GRADIENT_MODULES = {
         "DepthToSpace SpaceToDepth"),
     "trainflow._src.ops.array.diag": (
         "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
+    "trainflow._src.ops.array.ensure_shape": (
+        "EnsureShape"),
     "trainflow._src.ops.array.gather": (
         "InvertPermutation"),
     "trainflow._src.ops.array.gather_grad": (
@@ -455,6 +463,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
+    "trainflow._src.ops.string.timestamp": (
+        "Timestamp"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -462,13 +472,13 @@ _GRADIENT_MODULES = {
 
 _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.array.xla_lowerings": (
-        "BatchToSpaceND BroadcastArgs BroadcastGradientArgs BroadcastTo Concat ConcatOffset "
-        "ConcatV2 Const ExpandDims Fill Gather GatherV2 Identity IdentityN InvertPermutation "
-        "ListDiff LowerBound NoOp OneHot OnesLike Pack Pad PadV2 PreventGradient Range Rank "
-        "Reshape ReverseV2 Roll Shape ShapeN Size Slice Snapshot SpaceToBatchND Squeeze "
-        "StopGradient StridedSlice StridedSliceGrad TensorScatterAdd TensorScatterMax "
-        "TensorScatterMin TensorScatterSub TensorScatterUpdate Tile Transpose Unpack "
-        "UpperBound ZerosLike"),
+        "BatchToSpaceND Bitcast BroadcastArgs BroadcastGradientArgs BroadcastTo Concat "
+        "ConcatOffset ConcatV2 Const EnsureShape ExpandDims Fill Gather GatherV2 "
+        "GuaranteeConst Identity IdentityN InvertPermutation ListDiff LowerBound NoOp OneHot "
+        "OnesLike Pack Pad PadV2 PreventGradient Range Rank Reshape ReverseV2 Roll Shape "
+        "ShapeN Size Slice Snapshot SpaceToBatchND Squeeze StopGradient StridedSlice "
+        "StridedSliceGrad TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate Tile Transpose Unpack UpperBound ZerosLike"),
     "trainflow._src.ops.math.xla_lowerings": (
         "Abs Acos Acosh Add AddN AddV2 All Any ArgMax ArgMin Asin Asinh Atan Atan2 Atanh "
         "BatchMatMul BatchMatMulV2 BitwiseAnd BitwiseOr BitwiseXor Cast Ceil CheckNumerics "

@@ -32,6 +32,8 @@ from trainflow._src.ops.array.shape import *  # noqa: F401,F403
 from trainflow._src.ops.array.shape import shape_internal  # noqa: F401
 from trainflow._src.ops.array.slicing import *  # noqa: F401,F403
 from trainflow._src.ops.array.repeat import repeat  # noqa: F401
+from trainflow._src.ops.array.ensure_shape import ensure_shape, guarantee_const  # noqa: F401
+from trainflow._src.ops.array.bitcast import bitcast  # noqa: F401
 from trainflow._src.ops.array.space_batch import *  # noqa: F401,F403
 from trainflow._src.ops.array.tensor_scatter import *  # noqa: F401,F403
 from trainflow._src.ops.array.slicing import _slice_helper, newaxis  # noqa: F401
@@ -45,5 +47,6 @@ __all__ = (["identity", "IndexedSlices", "IndexedSlicesValue", "SparseTensor",
             "SparseTensorValue", "newaxis"] +
            _cast.__all__ + _create.__all__ + _diag.__all__ + _gather.__all__ + _join.__all__ +
            _layout.__all__ + _saturate.__all__ + _shape.__all__ + _space_batch.__all__ +
-           _repeat.__all__ + _tensor_scatter.__all__ +
+           _repeat.__all__ + _tensor_scatter.__all__ + ["bitcast", "ensure_shape",
+                                                         "guarantee_const"] +
            [n for n in _slicing.__all__ if n != "newaxis"] + _sparse_ops.__all__)

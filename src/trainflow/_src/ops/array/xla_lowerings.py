@@ -243,6 +243,10 @@ def register_all():
             tensor, indices, -updates),
         "TensorScatterMin": _tensor_scatter("min"), "TensorScatterMax": _tensor_scatter("max"),
         "LowerBound": _bound("left"), "UpperBound": _bound("right"),
+        "EnsureShape": lambda input, *, shape: input,  # noqa: A006,ARG005 - static shapes
+        "GuaranteeConst": _identity,
+        "Bitcast": lambda input, *, type, T: jax.lax.bitcast_convert_type(  # noqa: A006,ARG005
+            input, type.as_numpy_dtype),
     }
     for name, fn in table.items():
         if name == "Const":
