@@ -9,7 +9,9 @@ from trainflow._src.ops.math.sparse_segment import (  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
     sparse_reduce_max as reduce_max, sparse_reduce_max_sparse as reduce_max_sparse,
     sparse_reduce_sum as reduce_sum, sparse_reduce_sum_sparse as reduce_sum_sparse)
+from trainflow._src.ops.sparse.sparse_matmul import (  # noqa: F401
+    sparse_tensor_dense_matmul as matmul, sparse_tensor_dense_matmul as sparse_dense_matmul)
 
 __all__ = ["SparseTensor", "placeholder", "reorder", "to_dense", "segment_mean",
            "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse", "reduce_sum",
-           "reduce_sum_sparse"]
+           "reduce_sum_sparse", "matmul", "sparse_dense_matmul"]

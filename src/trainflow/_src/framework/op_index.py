@@ -197,6 +197,8 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_matmul": (
+        "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
@@ -419,6 +421,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_matmul": (
+        "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
