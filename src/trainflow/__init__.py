@@ -50,6 +50,8 @@ from trainflow._src.ops.state.tables import initialize_all_tables, tables_initia
 from trainflow._src.framework.random_seed import get_seed  # noqa: F401
 from trainflow._src.ops.state.template import make_template  # noqa: F401
 from trainflow._src.ops.sparse.sparse_matmul import sparse_tensor_dense_matmul  # noqa: F401
+from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
+    sparse_mask, sparse_retain, sparse_transpose)
 from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
     sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse)
 from trainflow._src.ops.array.tensor_scatter import (  # noqa: F401
