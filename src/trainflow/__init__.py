@@ -49,6 +49,8 @@ from trainflow._src.ops.string.timestamp import timestamp  # noqa: F401
 from trainflow._src.ops.state.tables import initialize_all_tables, tables_initializer  # noqa: F401
 from trainflow._src.framework.random_seed import get_seed  # noqa: F401
 from trainflow._src.ops.state.template import make_template  # noqa: F401
+from trainflow._src.ops.string.string_codec import (  # noqa: F401
+    decode_base64, encode_base64, parse_tensor, serialize_tensor, string_strip)
 from trainflow._src.ops.sparse.sparse_matmul import sparse_tensor_dense_matmul  # noqa: F401
 from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
     sparse_mask, sparse_retain, sparse_transpose)

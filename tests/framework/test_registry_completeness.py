@@ -41,6 +41,7 @@ NO_GRADIENT_IN_TF = {
     "DenseBincount": "tf.bincount: TF defines no gradient",
     "SparseReduceMax": "TF defines no gradient",
     "Bitcast": "TF defines no gradient",
+    "StringStrip": "strings: TF defines no gradient",
     "GuaranteeConst": "TF defines no gradient",
     "SparseReduceMaxSparse": "TF defines no gradient",
     "SparseReduceSumSparse": "TF defines no gradient",

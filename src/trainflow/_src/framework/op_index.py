@@ -241,6 +241,8 @@ _OP_MODULES = {
         "Assert Print PrintV2"),
     "trainflow._src.ops.string.regex_match": (
         "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.string_codec": (
+        "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor StringStrip"),
     "trainflow._src.ops.string.string_convert": (
         "AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong "
         "StringToNumber"),
@@ -461,6 +463,8 @@ _GRADIENT_MODULES = {
         "Assert Print"),
     "trainflow._src.ops.string.regex_match": (
         "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.string_codec": (
+        "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor"),
     "trainflow._src.ops.string.string_convert": (
         "AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong "
         "StringToNumber"),
