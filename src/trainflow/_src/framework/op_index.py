@@ -197,6 +197,8 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_add": (
+        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
@@ -423,6 +425,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_add": (
+        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
