@@ -42,6 +42,7 @@ NO_GRADIENT_IN_TF = {
     "SparseReduceMax": "TF defines no gradient",
     "Bitcast": "TF defines no gradient",
     "StringStrip": "strings: TF defines no gradient",
+    "SparseReshape": "indices only (the values pass through): TF defines no gradient",
     "GuaranteeConst": "TF defines no gradient",
     "SparseReduceMaxSparse": "TF defines no gradient",
     "SparseReduceSumSparse": "TF defines no gradient",

@@ -205,6 +205,8 @@ _OP_MODULES = {
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
+    "trainflow._src.ops.sparse.sparse_reshape": (
+        "SparseReshape"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
