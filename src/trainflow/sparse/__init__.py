@@ -15,8 +15,9 @@ from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
     sparse_mask as mask, sparse_retain as retain, sparse_transpose as transpose)
 from trainflow._src.ops.sparse.sparse_add import sparse_add as add  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape as reshape  # noqa: F401
+from trainflow._src.ops.sparse.sparse_concat import sparse_concat as concat  # noqa: F401
 
-__all__ = ["add", "reshape", "SparseTensor", "placeholder", "reorder", "to_dense", "segment_mean",
-           "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse", "reduce_sum",
-           "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
+__all__ = ["add", "concat", "reshape", "SparseTensor", "placeholder", "reorder", "to_dense",
+           "segment_mean", "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse",
+           "reduce_sum", "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
            "transpose"]

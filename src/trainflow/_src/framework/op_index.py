@@ -199,6 +199,8 @@ _OP_MODULES = {
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": (
         "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
+    "trainflow._src.ops.sparse.sparse_concat": (
+        "SparseConcat"),
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
@@ -429,6 +431,8 @@ _GRADIENT_MODULES = {
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": (
         "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
+    "trainflow._src.ops.sparse.sparse_concat": (
+        "SparseConcat"),
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
