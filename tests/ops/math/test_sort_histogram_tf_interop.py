@@ -67,3 +67,21 @@ OPS_DIFFER = {"tf.gradients(tf.reduce_sum(tf.sort(v) * [[1., 2., 3., 4.]]), v)[0
 def test_matches_tf(results, i):
     ours, theirs = results
     assert_same(ours[i], theirs[i], compare_ops=EXPRESSIONS[i] not in OPS_DIFFER)
+
+
+LBETA = [
+    "tf.lbeta([[1., 2.], [0.5, 3.]])", "tf.math.lbeta(tf.constant([2., 3., 4.], tf.float64))",
+    "tf.lbeta(tf.zeros([2, 0]))", "tf.lbeta([[1., 2.]], name='lb')",
+    "tf.gradients(tf.reduce_sum(tf.lbeta(v[:, :2] + 3.)), v)[0]",
+]
+
+
+@pytest.fixture(scope="module")
+def lbeta_results():
+    return trainflow_results(PRELUDE, LBETA), tf_results(PRELUDE, LBETA)
+
+
+@pytest.mark.parametrize("i", range(len(LBETA)), ids=LBETA)
+def test_lbeta_matches_tf(lbeta_results, i):
+    ours, theirs = lbeta_results
+    assert_same(ours[i], theirs[i], rtol=1e-5)
