@@ -1,5 +1,5 @@
 """sort, argsort, searchsorted (LowerBound/UpperBound), histogram_fixed_width(_bins) and
-bincount (DenseBincount) against TensorFlow: op types built, static shapes, dtypes,
+bincount (DenseBincount) and lbeta against TensorFlow: op types built, static shapes, dtypes,
 values, gradients and errors."""
 import pytest
 
