@@ -39,6 +39,30 @@ from trainflow._src.ops.array.array_ops import (  # noqa: F401
     squeeze, stack, stop_gradient, strided_slice, tile, to_bfloat16, to_double, to_float,
     to_int32, to_int64, transpose, unique, unique_with_counts, unstack, where, where_v2,
     zeros, zeros_like)
+from trainflow._src.ops.array.space_batch import (  # noqa: F401
+    batch_to_space, batch_to_space_nd, roll, space_to_batch, space_to_batch_nd, unravel_index)
+from trainflow._src.framework.sparse_tensor import convert_to_tensor_or_sparse_tensor  # noqa: F401
+from trainflow._src.ops.array.repeat import repeat  # noqa: F401
+from trainflow._src.ops.array.array_ops import (  # noqa: F401
+    bitcast, ensure_shape, guarantee_const, to_complex64, to_complex128)
+from trainflow._src.ops.string.timestamp import timestamp  # noqa: F401
+from trainflow._src.ops.state.tables import initialize_all_tables, tables_initializer  # noqa: F401
+from trainflow._src.framework.random_seed import get_seed  # noqa: F401
+from trainflow._src.ops.state.template import make_template  # noqa: F401
+from trainflow._src.ops.string.string_codec import (  # noqa: F401
+    decode_base64, encode_base64, parse_tensor, serialize_tensor, string_strip)
+from trainflow._src.ops.sparse.sparse_matmul import sparse_tensor_dense_matmul  # noqa: F401
+from trainflow._src.ops.sparse.sparse_add import sparse_add  # noqa: F401
+from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape  # noqa: F401
+from trainflow._src.ops.sparse.sparse_concat import sparse_concat  # noqa: F401
+from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
+from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
+    sparse_mask, sparse_retain, sparse_transpose)
+from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
+    sparse_reduce_max, sparse_reduce_max_sparse, sparse_reduce_sum, sparse_reduce_sum_sparse)
+from trainflow._src.ops.array.tensor_scatter import (  # noqa: F401
+    tensor_scatter_add, tensor_scatter_nd_add, tensor_scatter_nd_max, tensor_scatter_nd_min,
+    tensor_scatter_nd_sub, tensor_scatter_nd_update, tensor_scatter_sub, tensor_scatter_update)
 from trainflow._src.ops.control_flow.check_ops import (  # noqa: F401
     add_check_numerics_ops, assert_equal, assert_greater, assert_greater_equal,
     assert_integer, assert_less, assert_less_equal, assert_near, assert_negative,
@@ -70,6 +94,9 @@ from trainflow._src.ops.math.math_ops import (  # noqa: F401
     sign, sin, sinh, sqrt, square, squared_difference, subtract, tan, tanh, tensordot,
     truediv, truncatediv, truncatemod, unsorted_segment_max, unsorted_segment_min,
     unsorted_segment_prod, unsorted_segment_sum)
+from trainflow._src.ops.math.math_ops import (  # noqa: F401
+    argsort, bincount, histogram_fixed_width, histogram_fixed_width_bins, searchsorted, sort)
+from trainflow._src.ops.script.script_ops import py_function  # noqa: F401
 from trainflow._src.ops.random.random_ops import (  # noqa: F401
     multinomial, random_crop, random_gamma, random_normal, random_poisson, random_shuffle,
     random_uniform, set_random_seed, truncated_normal)
@@ -115,9 +142,9 @@ __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
 _NAMESPACES = ("app", "bitwise", "compat", "debugging", "dtypes", "errors", "gfile", "image",
-               "initializers", "io", "layers", "linalg", "logging", "losses", "math", "metrics",
-               "nn", "python_io", "queue", "random", "sparse", "strings", "summary", "test",
-               "train", "version", "xla")
+               "initializers", "io", "layers", "linalg", "logging", "losses", "manip", "math",
+               "metrics", "nest", "nn", "python_io", "queue", "random", "resource_loader", "sets",
+               "sparse", "strings", "summary", "test", "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {

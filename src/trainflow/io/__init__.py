@@ -26,3 +26,7 @@ from trainflow.image import (  # noqa: F401
 # --- queues ---
 from trainflow._src.ops.data_flow.queues import (  # noqa: F401
     PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
+
+# --- strings as encodings and serialized tensors ---
+from trainflow._src.ops.string.string_codec import (  # noqa: F401
+    decode_base64, encode_base64, parse_tensor, serialize_tensor)

@@ -21,6 +21,8 @@ from trainflow._src.ops.math.math_ops import (  # noqa: F401
     tanh, truediv, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
     unsorted_segment_sum, xdivy, xlog1py, xlogy)
 from trainflow._src.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from trainflow._src.ops.math.math_ops import bincount  # noqa: F401
+from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.math.math_ops import polygamma  # noqa: F401
 from trainflow._src.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401
 from trainflow._src.ops.math.special_gamma import igamma, igammac, zeta  # noqa: F401

@@ -6,6 +6,7 @@ Each implementation module's `__all__` is the part of `tf.nn` it holds: the impo
 below are the whole mapping from name to module.
 """
 from trainflow._src.ops.array.depth_space import depth_to_space, space_to_depth  # noqa: F401
+from trainflow._src.ops.array.space_batch import space_to_batch  # noqa: F401
 from trainflow._src.ops.math.math_ops import sigmoid, tanh  # noqa: F401
 from trainflow._src.ops.nn.activation import *  # noqa: F401,F403
 from trainflow._src.ops.nn.batch_norm import *  # noqa: F401,F403

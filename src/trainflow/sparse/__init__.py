@@ -6,6 +6,18 @@ from trainflow._src.ops.sparse.sparse_ops import sparse_tensor_to_dense as to_de
 from trainflow._src.ops.math.sparse_segment import (  # noqa: F401
     sparse_segment_mean as segment_mean, sparse_segment_sqrt_n as segment_sqrt_n,
     sparse_segment_sum as segment_sum)
+from trainflow._src.ops.sparse.sparse_reduce import (  # noqa: F401
+    sparse_reduce_max as reduce_max, sparse_reduce_max_sparse as reduce_max_sparse,
+    sparse_reduce_sum as reduce_sum, sparse_reduce_sum_sparse as reduce_sum_sparse)
+from trainflow._src.ops.sparse.sparse_matmul import (  # noqa: F401
+    sparse_tensor_dense_matmul as matmul, sparse_tensor_dense_matmul as sparse_dense_matmul)
+from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
+    sparse_mask as mask, sparse_retain as retain, sparse_transpose as transpose)
+from trainflow._src.ops.sparse.sparse_add import sparse_add as add  # noqa: F401
+from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape as reshape  # noqa: F401
+from trainflow._src.ops.sparse.sparse_concat import sparse_concat as concat  # noqa: F401
 
-__all__ = ["SparseTensor", "placeholder", "reorder", "to_dense", "segment_mean",
-           "segment_sqrt_n", "segment_sum"]
+__all__ = ["add", "concat", "reshape", "SparseTensor", "placeholder", "reorder", "to_dense",
+           "segment_mean", "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse",
+           "reduce_sum", "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
+           "transpose"]

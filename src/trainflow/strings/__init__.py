@@ -7,3 +7,4 @@ from trainflow._src.ops.string.string_format import string_format as format  # n
 from trainflow._src.ops.string.string_ops import (  # noqa: F401
     reduce_join, regex_replace, string_join as join, string_length as length,
     string_lower as lower, string_split_v2 as split, string_upper as upper, substr)
+from trainflow._src.ops.string.string_codec import string_strip as strip  # noqa: F401

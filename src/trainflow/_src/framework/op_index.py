@@ -16,6 +16,8 @@ _OP_MODULES = {
         "_Recv _Send"),
     "trainflow._src.framework.constant_op": (
         "Const Placeholder PlaceholderWithDefault"),
+    "trainflow._src.ops.array.bitcast": (
+        "Bitcast"),
     "trainflow._src.ops.array.cast": (
         "Cast IdentityN PreventGradient Snapshot StopGradient"),
     "trainflow._src.ops.array.create": (
@@ -24,6 +26,8 @@ _OP_MODULES = {
         "DepthToSpace ParallelConcat SpaceToDepth"),
     "trainflow._src.ops.array.diag": (
         "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
+    "trainflow._src.ops.array.ensure_shape": (
+        "EnsureShape GuaranteeConst"),
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
@@ -46,6 +50,11 @@ _OP_MODULES = {
         "Slice StridedSlice"),
     "trainflow._src.ops.array.slicing_grad": (
         "StridedSliceGrad"),
+    "trainflow._src.ops.array.space_batch": (
+        "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
+    "trainflow._src.ops.array.tensor_scatter": (
+        "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate"),
     "trainflow._src.ops.control_flow.functional_if": (
         "If StatelessIf"),
     "trainflow._src.ops.control_flow.grouping": (
@@ -131,6 +140,8 @@ _OP_MODULES = {
         "Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.einsum": (
         "Einsum"),
+    "trainflow._src.ops.math.histogram_ops": (
+        "DenseBincount HistogramFixedWidth"),
     "trainflow._src.ops.math.matmul": (
         "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr"),
     "trainflow._src.ops.math.numerics": (
@@ -142,6 +153,8 @@ _OP_MODULES = {
     "trainflow._src.ops.math.segment": (
         "SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum UnsortedSegmentMax "
         "UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum"),
+    "trainflow._src.ops.math.sort_ops": (
+        "LowerBound UpperBound"),
     "trainflow._src.ops.math.sparse_segment": (
         "SparseSegmentMean SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments "
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
@@ -180,9 +193,22 @@ _OP_MODULES = {
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": (
-        "PyFunc PyFuncStateless"),
+        "EagerPyFunc PyFunc PyFuncStateless"),
+    "trainflow._src.ops.sparse.sets": (
+        "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
+        "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_add": (
+        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
+    "trainflow._src.ops.sparse.sparse_concat": (
+        "SparseConcat"),
+    "trainflow._src.ops.sparse.sparse_matmul": (
+        "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
+    "trainflow._src.ops.sparse.sparse_reduce": (
+        "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
+    "trainflow._src.ops.sparse.sparse_reshape": (
+        "SparseReshape"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -221,6 +247,8 @@ _OP_MODULES = {
         "Assert Print PrintV2"),
     "trainflow._src.ops.string.regex_match": (
         "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.string_codec": (
+        "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor StringStrip"),
     "trainflow._src.ops.string.string_convert": (
         "AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong "
         "StringToNumber"),
@@ -229,6 +257,8 @@ _OP_MODULES = {
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
+    "trainflow._src.ops.string.timestamp": (
+        "Timestamp"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -245,6 +275,8 @@ _GRADIENT_MODULES = {
         "DepthToSpace SpaceToDepth"),
     "trainflow._src.ops.array.diag": (
         "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
+    "trainflow._src.ops.array.ensure_shape": (
+        "EnsureShape"),
     "trainflow._src.ops.array.gather": (
         "InvertPermutation"),
     "trainflow._src.ops.array.gather_grad": (
@@ -265,6 +297,11 @@ _GRADIENT_MODULES = {
         "BroadcastTo ExpandDims Fill Reshape Squeeze"),
     "trainflow._src.ops.array.slicing_grad": (
         "Slice StridedSlice StridedSliceGrad"),
+    "trainflow._src.ops.array.space_batch": (
+        "BatchToSpaceND Roll SpaceToBatchND"),
+    "trainflow._src.ops.array.tensor_scatter": (
+        "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate"),
     "trainflow._src.ops.control_flow.cond_grad": (
         "Merge RefMerge RefSwitch Switch"),
     "trainflow._src.ops.control_flow.functional_if": (
@@ -389,8 +426,19 @@ _GRADIENT_MODULES = {
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": (
         "PyFunc PyFuncStateless"),
+    "trainflow._src.ops.sparse.sets": (
+        "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
+        "SparseToSparseSetOperation"),
+    "trainflow._src.ops.sparse.sparse_add": (
+        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
+    "trainflow._src.ops.sparse.sparse_concat": (
+        "SparseConcat"),
+    "trainflow._src.ops.sparse.sparse_matmul": (
+        "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseReorder SparseToDense"),
+    "trainflow._src.ops.sparse.sparse_reduce": (
+        "SparseReduceSum"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -425,12 +473,16 @@ _GRADIENT_MODULES = {
         "Assert Print"),
     "trainflow._src.ops.string.regex_match": (
         "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.string_codec": (
+        "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor"),
     "trainflow._src.ops.string.string_convert": (
         "AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong "
         "StringToNumber"),
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
+    "trainflow._src.ops.string.timestamp": (
+        "Timestamp"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -438,11 +490,13 @@ _GRADIENT_MODULES = {
 
 _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.array.xla_lowerings": (
-        "BroadcastArgs BroadcastGradientArgs BroadcastTo Concat ConcatOffset ConcatV2 Const "
-        "ExpandDims Fill Gather GatherV2 Identity IdentityN InvertPermutation ListDiff NoOp "
-        "OneHot OnesLike Pack Pad PadV2 PreventGradient Range Rank Reshape ReverseV2 Shape "
-        "ShapeN Size Slice Snapshot Squeeze StopGradient StridedSlice StridedSliceGrad Tile "
-        "Transpose Unpack ZerosLike"),
+        "BatchToSpaceND Bitcast BroadcastArgs BroadcastGradientArgs BroadcastTo Concat "
+        "ConcatOffset ConcatV2 Const EnsureShape ExpandDims Fill Gather GatherV2 "
+        "GuaranteeConst Identity IdentityN InvertPermutation ListDiff LowerBound NoOp OneHot "
+        "OnesLike Pack Pad PadV2 PreventGradient Range Rank Reshape ReverseV2 Roll Shape "
+        "ShapeN Size Slice Snapshot SpaceToBatchND Squeeze StopGradient StridedSlice "
+        "StridedSliceGrad TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
+        "TensorScatterUpdate Tile Transpose Unpack UpperBound ZerosLike"),
     "trainflow._src.ops.math.xla_lowerings": (
         "Abs Acos Acosh Add AddN AddV2 All Any ArgMax ArgMin Asin Asinh Atan Atan2 Atanh "
         "BatchMatMul BatchMatMulV2 BitwiseAnd BitwiseOr BitwiseXor Cast Ceil CheckNumerics "

@@ -24,6 +24,7 @@ from trainflow._src.tools.tf1_api import resolves, tf1_symbols
 # tests/framework/test_registry_completeness.py checks this against TensorFlow.
 GRADIENT_MISSING = {
     "RandomGamma": "TF: random_grad, needs the RandomGammaGrad op",
+    "EagerPyFunc": "TF: replays the Python function under a GradientTape (eager execution)",
 }
 
 

@@ -15,7 +15,7 @@ from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 
 __all__ = ["cast", "to_float", "to_double", "to_int32", "to_int64",
-           "to_bfloat16", "stop_gradient", "identity_n"]
+           "to_bfloat16", "to_complex64", "to_complex128", "stop_gradient", "identity_n"]
 
 
 # -- Cast -----------------------------------------------------------------------------
@@ -105,6 +105,16 @@ def cast(x, dtype, name=None):
         if x.dtype.base_dtype != base:
             x = apply_op("Cast", x=x, DstT=base, name=scope).outputs[0]
         return x
+
+
+def to_complex64(x, name="ToComplex64"):
+    """Casts to complex64 (TF1 `tf.to_complex64`)."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """Casts to complex128 (TF1 `tf.to_complex128`)."""
+    return cast(x, dtypes.complex128, name=name)
 
 
 def to_float(x, name="ToFloat"):

@@ -432,6 +432,18 @@ register_op("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output:
             kernel=_broadcast_to_kernel, output_aliases_input=True)
 
 
+@tensor_util.register_constant_value("BroadcastTo")
+def _broadcast_to_value(op, index, partial):
+    """Small static values broadcast (tf.repeat's counts), as TF's shape inference folds."""
+    value, shape = static_value(op.inputs[0]), static_value(op.inputs[1])
+    if value is None or shape is None or np.prod(shape) > 1024:
+        return None
+    try:
+        return np.broadcast_to(value, shape.tolist()).copy()
+    except ValueError:
+        return None
+
+
 def _broadcast_args_shape(op):
     a = with_rank(dims_of(op.inputs[0]), 1)[0]
     b = with_rank(dims_of(op.inputs[1]), 1)[0]

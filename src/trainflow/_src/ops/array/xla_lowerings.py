@@ -166,6 +166,57 @@ def _identity(x):
     return x
 
 
+def _roll(input, shift, axis):  # noqa: A002 - TF's arg name
+    axes = tuple(_ints(axis))
+    if not axes:
+        return input
+    shifts = shift if jnp.ndim(shift) == 0 else tuple(shift[i] for i in range(len(axes)))
+    return jnp.roll(input, shifts if axes else 0, axes if jnp.ndim(axis) else axes[0])
+
+
+def _space_to_batch_nd(input, block_shape, paddings):  # noqa: A002
+    block, pads = _ints(block_shape), np.asarray(_static(paddings)).reshape(-1, 2).tolist()
+    m = len(block)
+    x = jnp.pad(input, [(0, 0)] + [tuple(p) for p in pads] + [(0, 0)] * (input.ndim - 1 - m))
+    batch, spatial, rest = x.shape[0], x.shape[1:1 + m], x.shape[1 + m:]
+    outer = [s // b for s, b in zip(spatial, block)]
+    y = x.reshape([batch] + [v for pair in zip(outer, block) for v in pair] + list(rest))
+    perm = ([2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)]
+            + list(range(1 + 2 * m, y.ndim)))
+    return y.transpose(perm).reshape([batch * int(np.prod(block))] + outer + list(rest))
+
+
+def _batch_to_space_nd(input, block_shape, crops):  # noqa: A002
+    block, crops = _ints(block_shape), np.asarray(_static(crops)).reshape(-1, 2).tolist()
+    m = len(block)
+    batch = input.shape[0] // int(np.prod(block))
+    spatial, rest = input.shape[1:1 + m], input.shape[1 + m:]
+    y = input.reshape(list(block) + [batch] + list(spatial) + list(rest))
+    perm = [m] + [v for i in range(m) for v in (m + 1 + i, i)] + list(range(2 * m + 1, y.ndim))
+    y = y.transpose(perm).reshape([batch] + [s * b for s, b in zip(spatial, block)]
+                                  + list(rest))
+    index = (slice(None),) + tuple(slice(lo, s - hi) for s, (lo, hi) in
+                                   zip(y.shape[1:], crops))
+    return y[index]
+
+
+def _tensor_scatter(method):
+    def lower(tensor, indices, updates):
+        depth = indices.shape[-1]
+        rows = indices.reshape(-1, depth)
+        upd = updates.reshape((rows.shape[0],) + tensor.shape[depth:])
+        where = tuple(rows[:, i] for i in range(depth))
+        return getattr(tensor.at[where], method)(upd, mode="drop")
+    return lower
+
+
+def _bound(side):
+    def lower(sorted_inputs, values, *, out_type):
+        search = jax.vmap(lambda a, v: jnp.searchsorted(a, v, side=side))
+        return search(sorted_inputs, values).astype(out_type.as_numpy_dtype)
+    return lower
+
+
 def register_all():
     """Registers the lowerings of this module (idempotent)."""
     table = {
@@ -185,6 +236,17 @@ def register_all():
         "Range": _needs_static, "ConcatOffset": _needs_static,
         "InvertPermutation": _needs_static, "ListDiff": _needs_static,
         "ReverseV2": _reverse, "Const": None, "NoOp": lambda: None,
+        "Roll": _roll, "SpaceToBatchND": _space_to_batch_nd,
+        "BatchToSpaceND": _batch_to_space_nd,
+        "TensorScatterUpdate": _tensor_scatter("set"), "TensorScatterAdd": _tensor_scatter("add"),
+        "TensorScatterSub": lambda tensor, indices, updates: _tensor_scatter("add")(
+            tensor, indices, -updates),
+        "TensorScatterMin": _tensor_scatter("min"), "TensorScatterMax": _tensor_scatter("max"),
+        "LowerBound": _bound("left"), "UpperBound": _bound("right"),
+        "EnsureShape": lambda input, *, shape: input,  # noqa: A006,ARG005 - static shapes
+        "GuaranteeConst": _identity,
+        "Bitcast": lambda input, *, type, T: jax.lax.bitcast_convert_type(  # noqa: A006,ARG005
+            input, type.as_numpy_dtype),
     }
     for name, fn in table.items():
         if name == "Const":

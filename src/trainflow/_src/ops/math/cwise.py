@@ -311,9 +311,10 @@ _FOLD_MAX_ELEMENTS = 1024
 _FOLD_TYPES = (dtypes.int32, dtypes.int64)
 
 
-def _fold_with_kernel(kernel):
+def _fold_with_kernel(kernel, typed_by_input=False):
     def value(op, index, partial):
-        if op.outputs[0].dtype.base_dtype not in _FOLD_TYPES:
+        typed = op.inputs[0] if typed_by_input else op.outputs[0]
+        if typed.dtype.base_dtype not in _FOLD_TYPES:
             return None
         args = [tensor_util.constant_value(t) for t in op.inputs]
         if any(a is None or np.size(a) > _FOLD_MAX_ELEMENTS for a in args):
@@ -331,3 +332,8 @@ for _op_type, _kernel in (("AddV2", np.add), ("Sub", np.subtract), ("Mul", np.mu
                           ("Maximum", np.maximum), ("Minimum", np.minimum),
                           ("Neg", np.negative)):
     tensor_util.register_constant_value(_op_type)(_fold_with_kernel(_kernel))
+# Comparisons of integers (a size check such as bincount's `size(arr) > 0`).
+for _op_type, _kernel in (("Greater", np.greater), ("GreaterEqual", np.greater_equal),
+                          ("Less", np.less), ("LessEqual", np.less_equal),
+                          ("Equal", np.equal), ("NotEqual", np.not_equal)):
+    tensor_util.register_constant_value(_op_type)(_fold_with_kernel(_kernel, True))

@@ -29,6 +29,9 @@ from trainflow._src.ops.math.segment import (  # noqa: F401
     segment_max, segment_mean, segment_min, segment_prod, segment_sum, unsorted_segment_max,
     unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sum)
 from trainflow._src.ops.math.tensordot import tensordot  # noqa: F401
+from trainflow._src.ops.math.sort_ops import argsort, searchsorted, sort  # noqa: F401
+from trainflow._src.ops.math.histogram_ops import (  # noqa: F401
+    bincount, histogram_fixed_width, histogram_fixed_width_bins)
 from trainflow._src.ops.math import overloads  # noqa: F401 - installs Tensor operators
 from trainflow._src.ops.math import (  # noqa: F401 - the gradients of the math ops
     binary_grad, matmul_grad, reductions_grad, segment_grad, unary_grad)
@@ -36,7 +39,9 @@ from trainflow._src.ops.math.reductions_grad import reduced_shape  # noqa: F401
 
 __all__ = [
     "abs", "accumulate_n", "acos", "acosh", "add", "add_n", "arg_max", "arg_min", "argmax",
-    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "complex", "conj", "cos",
+    "argmin", "argsort", "bincount", "histogram_fixed_width", "histogram_fixed_width_bins",
+    "searchsorted", "sort", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "complex",
+    "conj", "cos",
     "cosh", "count_nonzero", "cumprod", "cumsum", "digamma", "div", "div_no_nan", "divide",
     "equal", "erf", "erfc", "exp", "expm1", "floor", "floor_div", "floordiv", "floormod",
     "greater", "greater_equal", "imag", "is_finite", "is_inf", "is_nan", "less", "less_equal",

@@ -1,4 +1,5 @@
-"""Python functions as graph ops: `tf.py_func` and `tf.numpy_function` (PyFunc).
+"""Python functions as graph ops: `tf.py_func` and `tf.numpy_function` (PyFunc), and
+`tf.py_function` (EagerPyFunc: the function gets tensor values with `.numpy()`).
 
 The function is kept in a process-wide registry under a token ("pyfunc_<n>")
 that the op stores as its `token` attr; the graph holds a reference so the
@@ -9,7 +10,7 @@ them: ValueError/TypeError -> InvalidArgumentError, StopIteration ->
 OutOfRangeError, MemoryError -> ResourceExhaustedError, NotImplementedError ->
 UnimplementedError, anything else -> UnknownError.
 """
-__all__ = ["py_func", "numpy_function"]
+__all__ = ["py_func", "numpy_function", "py_function"]
 
 import itertools
 import threading
@@ -117,14 +118,47 @@ def _error_for(exc):
     return errors.UnknownError(None, None, text)
 
 
+class EagerValue(np.ndarray):
+    """An input value of a `py_function`: an array that also answers TF's eager-tensor
+    calls (`.numpy()`, `.shape`, `.dtype` as a TF dtype is left to NumPy)."""
+
+    def numpy(self):
+        """The value as NumPy gives it (a NumPy scalar for rank 0)."""
+        value = np.asarray(self)
+        return value[()] if value.ndim == 0 else value
+
+
+def _eager_argument(value):
+    return np.array(value).view(EagerValue)
+
+
+def _eager_py_func_kernel(input, *, token, Tout, is_async=False):  # noqa: A002,N803,ARG001
+    return _call_py_func(input, token, Tout, _eager_argument, _eager_result)
+
+
+def _eager_result(value, dtype):
+    """A Python number or list becomes a value of `dtype`, as convert_to_tensor makes it."""
+    if isinstance(value, (bool, int, float, list, tuple)) and dtype != dtypes.string:
+        try:
+            return np.asarray(value, dtype=dtype.as_numpy_dtype)
+        except (TypeError, ValueError, OverflowError):
+            return value
+    return value
+
+
 def _py_func_kernel(input, *, token, Tout):  # noqa: A002,N803 - TF's names
+    return _call_py_func(input, token, Tout, _as_argument)
+
+
+def _call_py_func(input, token, Tout, as_argument,  # noqa: A002,N803 - TF's names
+                  as_result=lambda value, dtype: value):
     token = token.decode()
     func = _py_funcs.get(token)
     if func is None:
         raise errors.InvalidArgumentError(
             None, None, f"Could not find callback with key={token} in the registry.")
     try:
-        result = func(*[_as_argument(v) for v in input])
+        result = func(*[as_argument(v) for v in input])
     except Exception as exc:  # noqa: BLE001 - every Python error maps to a TF error
         raise _error_for(exc) from exc
     if result is None:
@@ -137,7 +171,8 @@ def _py_func_kernel(input, *, token, Tout):  # noqa: A002,N803 - TF's names
         raise errors.InvalidArgumentError(
             None, None, f"{token} returns {len(results)} values, but expects to see "
                         f"{len(Tout)} values.")
-    out = [_convert_result(v, i, token, dt) for i, (v, dt) in enumerate(zip(results, Tout))]
+    out = [_convert_result(as_result(v, dt), i, token, dt)
+           for i, (v, dt) in enumerate(zip(results, Tout))]
     if not out:
         return None
     return out[0] if len(out) == 1 else tuple(out)
@@ -150,6 +185,16 @@ for _type, _stateful in (("PyFunc", True), ("PyFuncStateless", False)):
                 host_only=True, output_aliases_input=True)
     # As in TensorFlow: a Python function is opaque, its inputs get no gradient.
     NotDifferentiable(_type)
+
+
+register_op("EagerPyFunc", inputs=["input: Tin"], outputs=["output: Tout"],
+            attrs=["token: string", "is_async: bool = false", "Tin: list(type) >= 0",
+                   "Tout: list(type) >= 0"],
+            shape_fn=unknown_shapes, kernel=_eager_py_func_kernel, stateful=True,
+            host_only=True)
+# TensorFlow differentiates EagerPyFunc by replaying the function under a GradientTape,
+# which needs eager execution: no gradient is registered (tools/support.GRADIENT_MISSING),
+# so tf.gradients through one raises LookupError.
 
 
 def _outermost_graph(graph):
@@ -179,12 +224,15 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's nam
     if not callable(func):
         raise ValueError(f"Expected func to be callable. Received func={func} of type "
                          f"{type(func)}.")
+    return _py_func_op("PyFunc" if stateful else "PyFuncStateless", func, inp, Tout, name)
+
+
+def _py_func_op(op_type, func, inp, Tout, name):  # noqa: N803 - TF's name
     is_list = isinstance(Tout, (list, tuple))
     tout = [dtypes.as_dtype(t).base_dtype for t in (Tout if is_list else [Tout])]
     inp = [x.value() if _is_variable(x) else x for x in inp]
     token, entry = _py_funcs.insert(func)
-    op = apply_op("PyFunc" if stateful else "PyFuncStateless", input=list(inp), token=token,
-                  Tout=tout, name=name)
+    op = apply_op(op_type, input=list(inp), token=token, Tout=tout, name=name)
     # The graph keeps the function alive; the registry only refers to it weakly.
     graph = _outermost_graph(op.graph)
     if not hasattr(graph, "_py_funcs_used_in_graph"):
@@ -203,3 +251,22 @@ def _is_variable(x):
 def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's name
     """`tf.numpy_function`: the same op as py_func (NumPy values in and out)."""
     return py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 - TF's name
+    """`tf.py_function`: wraps `func` as an op (`EagerPyFunc`) that gets its inputs as
+    tensor values (arrays with TF's `.numpy()`) and returns values convertible to `Tout`
+    (a DType gives a Tensor, a list of DTypes a list). With `func` left out it is a
+    decorator.
+
+    Raises:
+      ValueError: if `func` is not callable.
+    """
+    if func is None:
+        return lambda f: py_function(f, inp=inp, Tout=Tout, name=name)
+    if not callable(func):
+        raise ValueError(f"Expected func to be callable. Received func={func} of type "
+                         f"{type(func)}.")
+    if Tout is None:
+        Tout = []
+    return _py_func_op("EagerPyFunc", func, list(inp or []), Tout, name)
