@@ -15,14 +15,15 @@ vocabulary of 10,000 words, an embedding lookup into 200 units, two
 Weights start uniform in [-0.1, 0.1]. As in the tutorial, each step feeds the previous
 step's final LSTM state back in as the initial state and fetches the cost and the new
 state with the update. Word ids are random from a fixed seed (a few batches, cycled),
-fed through placeholders. Prints steps/s (words/s = steps/s x 700).
+fed through placeholders. Prints steps/s (words/s = steps/s x 700) and the process's CPU
+ms a step (all threads; the steadier figure on a shared machine).
 
 Without --module, --rounds rounds alternate a trainflow process and a TensorFlow process
 (under --tf-python), keeping each side's best round, and print the ratio. --jit turns on
 TF's auto-jit switch (`global_jit_level=ON_1`: trainflow's XLA backend; TensorFlow's
 auto-clustering, which on CPU also needs TF_XLA_FLAGS=--tf_xla_cpu_global_jit, set here
 for the TensorFlow run unless TF_XLA_FLAGS is already set). --json prints
-{side or module: {"steps_per_s": N}}.
+{side or module: {"steps_per_s": N, "cpu_ms_per_step": M}}.
 """
 import argparse
 import contextlib
@@ -83,7 +84,8 @@ def build(tf, seed=0):
 
 
 def bench(tf, seconds, threads, jit=False):
-    """Steps/s of the PTB small training step, timed for `seconds` after 3 warm-up steps."""
+    """(steps/s, CPU ms a step) of the PTB small training step, timed for `seconds` after
+    3 warm-up steps; the CPU time is the process's, all threads."""
     graph = tf.Graph()
     with graph.as_default():
         x, y, initial_state, cost, final_state, train = build(tf)
@@ -105,24 +107,26 @@ def bench(tf, seconds, threads, jit=False):
         for i in range(3):
             step(i)
         n = 0
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         while time.perf_counter() - start < seconds:
             step(n)
             n += 1
-        elapsed = time.perf_counter() - start
-    return n / elapsed
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return n / elapsed, cpu / n * 1e3
 
 
 def measure(module, args):
-    """{"steps_per_s": N} for the TF1 API in `module`."""
+    """{"steps_per_s": N, "cpu_ms_per_step": M} for the TF1 API in `module`."""
     if args.jit and module == TF1:
         os.environ.setdefault("TF_XLA_FLAGS", "--tf_xla_cpu_global_jit")
     tf = load_tf1(module)
-    return {"steps_per_s": bench(tf, args.seconds, args.threads, args.jit)}
+    rate, cpu_ms = bench(tf, args.seconds, args.threads, args.jit)
+    return {"steps_per_s": rate, "cpu_ms_per_step": cpu_ms}
 
 
 def alternate(args):
-    """{side: {"steps_per_s": best}} over --rounds rounds of trainflow, then TF."""
+    """{side: {"steps_per_s": best, "cpu_ms_per_step": least}} over --rounds rounds of
+    trainflow, then TF."""
     sides = {"trainflow": (sys.executable, "trainflow.compat.v1")}
     python = tf_python(args.tf_python)
     if python:
@@ -130,11 +134,13 @@ def alternate(args):
     options = ["--seconds", str(args.seconds), "--threads", str(args.threads), "--json"]
     if args.jit:
         options.append("--jit")
-    best = {side: {"steps_per_s": 0.0} for side in sides}
+    best = {side: {"steps_per_s": 0.0, "cpu_ms_per_step": float("inf")} for side in sides}
     for _ in range(args.rounds):
         for side, (exe, module) in sides.items():
-            rate = run_json(exe, __file__, "--module", module, *options)[module]["steps_per_s"]
-            best[side]["steps_per_s"] = max(best[side]["steps_per_s"], rate)
+            got = run_json(exe, __file__, "--module", module, *options)[module]
+            best[side]["steps_per_s"] = max(best[side]["steps_per_s"], got["steps_per_s"])
+            best[side]["cpu_ms_per_step"] = min(best[side]["cpu_ms_per_step"],
+                                                got["cpu_ms_per_step"])
     return best
 
 
@@ -163,22 +169,28 @@ def main(argv=None):
         return 0
     jit = " +jit" if args.jit else ""
     if args.module:
-        rate = results[args.module]["steps_per_s"]
+        got = results[args.module]
+        rate = got["steps_per_s"]
         print(f"{args.module + jit:30s} ptb-small {rate:9.2f} steps/s "
-              f"({rate * BATCH * STEPS:,.0f} words/s)")
+              f"({rate * BATCH * STEPS:,.0f} words/s, {got['cpu_ms_per_step']:.0f} CPU ms a step)")
         return 0
     print(f"PTB small LSTM training steps/s{jit}, best of {args.rounds} alternating rounds"
           f"{' beside a CPU burner' if args.busy else ''} (load average {load})")
-    header = f"{'workload':<18}{'trainflow':>11}"
+    header = f"{'ptb-small':<18}{'trainflow':>11}"
     if "tensorflow" in results:
         header += f"{'tensorflow':>12}{'trainflow/tf':>14}"
     print(header)
-    ours = results["trainflow"]["steps_per_s"]
-    line = f"{'ptb-small':<18}{ours:>11.2f}"
-    if "tensorflow" in results:
-        theirs = results["tensorflow"]["steps_per_s"]
-        line += f"{theirs:>12.2f}{ours / theirs:>14.2f}"
-    print(line)
+    for key, label, better in (("steps_per_s", "steps/s", max),
+                               ("cpu_ms_per_step", "CPU ms a step", min)):
+        ours = results["trainflow"][key]
+        line = f"{label:<18}{ours:>11.2f}"
+        if "tensorflow" in results:
+            theirs = results["tensorflow"][key]
+            ratio = ours / theirs if better is max else theirs / ours
+            line += f"{theirs:>12.2f}{ratio:>14.2f}"
+        print(line)
+    print("trainflow/tf: higher = trainflow better (rate over TF's; TF's CPU ms over "
+          "trainflow's)")
     return 0
 
 
