@@ -263,23 +263,3 @@ def test_queue_on_the_ps_is_shared_by_workers():
             assert s1.run(deq) == 7.0
             assert s1.run(size) == 1
         assert servers["ps"][0].resources.resources()
-
-
-@pytest.mark.parametrize("flag", [True, False])
-def test_cond_whose_untaken_branch_crosses_tasks(flag):
-    """A Switch on the ps feeding a branch on the worker: the untaken side's _Send runs
-    dead and sends its deadness (TF's Send), so the worker's _Recv does not wait out the
-    deadline (the global-step read that hooks share is such a cond)."""
-    with local_cluster() as (cluster, servers):
-        g = tf.Graph()
-        with g.as_default():
-            with tf.device("/job:ps/task:0"):
-                v = tf.Variable(3.0, name="v")
-                p = tf.placeholder(tf.bool, [], name="p")
-                pv = tf.identity(v)
-            with tf.device("/job:worker/task:0"):
-                out = tf.cond(p, lambda: pv * 2.0, lambda: pv - 1.0)
-        with tf.Session(servers["worker"][0].target, graph=g, config=tf.ConfigProto(
-                operation_timeout_in_ms=5000)) as sess:
-            sess.run(v.initializer)
-            assert sess.run(out, {p: flag}) == (6.0 if flag else 2.0)

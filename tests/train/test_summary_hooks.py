@@ -8,8 +8,6 @@ import pytest
 
 import trainflow.compat.v1 as tf
 
-from tf_interop import needs_tf, run_json
-
 
 def _events(logdir):
     out = []
@@ -143,70 +141,3 @@ def test_checkpoint_listener_can_stop_training_and_saver_errors(tmp_path):
                     scaffold=tf.train.Scaffold(saver=tf.train.Saver())),
                 hooks=[hook])
         tf.summary.FileWriterCache.clear()
-
-
-# MonitoredTrainingSession(save_summaries_steps=50) over `minimize(global_step=...)`: the
-# steps its summaries land at. The hooks fetch TF's shared global-step read, which gives the
-# step before the run's increment, so summaries come every 50 steps after the first.
-_CADENCE_CODE = """
-import glob, json, sys, tempfile
-
-def summary_steps(tf, summary_iterator, runs):
-    d = tempfile.mkdtemp()
-    with tf.Graph().as_default():
-        x = tf.Variable(3.0)
-        loss = tf.square(x)
-        tf.summary.scalar("loss", loss)
-        gs = tf.train.get_or_create_global_step()
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs)
-        with tf.train.MonitoredTrainingSession(
-                checkpoint_dir=d, save_summaries_steps=50, save_checkpoint_secs=None,
-                log_step_count_steps=None) as sess:
-            for _ in range(runs):
-                sess.run(train)
-    steps = []
-    for path in sorted(glob.glob(d + "/events.*")):
-        for e in summary_iterator(path):
-            if e.HasField("summary") and any(v.tag == "loss" for v in e.summary.value):
-                steps.append(e.step)
-    return steps
-"""
-_CADENCE_RUNS = 260
-
-
-def _our_summary_steps():
-    scope = {}
-    exec(_CADENCE_CODE, scope)
-    return scope["summary_steps"](tf, tf.train.summary_iterator, _CADENCE_RUNS)
-
-
-def test_summaries_every_n_steps_of_minimize_land_where_tfs_do():
-    assert _our_summary_steps() == [1, 51, 101, 151, 201, 251]
-
-
-def test_global_step_read_gives_the_step_before_the_runs_increment():
-    with tf.Graph().as_default():
-        step = tf.train.get_or_create_global_step()
-        x = tf.Variable(1.0)
-        train = tf.train.GradientDescentOptimizer(0.1).minimize(x * x, global_step=step)
-        from trainflow._src.train import training_util
-        read = training_util._get_or_create_global_step_read()
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            assert [sess.run([train, read])[1] for _ in range(3)] == [0, 1, 2]
-            assert sess.run(read) == 3
-
-
-@needs_tf
-def test_summary_cadence_matches_tensorflow():
-    """TF's read races its increment (it mostly wins: gaps of 49 to 51 early on, 50 after);
-    ours always sees the step before the increment."""
-    theirs = run_json(_CADENCE_CODE + f"""
-import tensorflow.compat.v1 as tf
-from tensorflow.python.summary.summary_iterator import summary_iterator
-tf.disable_v2_behavior()
-print(json.dumps(summary_steps(tf, summary_iterator, {_CADENCE_RUNS})))
-""")
-    ours = _our_summary_steps()
-    assert len(ours) == len(theirs) and ours[0] == theirs[0] == 1
-    assert max(abs(a - b) for a, b in zip(ours, theirs)) <= 1, (ours, theirs)

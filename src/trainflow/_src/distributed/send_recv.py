@@ -22,10 +22,7 @@ def _key(tensor_name, send_device, send_device_incarnation, recv_device):
 def _send_kernel(tensor, *, tensor_name, send_device, send_device_incarnation, recv_device):
     ctx = rendezvous.current()
     key = _key(tensor_name, send_device, send_device_incarnation, recv_device)
-    if tensor is DEAD:  # an untaken cond branch: the receiver gets the deadness (TF's Send)
-        ctx.rendezvous.send(key, None, is_dead=True)
-    else:
-        ctx.rendezvous.send(key, tensor)
+    ctx.rendezvous.send(key, tensor)
 
 
 def _recv_kernel(*, tensor_name, send_device, send_device_incarnation, recv_device,

@@ -81,7 +81,6 @@ class Graph:
         self._graph_def_versions = None
         self._variable_creator_stack = []
         self._scoped_c_graph, self._container = None, ""
-        self._run_early = set()  # op ids a run starts first when ready (graph_walk)
 
     # -- basic facts -------------------------------------------------------------
     @property

@@ -67,18 +67,13 @@ def op_dependencies(op):
 
 def topological_order(ops, dependencies=op_dependencies):
     """`ops` in a valid run order: each op after those of its `dependencies(op)` that are
-    in `ops`; among ready ops, those the graph marks to run early (`Graph._run_early`),
-    then the earliest created first.
+    in `ops`; among ready ops, the earliest created first.
 
     Returns:
       the ordered list; it is shorter than `ops` when they contain a cycle (the ops
       left out are on or behind it).
     """
     members = set(ops)
-
-    def key(op):
-        return (op._id not in getattr(op._graph, "_run_early", ()), op._id)
-
     indegree = {}
     consumers = {}
     for op in members:
@@ -86,7 +81,7 @@ def topological_order(ops, dependencies=op_dependencies):
         indegree[op] = len(deps)
         for d in deps:
             consumers.setdefault(d, []).append(op)
-    ready = [(key(op), op) for op, n in indegree.items() if n == 0]
+    ready = [(op._id, op) for op, n in indegree.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -95,5 +90,5 @@ def topological_order(ops, dependencies=op_dependencies):
         for c in consumers.get(op, ()):
             indegree[c] -= 1
             if indegree[c] == 0:
-                heapq.heappush(ready, (key(c), c))
+                heapq.heappush(ready, (c._id, c))
     return order

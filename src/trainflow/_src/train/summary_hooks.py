@@ -18,10 +18,7 @@ def _writer_for(output_dir):
 
 
 def _global_step_or_raise(hook_name):
-    # TF's hooks share one read of the step (`global_step/add`, made once per graph), which
-    # a train op's increment doesn't wait for: the step it gives is the one before the run's
-    # increment, so a summary every N steps lands at 1, N+1, 2N, 3N ... as in TensorFlow.
-    step = training_util._get_or_create_global_step_read()
+    step = training_util.get_global_step()
     if step is None:
         raise RuntimeError(f"Global step should be created to use {hook_name}.")
     return step
@@ -52,7 +49,7 @@ class StepCounterHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = _writer_for(self._output_dir)
         self._global_step_tensor = _global_step_or_raise("StepCounterHook")
-        self._summary_tag = training_util.get_global_step().op.name + "/sec"
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
 
     def before_run(self, run_context):  # noqa: ARG002
         return SessionRunArgs(self._global_step_tensor)

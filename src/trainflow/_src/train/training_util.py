@@ -96,7 +96,6 @@ def _get_or_create_global_step_read(graph=None):
     step = get_global_step(graph)
     if step is None:
         return None
-    first_new = len(graph._nodes_by_id)
     with graph.as_default(), graph.name_scope(None), \
             graph.name_scope(step.op.name + "/"):
         if isinstance(step, variables.Variable):
@@ -105,10 +104,6 @@ def _get_or_create_global_step_read(graph=None):
         else:
             value = step
         graph.add_to_collection(GLOBAL_STEP_READ_KEY, value + 0)
-    # TF's executor runs this read as soon as the variable is ready, nothing orders it after
-    # a train op's increment: it gives the step before the run's increment, so a run starts it
-    # first too (hooks fetching it see the steps TF's do).
-    graph._run_early.update(op._id for op in graph._nodes_by_id[first_new:])
     return _get_global_step_read(graph)
 
 

@@ -19,8 +19,6 @@ from trainflow._src.framework.op_signature import input_groups
 from trainflow._src.runtime.resources import Uninitialized, VariableSlot
 
 NAME = "numpy"
-# Op types that run with a dead input, passing DEAD to their kernel (a send's deadness).
-SENDS_DEADNESS = ("_Send",)
 
 
 def bind_kernel(op, context):
@@ -129,14 +127,7 @@ class Program:
                 conds = [] if is_merge else [f"v{self._slots[t]} is DEAD" for t in dead_inputs]
                 conds += [f"{markers[c]} is DEAD" for c in dead_controls]
                 indent = "    "
-                if conds and op._type in SENDS_DEADNESS:
-                    # A _Send runs dead too: it sends the deadness on (TF's Send), so the
-                    # task receiving it does not wait for a value that never comes.
-                    lines.append(f"    if {' or '.join(conds)}:")
-                    lines.append(f"        k{k}(DEAD)")
-                    lines.append("    else:")
-                    indent = "        "
-                elif conds:
+                if conds:
                     lines.append(f"    if {' or '.join(conds)}:")
                     lines.append("        " + ", ".join(outs + [marker]) + " = " +
                                  ", ".join(["DEAD"] * (len(outs) + 1)))
