@@ -5,6 +5,7 @@ import json
 import textwrap
 
 import numpy as np
+import pytest
 
 from tf_interop import run_json
 
@@ -103,3 +104,19 @@ def _same_value(a, b, rtol):
         assert a["flat"] == b["flat"]
     else:
         np.testing.assert_allclose(a["flat"], b["flat"], rtol=rtol, atol=1e-6)
+
+
+def comparison_test(prelude, expressions, rtol=1e-6, ops_differ=frozenset()):
+    """A test, parametrized over `expressions`, that each one's trainflow result is TF's
+    (`assert_same`; op types not compared for those in `ops_differ`). Both sides evaluate
+    all the expressions once, at the first case; a module binds it to a `test_` name."""
+    cache = []
+
+    @pytest.mark.parametrize("i", range(len(expressions)), ids=expressions)
+    def test(i):
+        if not cache:
+            cache.append((trainflow_results(prelude, expressions),
+                          tf_results(prelude, expressions)))
+        ours, theirs = cache[0]
+        assert_same(ours[i], theirs[i], rtol=rtol, compare_ops=expressions[i] not in ops_differ)
+    return test

@@ -7,7 +7,7 @@ import pytest
 import trainflow.compat.v1 as tf
 from trainflow._src.framework import errors
 
-from expr_values import assert_same, tf_results, trainflow_results
+from expr_values import comparison_test
 from tf_interop import needs_tf
 
 
@@ -32,16 +32,7 @@ EXPRESSIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return trainflow_results(PRELUDE, EXPRESSIONS), tf_results(PRELUDE, EXPRESSIONS)
-
-
-@needs_tf
-@pytest.mark.parametrize("i", range(len(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_matches_tf(results, i):
-    ours, theirs = results
-    assert_same(ours[i], theirs[i])
+test_matches_tf = needs_tf(comparison_test(PRELUDE, EXPRESSIONS))
 
 
 def test_ensure_shape_checks_when_it_runs():

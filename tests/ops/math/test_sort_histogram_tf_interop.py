@@ -1,9 +1,8 @@
 """sort, argsort, searchsorted (LowerBound/UpperBound), histogram_fixed_width(_bins) and
 bincount (DenseBincount) and lbeta against TensorFlow: op types built, static shapes, dtypes,
 values, gradients and errors."""
-import pytest
 
-from expr_values import assert_same, tf_results, trainflow_results
+from expr_values import comparison_test
 from tf_interop import needs_tf
 
 pytestmark = needs_tf
@@ -53,20 +52,12 @@ EXPRESSIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return trainflow_results(PRELUDE, EXPRESSIONS), tf_results(PRELUDE, EXPRESSIONS)
-
-
 # TopKV2's gradient (trainflow's, older than this test) builds OneHot where TF 2.21 builds
 # ScatterNd: the values agree, the op types differ.
 OPS_DIFFER = {"tf.gradients(tf.reduce_sum(tf.sort(v) * [[1., 2., 3., 4.]]), v)[0]"}
 
 
-@pytest.mark.parametrize("i", range(len(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_matches_tf(results, i):
-    ours, theirs = results
-    assert_same(ours[i], theirs[i], compare_ops=EXPRESSIONS[i] not in OPS_DIFFER)
+test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS, ops_differ=OPS_DIFFER)
 
 
 LBETA = [
@@ -76,12 +67,4 @@ LBETA = [
 ]
 
 
-@pytest.fixture(scope="module")
-def lbeta_results():
-    return trainflow_results(PRELUDE, LBETA), tf_results(PRELUDE, LBETA)
-
-
-@pytest.mark.parametrize("i", range(len(LBETA)), ids=LBETA)
-def test_lbeta_matches_tf(lbeta_results, i):
-    ours, theirs = lbeta_results
-    assert_same(ours[i], theirs[i], rtol=1e-5)
+test_lbeta_matches_tf = comparison_test(PRELUDE, LBETA, rtol=1e-5)

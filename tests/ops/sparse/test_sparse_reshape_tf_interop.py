@@ -1,8 +1,7 @@
 """tf.sparse_reshape / tf.sparse.reshape against TensorFlow: static and inferred shapes,
 a -1, unknown input shapes, the values' gradient and errors."""
-import pytest
 
-from expr_values import assert_same, tf_results, trainflow_results
+from expr_values import comparison_test
 from tf_interop import needs_tf
 
 pytestmark = needs_tf
@@ -25,12 +24,4 @@ EXPRESSIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return trainflow_results(PRELUDE, EXPRESSIONS), tf_results(PRELUDE, EXPRESSIONS)
-
-
-@pytest.mark.parametrize("i", range(len(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_matches_tf(results, i):
-    ours, theirs = results
-    assert_same(ours[i], theirs[i])
+test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS)

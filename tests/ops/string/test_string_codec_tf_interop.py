@@ -1,8 +1,7 @@
 """encode_base64 / decode_base64, string_strip / tf.strings.strip and serialize_tensor /
 parse_tensor against TensorFlow: values, static shapes and errors."""
-import pytest
 
-from expr_values import assert_same, tf_results, trainflow_results
+from expr_values import comparison_test
 from tf_interop import needs_tf
 
 pytestmark = needs_tf
@@ -25,12 +24,4 @@ EXPRESSIONS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def results():
-    return trainflow_results(PRELUDE, EXPRESSIONS), tf_results(PRELUDE, EXPRESSIONS)
-
-
-@pytest.mark.parametrize("i", range(len(EXPRESSIONS)), ids=EXPRESSIONS)
-def test_matches_tf(results, i):
-    ours, theirs = results
-    assert_same(ours[i], theirs[i])
+test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS)
