@@ -137,6 +137,20 @@ def parser(doc, module_help, *int_options):
     return ap
 
 
+def add_step_options(ap):
+    """The options of a training-step script (mlp_step, rnn_step): --seconds, --threads,
+    --jit, --rounds, --busy, --tf-python, --json."""
+    ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds a run")
+    ap.add_argument("--threads", type=int, default=0,
+                    help="intra/inter-op threads (0: each library's default)")
+    ap.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--busy", action="store_true",
+                    help="run beside a process spinning on one core")
+    ap.add_argument("--tf-python", help="python with TensorFlow installed")
+    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+
+
 def measure_modules(args, script, measure, *tf_args):
     """{name: figures}: `args.module` alone; else trainflow.compat.v1 here ("trainflow") and,
     where TensorFlow's python is found, tensorflow.compat.v1 in it ("tensorflow"), run as

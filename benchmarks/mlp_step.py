@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from _harness import (TF1, busy_neighbour, last_cpu, load_average, load_tf1, run_json,
-                      session_kwargs, tf_python)
+from _harness import (TF1, add_step_options, busy_neighbour, last_cpu, load_average, load_tf1,
+                      run_json, session_kwargs, tf_python)
 
 MODELS = {"small": [784, 64, 10], "big": [784, 512, 512, 10]}
 DEFAULT_WORKLOADS = ["big-adam-b128", "small-sgd-b32"]
@@ -129,15 +129,7 @@ def main(argv=None):
     ap.add_argument("--model", choices=["small", "big", "all"])
     ap.add_argument("--optimizer", choices=["sgd", "adam"])
     ap.add_argument("--batch", type=int)
-    ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--threads", type=int, default=0,
-                    help="intra/inter-op threads (0: each library's default)")
-    ap.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--busy", action="store_true",
-                    help="run beside a process spinning on one core")
-    ap.add_argument("--tf-python", help="python with TensorFlow installed")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    add_step_options(ap)
     args = ap.parse_args(argv)
     names = workloads(args)
     for name in names:

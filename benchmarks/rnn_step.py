@@ -34,8 +34,8 @@ import time
 
 import numpy as np
 
-from _harness import (TF1, busy_neighbour, last_cpu, load_average, load_tf1, run_json,
-                      session_kwargs, tf_python)
+from _harness import (TF1, add_step_options, busy_neighbour, last_cpu, load_average, load_tf1,
+                      run_json, session_kwargs, tf_python)
 
 VOCAB, HIDDEN, LAYERS, STEPS, BATCH = 10_000, 200, 2, 35, 20
 INIT_SCALE, MAX_GRAD_NORM, LEARNING_RATE = 0.1, 5.0, 1.0
@@ -148,15 +148,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--module", help="TF1-style module to run here alone (default: "
                                      "trainflow and TensorFlow, alternating)")
-    ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds a run")
-    ap.add_argument("--threads", type=int, default=0,
-                    help="intra/inter-op threads (0: each library's default)")
-    ap.add_argument("--jit", action="store_true", help="TF's auto-jit switch (XLA)")
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--busy", action="store_true",
-                    help="run beside a process spinning on one core")
-    ap.add_argument("--tf-python", help="python with TensorFlow installed")
-    ap.add_argument("--json", action="store_true", help="print the result as JSON only")
+    add_step_options(ap)
     args = ap.parse_args(argv)
     with busy_neighbour(last_cpu()) if args.busy else contextlib.nullcontext():
         if args.module:
