@@ -27,6 +27,8 @@ FACES = {
     "trainflow.compat": "tf.compat",
     "trainflow.debugging": "tf.debugging",
     "trainflow.dtypes": "tf.dtypes",
+    "trainflow.data": "tf.data",
+    "trainflow.data.experimental": "tf.data.experimental",
     "trainflow.errors": "tf.errors",
     "trainflow.gfile": "tf.gfile",
     "trainflow.image": "tf.image",

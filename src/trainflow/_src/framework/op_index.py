@@ -84,6 +84,9 @@ _OP_MODULES = {
         "TensorListGather TensorListGetItem TensorListLength TensorListPopBack "
         "TensorListPushBack TensorListReserve TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.iterator_ops": (
+        "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
+        "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -328,6 +331,9 @@ _GRADIENT_MODULES = {
         "TensorListConcatV2 TensorListFromTensor TensorListGather TensorListGetItem "
         "TensorListPopBack TensorListPushBack TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.iterator_ops": (
+        "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
+        "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),

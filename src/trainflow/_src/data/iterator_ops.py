@@ -1,0 +1,182 @@
+"""`tf.data.Iterator` (TF 1.15's graph-mode iterator) and the one-shot, initializable,
+reinitializable (`from_structure`) and feedable (`from_string_handle`) kinds.
+
+Op names are TF's: IteratorV2 "Iterator", OneShotIterator "OneShotIterator",
+MakeIterator "MakeIterator", IteratorGetNext "IteratorGetNext".
+"""
+from trainflow._src.data import structure as st
+from trainflow._src.framework import dtypes
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.scopes import get_default_graph
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.dataset import iterator_ops as iterator_kernels  # noqa: F401
+
+_STATEFUL_SOURCES = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VariableV2",
+                     "Variable", "VarHandleOp"}
+
+
+class Iterator:
+    """An iterator resource with the Structure of its elements."""
+
+    def __init__(self, iterator_resource, initializer, output_types, output_shapes,
+                 output_classes):
+        self._iterator_resource = iterator_resource
+        self._initializer = initializer
+        self._structure = st.Structure.of(output_types, output_shapes, output_classes)
+        self._get_next_calls = 0
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None):
+        """An uninitialized iterator for datasets of this structure; `make_initializer`
+        points it at one (reinitializable iterator)."""
+        structure = st.Structure.of(output_types, output_shapes, output_classes)
+        handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
+                          output_types=structure.flat_types,
+                          output_shapes=structure.flat_shapes, name="Iterator").outputs[0]
+        return Iterator(handle, None, structure.types(), structure.shapes(),
+                        structure.classes())
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """An iterator that reads whichever iterator `string_handle` names when run
+        (feedable iterator)."""
+        structure = st.Structure.of(output_types, output_shapes, output_classes)
+        string_handle = convert_to_tensor(string_handle, dtypes.string)
+        handle = apply_op("IteratorFromStringHandleV2", string_handle=string_handle,
+                          output_types=structure.flat_types,
+                          output_shapes=structure.flat_shapes).outputs[0]
+        return Iterator(handle, None, structure.types(), structure.shapes(),
+                        structure.classes())
+
+    @property
+    def initializer(self):
+        """The op that (re)starts this iterator over its dataset."""
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    @property
+    def output_types(self):
+        return self._structure.types()
+
+    @property
+    def output_shapes(self):
+        return self._structure.shapes()
+
+    @property
+    def output_classes(self):
+        return self._structure.classes()
+
+    @property
+    def element_spec(self):
+        return self._structure.template
+
+    def make_initializer(self, dataset, name=None):
+        """The op that starts this iterator over `dataset` (of a compatible structure)."""
+        if not self._structure.is_compatible_with(dataset._structure):
+            raise TypeError(f"Expected output types {self.output_types} but got dataset with "
+                            f"output types {dataset.output_types}.")
+        for want, have in zip(self._structure.components, dataset._structure.components):
+            if not want.shape.is_compatible_with(have.shape):
+                raise TypeError(f"Expected output shapes compatible with "
+                                f"{self.output_shapes} but got dataset with output shapes "
+                                f"{dataset.output_shapes}.")
+        return apply_op("MakeIterator", dataset=dataset._variant_tensor,
+                        iterator=self._iterator_resource, name=name or "MakeIterator")
+
+    def get_next(self, name=None):
+        """The next element, a nest of tensors; running it past the end raises
+        OutOfRangeError."""
+        self._get_next_calls += 1
+        op = apply_op("IteratorGetNext", iterator=self._iterator_resource,
+                      output_types=self._structure.flat_types,
+                      output_shapes=self._structure.flat_shapes,
+                      name=name or "IteratorGetNext")
+        return st.pack(self._structure.template, op.outputs)
+
+    def string_handle(self, name=None):
+        """A scalar string tensor naming this iterator, to feed `from_string_handle`."""
+        return apply_op("IteratorToStringHandle", resource_handle=self._iterator_resource,
+                        name=name or "IteratorToStringHandle").outputs[0]
+
+
+def initializable_iterator(dataset, shared_name=None):
+    """`dataset.make_initializable_iterator()`."""
+    s = dataset._structure
+    handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
+                      output_types=s.flat_types, output_shapes=s.flat_shapes,
+                      name="Iterator").outputs[0]
+    init = apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=handle,
+                    name="MakeIterator")
+    return Iterator(handle, init, s.types(), s.shapes(), s.classes())
+
+
+def _ops_behind(tensor):
+    """The ops `tensor` depends on (data and control inputs), in creation order."""
+    seen, stack = set(), [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    order = {op: i for i, op in enumerate(tensor.graph.get_operations())}
+    return sorted(seen, key=order.__getitem__)
+
+
+def _copy_into(fg, tensor):
+    """`tensor`'s subgraph rebuilt in function graph `fg`; returns the copy of `tensor`."""
+    copies = {}
+    for op in _ops_behind(tensor):
+        if op.type in _STATEFUL_SOURCES:
+            raise ValueError(
+                "Failed to create a one-shot iterator for a dataset. "
+                "`Dataset.make_one_shot_iterator()` does not support datasets that capture "
+                f"stateful objects, such as a `Variable` or `LookupTable` (found {op.type} "
+                f"op {op.name}). In these cases, use `Dataset.make_initializable_iterator()`.")
+        new = fg.create_op(op.type, [copies[t] for t in op.inputs],
+                           [t.dtype for t in op.outputs], name=op.name + "/",
+                           attrs=dict(op._attrs), compute_device=False)
+        for old_t, new_t in zip(op.outputs, new.outputs):
+            copies[old_t] = new_t
+    return copies[tensor]
+
+
+def one_shot_iterator(dataset):
+    """`dataset.make_one_shot_iterator()`: its pipeline rebuilt in a `dataset_factory`
+    function, so the iterator needs no initializer."""
+    graph = get_default_graph()
+    fg = FuncGraph(f"_make_dataset_{id(dataset):x}", graph)
+    with fg.as_default():
+        fg.outputs = [_copy_into(fg, dataset._variant_tensor)]
+    s = dataset._structure
+    handle = apply_op("OneShotIterator", dataset_factory=fg, output_types=s.flat_types,
+                      output_shapes=s.flat_shapes, container="", shared_name="",
+                      name="OneShotIterator").outputs[0]
+    return Iterator(handle, None, s.types(), s.shapes(), s.classes())
+
+
+def make_one_shot_iterator(dataset):
+    """`tf.data.make_one_shot_iterator(dataset)`."""
+    return dataset.make_one_shot_iterator()
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """`tf.data.make_initializable_iterator(dataset, shared_name)`."""
+    return dataset.make_initializable_iterator(shared_name)
+
+
+def get_output_types(dataset_or_iterator):
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes

@@ -1,0 +1,59 @@
+"""Calling a dataset op's function attr (map's `f`, filter's `predicate` ...) on the host.
+
+The function graph's arguments are the element's components, then the op's
+`other_arguments` (the outer tensors the function captured, in the order of
+`external_order`). A `DatasetFunction` is compiled once per (session, op) and called
+per element from any thread.
+"""
+from trainflow._src.framework import errors
+from trainflow._src.framework.function_graph import FuncGraph
+from trainflow._src.framework.kernel_context import DEAD
+
+
+class DatasetFunction:
+    """The compiled body of func attr `key` of the kernel's op, with its captured values."""
+
+    def __init__(self, ctx, key, captured):
+        op = ctx.op
+        fg = op._attrs[key]
+        if not isinstance(fg, FuncGraph):
+            raise errors.UnimplementedError(
+                None, op, f"{op.type} op {op.name} refers to function "
+                          f"'{getattr(fg, 'name', fg)}' that was not built in this process")
+        self.name = fg.name
+        self.op = op
+        self.captured = list(captured)
+        self.n_args = len(fg.inputs)
+        feeds = list(fg.inputs)
+        order = fg.external_order or [c.outer for c in fg.captures]
+        inner_of = {c.outer: c.inner for c in fg.captures}
+        feeds += [inner_of[outer] for outer in order if outer in inner_of]
+        self._keep = [i for i, outer in enumerate(order) if outer in inner_of]
+        self._plan = ctx.make_callable(list(fg.outputs), feeds)
+
+    def __call__(self, args):
+        """The function's outputs (a list of arrays) for element components `args`."""
+        if len(args) != self.n_args:
+            raise errors.InvalidArgumentError(
+                None, self.op, f"function {self.name} takes {self.n_args} arguments, "
+                               f"got {len(args)}")
+        values = list(args) + [self.captured[i] for i in self._keep]
+        outs = self._plan(values)
+        if any(v is DEAD for v in outs):
+            raise errors.InvalidArgumentError(
+                None, self.op, f"function {self.name} returned a value from an untaken "
+                               "branch of a conditional")
+        return outs
+
+
+def cached_function(ctx, key, captured):
+    """The DatasetFunction of func attr `key`, compiled on the op's first run and given the
+    captured values of this run."""
+    compiled = ctx.state.get(key)
+    if compiled is None:
+        compiled = ctx.state[key] = DatasetFunction(ctx, key, captured)
+        return compiled
+    fresh = object.__new__(DatasetFunction)
+    fresh.__dict__.update(compiled.__dict__)
+    fresh.captured = list(captured)
+    return fresh

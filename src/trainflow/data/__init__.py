@@ -1,0 +1,8 @@
+"""`tf.data`: input pipelines as graph ops (TF 1.15's graph-mode API)."""
+from trainflow.data import experimental  # noqa: F401
+from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
+from trainflow._src.data.dataset_ops import DatasetV1 as Dataset  # noqa: F401
+from trainflow._src.data.iterator_ops import Iterator  # noqa: F401
+from trainflow._src.data.iterator_ops import (  # noqa: F401
+    get_output_classes, get_output_shapes, get_output_types, make_initializable_iterator,
+    make_one_shot_iterator)

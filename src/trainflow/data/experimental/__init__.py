@@ -1,0 +1,11 @@
+"""`tf.data.experimental`: the transformations, readers and iterator tools TF 1.15 kept
+outside `tf.data.Dataset`."""
+from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
+# -- reordering and grouping
+
+# -- functional and parallel
+
+# -- readers and files
+
+# -- iterators and checkpoints
+
