@@ -148,3 +148,41 @@ def test_tensor_shape_from_node_def_name():
         tf.split(tf.zeros([4, 6]), 2, axis=1, name="s")
     assert tf.graph_util.tensor_shape_from_node_def_name(g, "x").as_list() == [None, 3]
     assert tf.graph_util.tensor_shape_from_node_def_name(g, "s:1").as_list() == [4, 3]
+
+
+def _device_type(op):
+    return tf.DeviceSpec.from_string(op.device).device_type if op.device else None
+
+
+def test_nested_device_functions():
+    with tf.Graph().as_default():
+        var_0 = tf.Variable(0)
+        with tf.device(_pin_variables_to_cpu):
+            var_1 = tf.Variable(1)
+            with tf.device(lambda op: "/device:GPU:0"):
+                var_2 = tf.Variable(2)
+            with tf.device("/device:GPU:0"):  # merges with the outer device function
+                var_3 = tf.Variable(3)
+    assert [_device_type(v.op) for v in (var_0, var_1, var_2, var_3)] == [
+        None, "CPU", "GPU", "GPU"]
+
+
+def test_explicit_and_default_devices():
+    with tf.Graph().as_default() as g:
+        const_0 = tf.constant(5.0)
+        devices = ["/device:GPU:0", "/device:GPU:1", "/device:CPU:0", "/device:CPU:1",
+                   "/job:ps"]
+        consts = []
+        for d in devices:
+            with g.device(d):
+                consts.append(tf.constant(5.0))
+    assert const_0.op.device == ""
+    for d, c in zip(devices, consts):
+        assert tf.DeviceSpec.from_string(c.op.device) == tf.DeviceSpec.from_string(d)
+    with tf.Graph().as_default() as g, g.device(_pin_variables_to_cpu):
+        consts = []
+        for d in devices + ["/replica:0"]:
+            with g.device(d):
+                consts.append(tf.constant(5.0))
+    for d, c in zip(devices + ["/replica:0"], consts):
+        assert tf.DeviceSpec.from_string(c.op.device) == tf.DeviceSpec.from_string(d)
