@@ -271,3 +271,28 @@ def test_tf2_saved_model_of_a_module_loads_through_the_tf1_loader(tmp_path):
             for k in ours:
                 np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-6)
     assert json.dumps(mgd.meta_info_def.tags[:]) == '["serve"]'
+
+
+TF2_KERAS = r"""
+import json, sys
+import numpy as np
+import tensorflow as tf
+spec = json.loads(sys.stdin.read())
+tf.keras.utils.set_random_seed(7)
+inp = tf.keras.Input([3])
+hidden = tf.keras.layers.Dense(4, activation="tanh")(inp)
+model = tf.keras.Model(inp, tf.keras.layers.Dense(2, activation="softmax")(hidden))
+model.export(spec["dir"])
+print(json.dumps(model(np.array(spec["feed"], np.float32)).numpy().tolist()))
+"""
+
+
+def test_tf2_keras_export_loads_through_the_tf1_loader(tmp_path):
+    export_dir = str(tmp_path / "keras")
+    want = run_json(TF2_KERAS, spec={"dir": export_dir, "feed": X})
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        sig = loader.load(sess, ["serve"], export_dir).signature_def["serving_default"]
+        (x_info,), (y_info,) = sig.inputs.values(), sig.outputs.values()
+        got = sess.run(g.get_tensor_by_name(y_info.name),
+                       {g.get_tensor_by_name(x_info.name): X})
+    np.testing.assert_allclose(got, want, rtol=1e-5)
