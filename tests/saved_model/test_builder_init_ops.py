@@ -9,6 +9,7 @@ import trainflow.compat.v1 as tf
 from trainflow._src.saved_model import constants, loader, main_op, tag_constants
 from trainflow._src.saved_model.builder import SavedModelBuilder
 from trainflow._src.saved_model.loader import parse_saved_model
+from trainflow._src.train.saveable_object import SaveableObject, SaveSpec
 
 
 def _v_collection(export_dir, tags):
@@ -241,3 +242,40 @@ def test_bytes_and_pathlike_export_dirs(tmp_path):
     with tf.Session(graph=tf.Graph()) as sess:
         loader.load(sess, ["foo"], export_dir)
         assert sess.run("v:0") == 7
+
+
+class _PairSaveable(SaveableObject):
+    """A custom saveable (TF's CheckpointedOp stand-in): two variables saved under the keys
+    `<name>-keys` and `<name>-values`, restored by assignment."""
+
+    def __init__(self, keys, values, name):
+        specs = [SaveSpec(keys.value(), "", name + "-keys"),
+                 SaveSpec(values.value(), "", name + "-values")]
+        super().__init__(keys, specs, name)
+        self.pair = (keys, values)
+
+    def restore(self, restored_tensors, restored_shapes):
+        return tf.group(*[tf.assign(v, t, validate_shape=False)
+                          for v, t in zip(self.pair, restored_tensors)])
+
+
+def test_custom_saveable(tmp_path):
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        keys = tf.Variable([b""], name="keys", collections=[], validate_shape=False)
+        values = tf.Variable([0.0], name="values", collections=[], validate_shape=False)
+        # named after its op, as TF's CheckpointedOp is (the collection exports names)
+        tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, _PairSaveable(keys, values, "keys"))
+        tf.add_to_collection("table_ref", keys)
+        tf.add_to_collection("table_ref", values)
+        sess.run([keys.initializer, values.initializer])
+        sess.run([tf.assign(keys, [b"k1"], validate_shape=False),
+                  tf.assign(values, [3.0], validate_shape=False)])
+        b.add_meta_graph_and_variables(sess, ["foo"])
+    b.save()
+    with tf.Session(graph=tf.Graph()) as sess:
+        loader.load(sess, ["foo"], export_dir)
+        keys, values = sess.graph.get_collection("table_ref")
+        assert sess.run(keys).tolist() == [b"k1"]
+        assert sess.run(values).tolist() == [3.0]
