@@ -279,3 +279,26 @@ def test_custom_saveable(tmp_path):
         keys, values = sess.graph.get_collection("table_ref")
         assert sess.run(keys).tolist() == [b"k1"]
         assert sess.run(values).tolist() == [3.0]
+
+
+def test_missing_attr_without_default_fails_the_load(tmp_path):
+    """A node that lost an attr its op has no default for cannot load (TF's message)."""
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        tf.Variable(1.0, dtype=tf.float64, name="var")
+        tf.bitwise.invert(tf.constant(3, tf.int32), name="test_attr")
+        sess.run(tf.global_variables_initializer())
+        b.add_meta_graph_and_variables(sess, ["foo"])
+    b.save(as_text=True)
+    path = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
+    text = open(path).read()
+    start = text.index('name: "test_attr"')
+    attr = '      attr {\n        key: "T"\n        value {\n          type: DT_INT32\n' \
+           '        }\n      }'
+    at = text.index(attr, start)
+    with open(path, "w") as f:
+        f.write(text[:at] + text[at + len(attr):])
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(ValueError, match="NodeDef missing attr 'T' from Op<name=Invert"):
+            loader.load(sess, ["foo"], export_dir)
