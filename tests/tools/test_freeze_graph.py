@@ -33,6 +33,7 @@ def trained(tmp_path_factory):
             prefix = saver.save(sess, str(d / "model.ckpt"))
             tf.train.write_graph(g, str(d), "graph.pbtxt", as_text=True)
             tf.train.write_graph(g, str(d), "graph.pb", as_text=False)
+            tf.train.write_graph(saver.as_saver_def(), str(d), "saver.pbtxt", as_text=True)
             simple_save(sess, str(d / "saved"), {"x": x}, {"y": y})
     return {"dir": d, "prefix": prefix, "want": want}
 
@@ -58,7 +59,11 @@ def _frozen_output(path):
                "--input_checkpoint", m["prefix"]],
     lambda m: ["--input_saved_model_dir", str(m["dir"] / "saved"),
                "--saved_model_tags", "serve"],
-], ids=["graph_text", "graph_binary", "graph_binary_flag", "meta_graph", "saved_model"])
+    lambda m: ["--input_graph", str(m["dir"] / "graph.pbtxt"), "--input_saver",
+               str(m["dir"] / "saver.pbtxt"), "--input_checkpoint", m["prefix"],
+               "--clear_devices", "false"],
+], ids=["graph_text", "graph_binary", "graph_binary_flag", "meta_graph", "saved_model",
+        "saver_def"])
 def test_freeze(trained, tmp_path, capsys, inputs):
     out = str(tmp_path / "frozen.pb")
     code = cli.main(["freeze", *inputs(trained), "--output_node_names", "y",
