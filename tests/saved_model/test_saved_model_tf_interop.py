@@ -107,11 +107,10 @@ def test_tensorflow_loads_our_saved_model(tmp_path, as_text):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
     assert got["seen"] == os.path.join(export_dir, "assets", "vocab.txt")
     assert got["method"] == "tensorflow/serving/predict"
-    if not as_text:  # saved_model_cli reads saved_model.pb only
-        assert got["cli_rc"] == 0
-        assert "signature_def['serving_default']" in got["cli"]
-        assert "inputs['x'] tensor_info:" in got["cli"]
-        assert "Method name is: tensorflow/serving/predict" in got["cli"]
+    assert got["cli_rc"] == 0
+    assert "signature_def['serving_default']" in got["cli"]
+    assert "inputs['x'] tensor_info:" in got["cli"]
+    assert "Method name is: tensorflow/serving/predict" in got["cli"]
 
 
 TF_WRITES = r"""
