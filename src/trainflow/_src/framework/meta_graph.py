@@ -4,12 +4,15 @@
 A collection whose key has a registered proto function (variables -> VariableDef, savers ->
 SaverDef, queue runners -> QueueRunnerDef ...) is stored as a `bytes_list` of serialized
 protos; other collections by the kind of their first element: Tensors and Operations as a
-`node_list` of names, ints as `int64_list`, floats as `float_list`, strings as `bytes_list`.
+`node_list` of names, ints as `int64_list`, floats as `float_list`, strings as
+`bytes_list`, packed `Any` protos (a SavedModel's assets) as `any_list`.
 Import is in `meta_graph_import`.
 """
 import copy
 import logging
 import re
+
+from google.protobuf import any_pb2
 
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.op_def_proto import strip_default_attrs, stripped_op_list_for_graph
@@ -73,6 +76,8 @@ def prepend_name_scope(name, import_scope):
 
 
 def _kind_name(item):
+    if isinstance(item, any_pb2.Any):
+        return "any_list"
     if isinstance(item, (str, bytes)):
         return "bytes_list"
     if isinstance(item, bool) or not isinstance(item, (int, float)):
@@ -133,6 +138,9 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None,
                     field.value.append(strip_name_scope(x.name, export_scope))
         elif kind == "bytes_list":
             field.value.extend(x.encode("utf-8") if isinstance(x, str) else x for x in items)
+        elif kind == "any_list":
+            for x in items:
+                field.value.add().CopyFrom(x)
         else:
             field.value.extend(items)
     except Exception as e:  # noqa: BLE001 - TF logs and leaves the collection out

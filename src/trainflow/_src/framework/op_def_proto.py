@@ -95,3 +95,17 @@ def strip_default_attrs(node_defs, op_list=None):
             if name in known and \
                     node.attr[name].SerializeToString(deterministic=True) == known[name]:
                 del node.attr[name]
+
+
+def add_default_attrs(node_defs):
+    """Adds, in place, each attr a node lacks that its registered op has a default for (what
+    TF's importer does to the GraphDef it is given)."""
+    defaults = {}
+    for node in node_defs:
+        if node.op not in defaults:
+            proto = op_def_proto(node.op)
+            defaults[node.op] = [] if proto is None else [
+                a for a in proto.attr if a.HasField("default_value")]
+        for attr in defaults[node.op]:
+            if attr.name not in node.attr:
+                node.attr[attr.name].CopyFrom(attr.default_value)
