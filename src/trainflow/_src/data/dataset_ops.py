@@ -4,6 +4,7 @@ A Dataset is a variant tensor made by a dataset op plus the Structure of its ele
 each transformation adds one dataset op (TF's op type, name and attrs) reading the
 variant of its input. Iterators over it are made by `iterator_ops`.
 """
+from trainflow._src.data import element_codec
 from trainflow._src.data import iterator_ops
 from trainflow._src.data.files import FileMethods
 from trainflow._src.data.parallel import ParallelMethods
@@ -13,7 +14,6 @@ from trainflow._src.data import structured_function
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
@@ -31,11 +31,9 @@ def _int64(value, name):
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
 
-def _dense_components(tensors, what):
-    flat = st.flatten(tensors)
-    if any(isinstance(t, SparseTensor) for t in flat):
-        raise TypeError(f"{what}: SparseTensor components are not supported yet")
-    return flat
+def _dense_components(tensors, what, many=False):
+    """The flat tensors of element `tensors` of `what` (a SparseTensor as a variant)."""
+    return element_codec.encode(tensors, many)
 
 
 class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
@@ -69,7 +67,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
     def _apply(self, op_type, structure, inputs, name=None, **attrs):
         """A new Dataset made by op `op_type` over `inputs` with elements of `structure`."""
         op = apply_op(op_type, name=name, **inputs, **attrs, **_element_attrs(structure))
-        return DatasetV1(op.outputs[0], structure)
+        return self._derived(op.outputs[0], structure)
 
     def _traced(self, fn, transformation, arg_structure=None):
         return structured_function.trace(fn, self._structure, transformation, self._graph,
@@ -91,7 +89,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         """A dataset of the slices of `tensors` along their first dimension."""
         with name_scope("tensors"):
             tensors, structure = st.normalize(tensors, convert_to_tensor)
-        components = _dense_components(tensors, "from_tensor_slices")
+        components = _dense_components(tensors, "from_tensor_slices", many=True)
         for t in components:
             if t.shape.rank == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, "
@@ -248,4 +246,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
 
     def __repr__(self):
         return f"<DatasetV1 shapes: {self.output_shapes}, types: {self.output_types}>"
+
+
+st.DatasetSpec.dataset_class = DatasetV1
 

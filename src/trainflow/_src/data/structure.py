@@ -6,17 +6,28 @@ dtype, a static shape and a class (Tensor, or SparseTensor). The components of a
 element travel flat, in `flatten` order (dict keys sorted).
 """
 from trainflow._src.framework import dtypes as dtypes_lib
-from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 
+class DatasetSpec:
+    """The class of a component that is itself a dataset (an element of `window`):
+    `Component.inner` is the Structure of its elements."""
+
+    dataset_class = None  # DatasetV1, set by dataset_ops (it makes the datasets)
+
+
 class Component:
-    """One leaf of an element: its dtype, static shape and class."""
+    """One leaf of an element: its dtype, static shape and class (Tensor, SparseTensor, or
+    DatasetSpec with `inner`, the nested dataset's element Structure)."""
 
-    __slots__ = ("dtype", "shape", "cls")
+    __slots__ = ("dtype", "shape", "cls", "inner")
 
-    def __init__(self, dtype, shape, cls):
-        self.dtype, self.shape, self.cls = dtype, shape, cls
+    def __init__(self, dtype, shape, cls, inner=None):
+        self.dtype, self.shape, self.cls, self.inner = dtype, shape, cls, inner
+
+    def travels_as_variant(self):
+        return self.cls is SparseTensor or self.cls is DatasetSpec
 
     def __eq__(self, other):
         return isinstance(other, Component) and (self.dtype, self.cls) == \
@@ -30,14 +41,14 @@ class Component:
 
 
 def is_nested(value):
-    return isinstance(value, (tuple, dict))
+    return isinstance(value, (tuple, dict)) and not isinstance(value, SparseTensorValue)
 
 
 def flatten(structure):
     """The leaves of `structure`, in tf.data's order."""
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
-    if isinstance(structure, tuple):
+    if is_nested(structure):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
 
@@ -57,7 +68,7 @@ def pack(template, flat):
     def build(node):
         if isinstance(node, dict):
             return _rebuild(node, [build(node[k]) for k in sorted(node)])
-        if isinstance(node, tuple):
+        if is_nested(node):
             return _rebuild(node, [build(item) for item in node])
         return flat.pop(0)
 
@@ -96,12 +107,15 @@ class Structure:
     @property
     def flat_types(self):
         """Each component's dtype as its tensors travel (variant for a SparseTensor)."""
-        return [dtypes_lib.variant if c.cls is SparseTensor else c.dtype
+        return [dtypes_lib.variant if c.travels_as_variant() else c.dtype
                 for c in self.components]
 
     @property
     def flat_shapes(self):
-        return [TensorShape(None) if c.cls is SparseTensor else c.shape
+        """Each component's static shape as it travels (a SparseTensor: unknown, a
+        dataset: scalar)."""
+        return [TensorShape(None) if c.cls is SparseTensor else
+                TensorShape([]) if c.cls is DatasetSpec else c.shape
                 for c in self.components]
 
     def types(self):
@@ -116,17 +130,17 @@ class Structure:
     def batched(self, size):
         """The structure of a batch of `size` (None: unknown) such elements."""
         return Structure(map_leaves(
-            lambda c: Component(c.dtype, TensorShape([size]).concatenate(c.shape), c.cls),
-            self.template))
+            lambda c: Component(c.dtype, TensorShape([size]).concatenate(c.shape), c.cls,
+                                c.inner), self.template))
 
     def unbatched(self):
         return Structure(map_leaves(
             lambda c: Component(c.dtype, c.shape[1:] if c.shape.rank else TensorShape(None),
-                                c.cls), self.template))
+                                c.cls, c.inner), self.template))
 
     def with_shapes(self, shapes):
         return Structure(pack(self.template, [
-            Component(c.dtype, s, c.cls) for c, s in zip(self.components, shapes)]))
+            Component(c.dtype, s, c.cls, c.inner) for c, s in zip(self.components, shapes)]))
 
     def is_compatible_with(self, other):
         return self.same_nesting(other) and all(
@@ -143,7 +157,7 @@ class Structure:
     def most_specific_compatible(self, other):
         """Shapes relaxed to what both structures allow (for concatenate, choose ...)."""
         return Structure(pack(self.template, [
-            Component(a.dtype, a.shape.most_specific_compatible_shape(b.shape), a.cls)
+            Component(a.dtype, a.shape.most_specific_compatible_shape(b.shape), a.cls, a.inner)
             for a, b in zip(self.components, other.components)]))
 
     def __repr__(self):
@@ -153,6 +167,8 @@ class Structure:
 def _leaf_to_tensor(value, convert):
     if isinstance(value, (Tensor, SparseTensor)):
         return value
+    if isinstance(value, SparseTensorValue):
+        return SparseTensor.from_value(value)
     if hasattr(value, "_variant_tensor"):  # a Dataset returned by flat_map's function
         return value._variant_tensor
     return convert(value)
