@@ -25,6 +25,10 @@ class SparseSliceValue(dv.DatasetValue):
         if dense_shape.size < 1:
             raise errors.InvalidArgumentError(
                 None, None, "Input tensor should have rank >= 1")
+        if len(indices) and np.any(np.diff(indices[:, 0]) < 0):
+            raise errors.UnimplementedError(
+                None, None, "The SparseTensor must be ordered in the batch dimension; "
+                            "handling arbitrarily ordered input is not currently supported.")
         self.indices, self.values, self.dense_shape = indices, np.asarray(values), dense_shape
         self.count = int(dense_shape[0])
 

@@ -149,7 +149,7 @@ class _UnbatchIterator(dv.ChildIterator):
             self.current, self.size = self._split(element)
             self.index = 0
         self.index += 1
-        return [c[self.index - 1] for c in self.current]
+        return [c[self.index - 1, ...] for c in self.current]
 
     def save(self):
         return {"current": self.current, "index": self.index,
