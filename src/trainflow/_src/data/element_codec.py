@@ -32,8 +32,8 @@ def decode_leaf(component, tensor):
         if component.shape.rank is not None:
             sparse.set_shape(component.shape)
         return sparse
-    if component.cls is st.DatasetSpec:
-        return st.DatasetSpec.dataset_class(tensor, component.inner)
+    if isinstance(component.cls, st.DatasetSpec):
+        return st.DatasetSpec.dataset_class(tensor, component.cls.structure)
     return tensor
 
 

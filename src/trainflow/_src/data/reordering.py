@@ -145,8 +145,8 @@ class ReorderingMethods:
         if shift is None:
             shift = size
         structure = st.Structure(st.map_leaves(
-            lambda c: st.Component(dtypes.variant, TensorShape([]), st.DatasetSpec,
-                                   st.Structure(st.Component(c.dtype, c.shape, c.cls))),
+            lambda c: st.Component(dtypes.variant, TensorShape([]), st.DatasetSpec(
+                st.Structure(st.Component(c.dtype, c.shape, c.cls)))),
             self._structure.template))
         return self._apply("WindowDataset", structure, {
             "input_dataset": self._variant_tensor, "size": int64(size, "size"),
@@ -209,7 +209,8 @@ class ReorderingMethods:
                                     f"got {new.types()}.")
             weakened = [o.shape.most_specific_compatible_shape(n.shape)
                         for o, n in zip(state_structure.components, new.components)]
-            if all(o.shape.rank is None or o.shape.as_list() == w.as_list()
+            if all(o.shape.rank is None or (w.rank is not None and
+                                            o.shape.as_list() == w.as_list())
                    for o, w in zip(state_structure.components, weakened)):
                 break
             state_structure = state_structure.with_shapes(weakened)

@@ -113,7 +113,7 @@ def unique():
 
     def _apply_fn(dataset):
         comps = dataset._structure.components
-        if len(comps) != 1 or comps[0].cls in (SparseTensor, st.DatasetSpec) or \
+        if len(comps) != 1 or comps[0].travels_as_variant() or \
                 comps[0].dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
             raise TypeError("`tf.data.experimental.unique()` only supports inputs with a "
                             "single `tf.int32`, `tf.int64`, or `tf.string` component.")

@@ -11,23 +11,43 @@ from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 
 class DatasetSpec:
-    """The class of a component that is itself a dataset (an element of `window`):
-    `Component.inner` is the Structure of its elements."""
+    """The spec of a component that is itself a dataset (an element of `window`): what
+    output_types, output_shapes and output_classes show for it, as TF's DatasetSpec."""
 
     dataset_class = None  # DatasetV1, set by dataset_ops (it makes the datasets)
+
+    def __init__(self, element_structure):
+        self.structure = element_structure
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and \
+            self.structure.components == other.structure.components
+
+    def __hash__(self):
+        return hash(len(self.structure.components))
+
+    def __repr__(self):
+        def spec(c):
+            shape = tuple(c.shape.as_list()) if c.shape.rank is not None else None
+            kind = "SparseTensorSpec" if c.cls is SparseTensor else "TensorSpec"
+            return f"{kind}(shape={shape}, dtype=tf.{c.dtype.name}, name=None)"
+        inner = map_leaves(lambda c: _Raw(spec(c)), self.structure.template)
+        return f"DatasetSpec({inner!r}, TensorShape([]))"
+
+
+class _Raw(str):
+    def __repr__(self):
+        return str(self)
 
 
 class Component:
     """One leaf of an element: its dtype, static shape and class (Tensor, SparseTensor, or
-    DatasetSpec with `inner`, the nested dataset's element Structure)."""
+    a DatasetSpec for a nested dataset)."""
 
-    __slots__ = ("dtype", "shape", "cls", "inner")
+    __slots__ = ("dtype", "shape", "cls")
 
-    def __init__(self, dtype, shape, cls, inner=None):
-        self.dtype, self.shape, self.cls, self.inner = dtype, shape, cls, inner
-
-    def travels_as_variant(self):
-        return self.cls is SparseTensor or self.cls is DatasetSpec
+    def __init__(self, dtype, shape, cls):
+        self.dtype, self.shape, self.cls = dtype, shape, cls
 
     def __eq__(self, other):
         return isinstance(other, Component) and (self.dtype, self.cls) == \
@@ -37,7 +57,15 @@ class Component:
         return hash((self.dtype, self.cls))
 
     def __repr__(self):
-        return f"Component({self.dtype.name}, {self.shape}, {self.cls.__name__})"
+        cls = getattr(self.cls, "__name__", self.cls)
+        return f"Component({self.dtype.name}, {self.shape}, {cls})"
+
+    def travels_as_variant(self):
+        return self.cls is SparseTensor or isinstance(self.cls, DatasetSpec)
+
+    def same_class(self, other):
+        return self.cls is other.cls or (isinstance(self.cls, DatasetSpec) and
+                                         self.cls == other.cls)
 
 
 def is_nested(value):
@@ -99,9 +127,13 @@ class Structure:
         if not len(flat_types) == len(flat_shapes) == len(flat_classes):
             raise ValueError("The structures of output_types, output_shapes and "
                              "output_classes differ")
-        comps = [Component(dtypes_lib.as_dtype(t), as_shape(s) if s is not None
+        comps = [Component(dtypes_lib.variant, TensorShape([]), c)
+                 if isinstance(c, DatasetSpec) or isinstance(t, DatasetSpec) else
+                 Component(dtypes_lib.as_dtype(t), as_shape(s) if s is not None
                            else TensorShape(None), c)
                  for t, s, c in zip(flat_types, flat_shapes, flat_classes)]
+        comps = [Component(c.dtype, c.shape, t) if isinstance(t, DatasetSpec) else c
+                 for c, t in zip(comps, flat_types)]
         return cls(pack(types, comps))
 
     @property
@@ -115,14 +147,16 @@ class Structure:
         """Each component's static shape as it travels (a SparseTensor: unknown, a
         dataset: scalar)."""
         return [TensorShape(None) if c.cls is SparseTensor else
-                TensorShape([]) if c.cls is DatasetSpec else c.shape
+                TensorShape([]) if isinstance(c.cls, DatasetSpec) else c.shape
                 for c in self.components]
 
     def types(self):
-        return map_leaves(lambda c: c.dtype, self.template)
+        return map_leaves(lambda c: c.cls if isinstance(c.cls, DatasetSpec) else c.dtype,
+                          self.template)
 
     def shapes(self):
-        return map_leaves(lambda c: c.shape, self.template)
+        return map_leaves(lambda c: c.cls if isinstance(c.cls, DatasetSpec) else c.shape,
+                          self.template)
 
     def classes(self):
         return map_leaves(lambda c: c.cls, self.template)
@@ -130,21 +164,21 @@ class Structure:
     def batched(self, size):
         """The structure of a batch of `size` (None: unknown) such elements."""
         return Structure(map_leaves(
-            lambda c: Component(c.dtype, TensorShape([size]).concatenate(c.shape), c.cls,
-                                c.inner), self.template))
+            lambda c: Component(c.dtype, TensorShape([size]).concatenate(c.shape), c.cls),
+            self.template))
 
     def unbatched(self):
         return Structure(map_leaves(
             lambda c: Component(c.dtype, c.shape[1:] if c.shape.rank else TensorShape(None),
-                                c.cls, c.inner), self.template))
+                                c.cls), self.template))
 
     def with_shapes(self, shapes):
         return Structure(pack(self.template, [
-            Component(c.dtype, s, c.cls, c.inner) for c, s in zip(self.components, shapes)]))
+            Component(c.dtype, s, c.cls) for c, s in zip(self.components, shapes)]))
 
     def is_compatible_with(self, other):
         return self.same_nesting(other) and all(
-            a.dtype == b.dtype and a.cls is b.cls
+            a.dtype == b.dtype and a.same_class(b)
             for a, b in zip(self.components, other.components))
 
     def same_nesting(self, other):
@@ -157,7 +191,7 @@ class Structure:
     def most_specific_compatible(self, other):
         """Shapes relaxed to what both structures allow (for concatenate, choose ...)."""
         return Structure(pack(self.template, [
-            Component(a.dtype, a.shape.most_specific_compatible_shape(b.shape), a.cls, a.inner)
+            Component(a.dtype, a.shape.most_specific_compatible_shape(b.shape), a.cls)
             for a, b in zip(self.components, other.components)]))
 
     def __repr__(self):

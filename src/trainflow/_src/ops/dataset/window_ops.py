@@ -37,6 +37,13 @@ class _ListIterator(dv.ElementIterator):
         self.index = saved["index"]
 
 
+class _Failed:
+    """An input element whose making raised `error`."""
+
+    def __init__(self, error):
+        self.error = error
+
+
 class WindowValue(dv.DatasetValue):
     """Windows of `size` elements of `source` (every `stride`-th), one per `shift`
     elements; each window element holds one dataset per component."""
@@ -74,7 +81,14 @@ class _WindowIterator(dv.ChildIterator):
         self.done = False
 
     def _read(self, state):
-        element = self.source.next(state)
+        """The next input element, END, or the error making it raised (kept in the buffer:
+        it is raised only if the element is part of a window, as in TF)."""
+        try:
+            element = self.source.next(state)
+        except errors.OutOfRangeError:
+            raise
+        except errors.OpError as e:
+            return _Failed(e)
         if element is dv.END:
             self.done = True
         return element
@@ -91,12 +105,19 @@ class _WindowIterator(dv.ChildIterator):
         if not self.buffer or (spec.drop_remainder and len(self.buffer) < spec.span):
             return dv.END
         window = self.buffer[:spec.span:spec.stride]
+        for element in window:
+            if isinstance(element, _Failed):
+                self.buffer = self.buffer[spec.shift:]
+                raise element.error
         self.to_skip = max(0, spec.shift - len(self.buffer))
         self.buffer = self.buffer[spec.shift:]
         n_components = len(window[0])
         return [dv.variant(ListValue([[e[k]] for e in window])) for k in range(n_components)]
 
     def save(self):
+        if any(isinstance(e, _Failed) for e in self.buffer):
+            raise errors.UnimplementedError(None, None, "Saving a window iterator that holds a "
+                                                        "failed element is not supported")
         return {"buffer": [list(e) for e in self.buffer], "to_skip": self.to_skip,
                 "done": self.done, "source": self.source.save()}
 
