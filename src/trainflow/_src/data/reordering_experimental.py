@@ -13,7 +13,8 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
-from trainflow._src.framework.tensor_util import constant_value
+from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_util import constant_value_as_shape
 from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.dataset import experimental_ops, reduce_ops  # noqa: F401
 
@@ -123,27 +124,38 @@ def unique():
     return _apply_fn
 
 
+def _partial_shape_to_tensor(shape_like):
+    """TF's convert.partial_shape_to_tensor: an int64 vector, -1 for unknown dimensions."""
+    try:
+        shape = as_shape(shape_like)
+        return convert_to_tensor([d if d is not None else -1 for d in shape.as_list()],
+                                 dtype=dtypes.int64)
+    except (TypeError, ValueError):
+        out = convert_to_tensor(shape_like, preferred_dtype=dtypes.int64)
+        if out.shape.rank is not None and out.shape.rank != 1:
+            raise ValueError(f"The given shape {shape_like} must be a 1-D tensor of tf.int64 "
+                             f"values, but the shape was {out.shape}.") from None
+        if out.dtype != dtypes.int64:
+            raise TypeError(f"The given shape {shape_like} must be a 1-D tensor of tf.int64 "
+                            f"values, but the element type was {out.dtype.name}.") from None
+        return out
+
+
 def dense_to_sparse_batch(batch_size, row_shape):
     """A transformation: batches of `batch_size` elements as one SparseTensor each, of
-    dense shape [batch, *row_shape]."""
+    dense shape [batch, *row_shape] (-1 or None: the batch's largest)."""
 
     def _apply_fn(dataset):
         comps = dataset._structure.components
-        if len(comps) != 1:
-            raise TypeError("dense_to_sparse_batch takes datasets of one component")
-        row = convert_to_tensor(row_shape, dtype=dtypes.int64, name="row_shape") \
-            if not isinstance(row_shape, TensorShape) else None
-        static = as_shape(row_shape) if isinstance(row_shape, (TensorShape, list, tuple)) \
-            else TensorShape(None)
-        if row is None:
-            row = convert_to_tensor([d if d is not None else -1 for d in static.as_list()],
-                                    dtype=dtypes.int64, name="row_shape")
-        value = constant_value(row)
-        if value is not None:
-            static = TensorShape([int(d) if d >= 0 else None for d in value])
-        structure = st.Structure(st.Component(comps[0].dtype,
-                                              TensorShape([None]).concatenate(static),
-                                              SparseTensor))
+        if len(comps) != 1 or st.is_nested(dataset._structure.template):
+            raise TypeError(f"DenseToSparseDataset requires an input whose elements have a "
+                            f"single component, whereas the input has "
+                            f"{dataset.output_types!r}.")
+        row = _partial_shape_to_tensor(row_shape)
+        static = constant_value_as_shape(row) if isinstance(row_shape, Tensor) \
+            else as_shape(row_shape)
+        structure = st.Structure(st.Component(
+            comps[0].dtype, TensorShape([None]).concatenate(static), SparseTensor))
         return dataset._apply("DenseToSparseBatchDataset", structure, {
             "input_dataset": dataset._variant_tensor,
             "batch_size": int64(batch_size, "batch_size"), "row_shape": row})
