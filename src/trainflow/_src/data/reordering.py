@@ -132,11 +132,8 @@ class ReorderingMethods:
             for c, (_, static) in zip(comps, pairs)]))
         inputs = {"input_dataset": self._variant_tensor, "batch_size": batch_size,
                   "padded_shapes": [t for t, _ in pairs], "padding_values": values}
-        attrs = {"output_shapes": structure.flat_shapes}
-        if drop_remainder is False:
-            op = apply_op("PaddedBatchDataset", **inputs, **attrs)
-        else:
-            op = apply_op("PaddedBatchDatasetV2", **inputs, drop_remainder=drop, **attrs)
+        op = apply_op("PaddedBatchDatasetV2", **inputs, drop_remainder=drop,
+                      output_shapes=structure.flat_shapes)
         return self._derived(op.outputs[0], structure)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False):
