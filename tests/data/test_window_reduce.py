@@ -246,3 +246,18 @@ def test_reduce_relaxes_state_shapes_and_checks_types():
         assert list(_evaluate(grown)) == [0, 1, 2]
         with pytest.raises(TypeError, match="element types for the new state"):
             D.range(3).reduce(np.int32(0), lambda s, x: x)
+
+
+def test_datasets_as_map_results_and_elements():
+    with tf.Graph().as_default():
+        batched = D.range(7).window(3).map(lambda w: w.batch(3))
+        assert "DatasetSpec" in repr(batched.output_types)
+        sums = D.range(7).window(3).map(
+            lambda w: w.reduce(tf.constant(0, tf.int64), lambda s, x: s + x))
+        nested = D.from_tensors(D.range(3)).flat_map(lambda d: d)
+        with tf.Session() as sess:
+            got = _drain(sess, batched.flat_map(lambda d: d).make_one_shot_iterator()
+                         .get_next())
+            assert [list(g) for g in got] == [[0, 1, 2], [3, 4, 5], [6]]
+            assert _drain(sess, sums.make_one_shot_iterator().get_next()) == [3, 12, 6]
+            assert _drain(sess, nested.make_one_shot_iterator().get_next()) == [0, 1, 2]

@@ -213,7 +213,10 @@ def normalize(element, convert):
     Structure). `convert(value)` turns a Python or NumPy value into a Tensor."""
     tensors = map_leaves(lambda v: _leaf_to_tensor(v, convert), element) \
         if is_nested(element) else _leaf_to_tensor(element, convert)
-    comps = [Component(t.dtype.base_dtype, TensorShape(t.shape),
+    leaves = flatten(element) if is_nested(element) else [element]
+    comps = [Component(t.dtype.base_dtype, TensorShape([]), DatasetSpec(leaf._structure))
+             if hasattr(leaf, "_variant_tensor") else
+             Component(t.dtype.base_dtype, TensorShape(t.shape),
                        SparseTensor if isinstance(t, SparseTensor) else Tensor)
-             for t in flatten(tensors)]
+             for leaf, t in zip(leaves, flatten(tensors))]
     return tensors, Structure(pack(tensors, comps))
