@@ -38,11 +38,12 @@ class MemoryCacheValue(dv.DatasetValue):
         self.elements = None  # set by the first pass that reaches the end
 
     def iterator(self):
+        return _MemoryCacheIterator(self)
+
+    def complete(self, elements):
         with self.lock:
-            done = self.elements
-        if done is not None:
-            return _ReplayIterator(done)
-        return _MemoryWriterIterator(self)
+            if self.elements is None:
+                self.elements = elements
 
     def cardinality(self):
         return self.source.cardinality()
@@ -51,52 +52,55 @@ class MemoryCacheValue(dv.DatasetValue):
         return (self.source,)
 
 
-class _ReplayIterator(dv.ElementIterator):
-    def __init__(self, elements):
-        self.elements, self.index = elements, 0
+class _MemoryCacheIterator(dv.ElementIterator):
+    """Replays the cache when it is complete, else reads (and records) the input. Its
+    saved state holds the cache's elements when replaying, as TF's checkpoints do."""
 
-    def next(self, state):
-        if self.index >= len(self.elements):
-            return dv.END
-        self.index += 1
-        return list(self.elements[self.index - 1])
-
-    def save(self):
-        return {"index": self.index}
-
-    def restore(self, saved):
-        self.index = saved["index"]
-
-
-class _MemoryWriterIterator(dv.ChildIterator):
     def __init__(self, spec):
-        super().__init__(spec.source.iterator())
-        self.spec, self.seen, self.complete = spec, [], False
+        self.spec = spec
+        with spec.lock:
+            self.replay = spec.elements
+        self.source = spec.source.iterator() if self.replay is None else None
+        self.seen, self.index, self.complete = [], 0, False
 
     def next(self, state):
+        if self.replay is not None:
+            if self.index >= len(self.replay):
+                return dv.END
+            self.index += 1
+            return list(self.replay[self.index - 1])
         if self.complete:
             return dv.END
         element = self.source.next(state)
         if element is dv.END:
             self.complete = True
-            with self.spec.lock:
-                if self.spec.elements is None:
-                    self.spec.elements = self.seen
+            self.spec.complete(self.seen)
             return dv.END
         self.seen.append(list(element))
         return element
 
     def save(self):
+        if self.replay is not None:
+            return {"replay": self.replay, "index": self.index}
         return {"seen": self.seen, "complete": self.complete, "source": self.source.save()}
 
     def restore(self, saved):
+        self.close()
+        if "replay" in saved:
+            self.replay, self.index, self.source = saved["replay"], saved["index"], None
+            self.spec.complete(self.replay)
+            return
+        self.replay = None
+        self.source = self.spec.source.iterator()
         self.seen, self.complete = [list(e) for e in saved["seen"]], saved["complete"]
         self.source.restore(saved["source"])
 
     def close(self):
-        if not self.complete and self.seen:
-            tf_logging.warning(_PARTIAL)
-        super().close()
+        if self.source is not None:
+            if not self.complete and self.seen:
+                tf_logging.warning(_PARTIAL)
+            self.seen = []
+            self.source.close()
 
 
 class FileCacheValue(dv.DatasetValue):

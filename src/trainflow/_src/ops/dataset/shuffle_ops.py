@@ -47,6 +47,17 @@ class ShuffleValue(dv.DatasetValue):
             iteration = next(self._iterations) if self.reshuffle else 0
         return _ShuffleIterator(self, iteration)
 
+    def iterations_made(self):
+        """How many iterators took seeds so far (the seed generator's state)."""
+        with self._lock:
+            made = next(self._iterations)
+            self._iterations = itertools.count(made)
+        return made
+
+    def set_iterations_made(self, made):
+        with self._lock:
+            self._iterations = itertools.count(made)
+
     def cardinality(self):
         return self.source.cardinality()
 
@@ -57,6 +68,7 @@ class ShuffleValue(dv.DatasetValue):
 class _ShuffleIterator(dv.ChildIterator):
     def __init__(self, spec, iteration):
         super().__init__(spec.source.iterator())
+        self.spec = spec
         self.size = spec.buffer_size
         self.iteration = iteration
         self.rng = make_rng(spec.seed, spec.seed2, iteration)
@@ -80,10 +92,12 @@ class _ShuffleIterator(dv.ChildIterator):
 
     def save(self):
         return {"iteration": self.iteration, "rng": self.rng.bit_generator.state,
+                "iterations_made": self.spec.iterations_made(),
                 "buffer": [list(e) for e in self.buffer], "done": self.done,
                 "source": self.source.save()}
 
     def restore(self, saved):
+        self.spec.set_iterations_made(saved["iterations_made"])
         self.iteration = saved["iteration"]
         self.rng.bit_generator.state = saved["rng"]
         self.buffer = [list(e) for e in saved["buffer"]]
