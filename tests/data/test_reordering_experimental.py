@@ -89,6 +89,8 @@ CARDINALITY = [
     ("Zip5", lambda: D.zip((D.range(5), D.range(3).filter(_true))), UNK),
     ("Shard", lambda: D.range(5).shard(2, 0), 3),
     ("Unbatch", lambda: D.range(6).batch(2).unbatch(), UNK),
+    ("Counter", lambda: X.Counter(), INF),
+    ("Enumerate", lambda: D.range(4).apply(X.enumerate_dataset()), 4),
 ]
 
 

@@ -78,7 +78,9 @@ def Counter(start=0, step=1, dtype=dtypes.int64):  # noqa: N802 - TF's name
     with name_scope("counter"):
         start = convert_to_tensor(start, dtype=dtype, name="start")
         step = convert_to_tensor(step, dtype=dtype, name="step")
-        return _dataset_class().range(_INT64_MAX).map(
+        # An endless index (range(2**63 - 1) repeated: INFINITE cardinality, as TF's scan
+        # over from_tensors(0).repeat()) mapped to start + i * step.
+        return _dataset_class().range(_INT64_MAX).repeat().map(
             lambda i: start + cast(i, dtype) * step)
 
 
