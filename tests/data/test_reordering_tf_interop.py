@@ -180,3 +180,45 @@ def test_graph_defs_run_in_tf():
             ours[name] = json.loads(json.dumps(got, default=lambda b: b.decode()))
     theirs = run_json(GRAPH_SCRIPT, spec=cases)
     assert {k: v for k, v in ours.items() if theirs[k] != v} == {}
+
+
+NAMES_SCRIPT = textwrap.dedent("""
+    def graph_ops(tf, cases):
+        import numpy as np
+        names = {"tf": tf, "np": np, "D": tf.data.Dataset, "X": tf.data.experimental}
+        out = {}
+        for name, src in cases.items():
+            with tf.Graph().as_default() as g:
+                eval(src, names)
+                # TF 1.15's tf.where built Select; TF 2.21's compat.v1 builds SelectV2.
+                out[name] = [[o.name, "Select" if o.type == "SelectV2" else o.type]
+                             for o in g.get_operations()]
+        return out
+""")
+NAME_CASES = {
+    "shuffle": "D.range(10).shuffle(5, seed=3)",
+    "shuffle_unseeded": "D.range(10).shuffle(5)",
+    "padded_batch": "D.range(10).map(lambda x: tf.fill([x], x)).padded_batch(2, [None])",
+    "cache": "D.range(3).cache()",
+    "window": "D.range(3).window(2)",
+    "shard": "D.range(3).shard(2, 0)",
+    "reduce": "D.range(3).reduce(np.int64(0), lambda s, x: s + x)",
+    "shuffle_and_repeat": "D.range(3).apply(X.shuffle_and_repeat(2, seed=1))",
+    "unbatch": "D.range(3).batch(2).unbatch()",
+    "dense_to_sparse_batch": "D.range(3).map(lambda x: tf.fill([x], x))"
+                             ".apply(X.dense_to_sparse_batch(2, [3]))",
+    "get_single_element": "X.get_single_element(D.range(1))",
+    "cardinality": "X.cardinality(D.range(1))",
+}
+
+
+@needs_tf
+def test_graphs_have_tf_op_names_and_types():
+    import trainflow.compat.v1 as tf
+    theirs = run_json(NAMES_SCRIPT + TF_MAIN.replace(
+        'run_cases(tf, spec["pipelines"], spec["values"])', "graph_ops(tf, spec)"),
+        spec=NAME_CASES)
+    env = {}
+    exec(NAMES_SCRIPT, env)  # noqa: S102 - the script above
+    ours = json.loads(json.dumps(env["graph_ops"](tf, NAME_CASES)))
+    assert {k: v for k, v in ours.items() if v != theirs[k]} == {}

@@ -114,9 +114,8 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         else:
             raise ValueError(f"Invalid arguments to range: {args}")
         structure = st.Structure.of(output_type, TensorShape([]))
-        with name_scope("range"):
-            inputs = {"start": _int64(start, "start"), "stop": _int64(stop, "stop"),
-                      "step": _int64(step, "step")}
+        inputs = {"start": _int64(start, "start"), "stop": _int64(stop, "stop"),
+                  "step": _int64(step, "step")}
         return DatasetV1(apply_op("RangeDataset", **inputs,
                                   **_element_attrs(structure)).outputs[0], structure)
 

@@ -89,12 +89,12 @@ class ReorderingMethods:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """The elements in random order, through a buffer of `buffer_size` elements."""
+        buffer_size = int64(buffer_size, "buffer_size")
         seed, seed2 = random_seed.get_seed(seed)
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
         return self._apply("ShuffleDataset", self._structure, {
-            "input_dataset": self._variant_tensor,
-            "buffer_size": int64(buffer_size, "buffer_size"), "seed": seed, "seed2": seed2},
-            reshuffle_each_iteration=reshuffle)
+            "input_dataset": self._variant_tensor, "buffer_size": buffer_size, "seed": seed,
+            "seed2": seed2}, reshuffle_each_iteration=reshuffle)
 
     def cache(self, filename=""):
         """The elements of the first complete pass, kept in memory ("") or in files."""
@@ -164,14 +164,12 @@ class ReorderingMethods:
                 except ValueError:
                     raise ValueError("Cannot unbatch an input whose components have "
                                      "different batch sizes.") from None
-        source = self._sparse_as_slices() if any(c.cls is SparseTensor for c in comps) \
-            else self
         return self._apply("UnbatchDataset", self._structure.unbatched(),
-                           {"input_dataset": source._variant_tensor})
+                           {"input_dataset": self._as_batched_tensors()._variant_tensor})
 
-    def _sparse_as_slices(self):
+    def _as_batched_tensors(self):
         """This dataset with each SparseTensor component as the serialized slices of its
-        first dimension ([N, 3]), which unbatch splits."""
+        first dimension ([N, 3]), which unbatch splits (TF maps every element so)."""
         structure = self._structure
 
         def to_slices(*args):
@@ -186,8 +184,10 @@ class ReorderingMethods:
 
     def reduce(self, initial_state, reduce_func):
         """`reduce_func(state, element)` folded over the elements from `initial_state`."""
-        with name_scope("initial_state"):
-            state, state_structure = st.normalize(initial_state, convert_to_tensor)
+        with name_scope("initial_state"), name_scope("normalize_element"):
+            names = iter(range(len(st.flatten(initial_state))))
+            state, state_structure = st.normalize(initial_state, lambda v: convert_to_tensor(
+                v, name=f"component_{next(names)}"))
         while True:
             args = st.Structure((state_structure.template, self._structure.template))
             fn = self._traced(reduce_func, "reduce", args)

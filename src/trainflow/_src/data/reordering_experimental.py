@@ -32,11 +32,12 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
     (forever when None or -1), a new order each epoch."""
 
     def _apply_fn(dataset):
+        size = int64(buffer_size, "buffer_size")
+        count_t = int64(-1 if count is None else count, "count")
         seed_t, seed2 = random_seed.get_seed(seed)
         return dataset._apply("ShuffleAndRepeatDataset", dataset._structure, {
-            "input_dataset": dataset._variant_tensor,
-            "buffer_size": int64(buffer_size, "buffer_size"), "seed": seed_t, "seed2": seed2,
-            "count": int64(-1 if count is None else count, "count")})
+            "input_dataset": dataset._variant_tensor, "buffer_size": size, "seed": seed_t,
+            "seed2": seed2, "count": count_t})
 
     return _apply_fn
 
@@ -160,6 +161,6 @@ def dense_to_sparse_batch(batch_size, row_shape):
             comps[0].dtype, TensorShape([None]).concatenate(static), SparseTensor))
         return dataset._apply("DenseToSparseBatchDataset", structure, {
             "input_dataset": dataset._variant_tensor,
-            "batch_size": int64(batch_size, "batch_size"), "row_shape": row})
+            "batch_size": batch_size, "row_shape": row})
 
     return _apply_fn
