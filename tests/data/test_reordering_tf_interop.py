@@ -222,3 +222,60 @@ def test_graphs_have_tf_op_names_and_types():
     exec(NAMES_SCRIPT, env)  # noqa: S102 - the script above
     ours = json.loads(json.dumps(env["graph_ops"](tf, NAME_CASES)))
     assert {k: v for k, v in ours.items() if v != theirs[k]} == {}
+
+
+CACHE_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+    spec = json.load(sys.stdin)
+
+    def read(prefix, count):
+        ds = tf.data.Dataset.from_tensor_slices(
+            (np.arange(5)[:count], np.array([b"a", b"b", b"c", b"d", b"e"])[:count]))
+        it = tf.data.make_initializable_iterator(ds.cache(prefix))
+        nxt = it.get_next()
+        out = []
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            while True:
+                try:
+                    a, b = sess.run(nxt)
+                except tf.errors.OutOfRangeError:
+                    return out
+                out.append([int(a), b.decode()])
+
+    # Replays trainflow's cache (its upstream here is empty), then writes its own.
+    print(json.dumps({"replayed": read(spec["ours"], 0), "written": read(spec["theirs"], 5)}))
+""")
+
+
+@needs_tf
+def test_file_cache_is_shared_with_tf(tmp_path):
+    import numpy as np
+
+    import trainflow.compat.v1 as tf
+    ours, theirs = str(tmp_path / "ours"), str(tmp_path / "theirs")
+
+    def read(prefix, count):
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.from_tensor_slices(
+                (np.arange(5)[:count], np.array([b"a", b"b", b"c", b"d", b"e"])[:count]))
+            it = ds.cache(prefix).make_initializable_iterator()
+            nxt = it.get_next()
+            out = []
+            with tf.Session() as sess:
+                sess.run(it.initializer)
+                while True:
+                    try:
+                        a, b = sess.run(nxt)
+                    except tf.errors.OutOfRangeError:
+                        return out
+                    out.append([int(a), b.decode()])
+
+    want = [[i, c] for i, c in enumerate("abcde")]
+    assert read(ours, 5) == want
+    tf_side = run_json(CACHE_SCRIPT, spec={"ours": ours, "theirs": theirs})
+    assert tf_side == {"replayed": want, "written": want}
+    assert read(theirs, 0) == want

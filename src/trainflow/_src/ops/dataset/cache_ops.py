@@ -1,10 +1,10 @@
 """CacheDataset (cache): the elements of the first complete pass, kept in memory
 (filename "") or in a tensor bundle at `filename` (TF's layout: `filename.index` and
-`filename.data-00000-of-00001`, one entry per component keyed "%07d_%d").
+`filename.data-00000-of-00001`, one entry per component keyed as TF keys them).
 
 A pass that stops early leaves no cache: its partial contents are discarded (the file
 writer removes its temporary files and lockfile). While a file cache is being written,
-`filename.lockfile` exists and a second writer fails with AlreadyExistsError, as in TF.
+`filename_0.lockfile` exists and a second writer fails with AlreadyExistsError, as in TF.
 """
 import os
 import threading
@@ -26,7 +26,9 @@ _PARTIAL = ("The calling iterator did not fully read the dataset being cached. I
 
 
 def cache_key(index, component, n_components):
-    return f"{index:07d}_{component:0{len(str(max(n_components - 1, 0)))}d}"
+    """TF's key of component `component` of element `index`: printf "%7zu_%Nzu" (space
+    padded; N the digits of the largest component index)."""
+    return f"{index:7d}_{component:{len(str(max(n_components - 1, 0)))}d}"
 
 
 class MemoryCacheValue(dv.DatasetValue):
@@ -127,7 +129,7 @@ class _FileReaderIterator(dv.ElementIterator):
         self.reader = BundleReader(filename)
         self.op = op
         keys = [k.decode() if isinstance(k, bytes) else k for k in self.reader.keys()]
-        self.n_components = sum(1 for k in keys if k.startswith("0000000_"))
+        self.n_components = sum(1 for k in keys if k.startswith("      0_"))
         self.count = sum(1 for k in keys if "_" in k) // max(self.n_components, 1)
         self.index = 0
 
@@ -153,7 +155,7 @@ class _FileWriterIterator(dv.ChildIterator):
     def __init__(self, spec):
         super().__init__(spec.source.iterator())
         self.spec = spec
-        self.lockfile = spec.filename + ".lockfile"
+        self.lockfile = spec.filename + "_0.lockfile"  # TF's: the lockfile of shard 0
         self.writer = None
         self.count = 0
         self.complete = False
