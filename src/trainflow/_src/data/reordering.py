@@ -3,6 +3,7 @@ unbatch, window, shard, cache, reduce, with_options); mixed into DatasetV1."""
 import numpy as np
 
 from trainflow._src.data import element_codec
+from trainflow._src.data import nest
 from trainflow._src.data import random_seed
 from trainflow._src.data import structure as st
 from trainflow._src.data.options import Options
@@ -70,20 +71,6 @@ def _default_padding(dtype):
     return np.zeros_like(dtype.as_numpy_dtype())
 
 
-def _flatten_up_to(template, value):
-    """`value`'s parts at the leaves of `template` (a nest of the same outer structure)."""
-    if isinstance(template, dict):
-        return [p for k in sorted(template) for p in _flatten_up_to(template[k], value[k])]
-    if st.is_nested(template):
-        if not isinstance(value, (tuple, list)) or len(value) != len(template):
-            got = len(value) if hasattr(value, "__len__") else 1
-            raise ValueError(f"The two structures don't have the same sequence length. "
-                             f"Input structure has length {len(template)}, while shallow "
-                             f"structure has length {got}.")
-        return [p for t, v in zip(template, value) for p in _flatten_up_to(t, v)]
-    return [value]
-
-
 class ReorderingMethods:
     """Mixed into DatasetV1: its methods build ops with `self._apply` and `self._traced`."""
 
@@ -117,11 +104,11 @@ class ReorderingMethods:
         batch_size = int64(batch_size, "batch_size")
         shapes_template = self._structure.shapes()
         pairs = [_padded_shape_to_tensor(p, c.shape) for p, c in
-                 zip(_flatten_up_to(shapes_template, padded_shapes), comps)]
+                 zip(nest.flatten_up_to(shapes_template, padded_shapes), comps)]
         if padding_values is None:
             flat_values = [_default_padding(c.dtype) for c in comps]
         else:
-            flat_values = _flatten_up_to(shapes_template, padding_values)
+            flat_values = nest.flatten_up_to(shapes_template, padding_values)
         values = [_padding_value(v, c.dtype) for v, c in zip(flat_values, comps)]
         drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool, name="drop_remainder")
         static_drop = constant_value(drop)
