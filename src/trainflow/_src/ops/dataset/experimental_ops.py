@@ -2,6 +2,7 @@
 IgnoreErrorsDataset (ignore_errors) and UniqueDataset (unique)."""
 import numpy as np
 
+from trainflow._src import tf_logging
 from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_function import cached_function
@@ -45,27 +46,33 @@ class _TakeWhileIterator(dv.ChildIterator):
 
 
 class IgnoreErrorsValue(dv.DatasetValue):
-    """The elements of `source`, skipping those whose making raised an error."""
+    """The elements of `source`, skipping those whose making raised an error (logged as
+    a warning when `log_warning`)."""
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, source, log_warning=False):
+        self.source, self.log_warning = source, log_warning
 
     def iterator(self):
-        return _IgnoreErrorsIterator(self.source.iterator())
+        return _IgnoreErrorsIterator(self.source.iterator(), self.log_warning)
 
     def inputs(self):
         return (self.source,)
 
 
 class _IgnoreErrorsIterator(dv.ChildIterator):
+    def __init__(self, source, log_warning):
+        super().__init__(source)
+        self.log_warning = log_warning
+
     def next(self, state):
         while True:
             try:
                 return self.source.next(state)
             except errors.OutOfRangeError:
                 raise
-            except errors.OpError:
-                continue
+            except errors.OpError as e:
+                if self.log_warning:
+                    tf_logging.warning(f"Error raised with error message {e.message}")
 
     def save(self):
         return {"source": self.source.save()}
@@ -120,8 +127,8 @@ def _take_while(input_dataset, other_arguments, *, ctx):
                           cached_function(ctx, "predicate", other_arguments), ctx.op)
 
 
-def _ignore_errors(input_dataset):
-    return IgnoreErrorsValue(dv.as_dataset(input_dataset))
+def _ignore_errors(input_dataset, *, log_warning):
+    return IgnoreErrorsValue(dv.as_dataset(input_dataset), bool(log_warning))
 
 
 def _unique(input_dataset):
