@@ -260,3 +260,26 @@ def test_options_recorded_and_merged():
         with pytest.raises(AttributeError, match="Cannot set the property"):
             clash.not_an_option = 1
         assert _drain(dataset) == [0, 1, 2]
+
+
+def test_enumerate_dataset():  # enumerate_dataset_test.testEnumerateDataset
+    with tf.Graph().as_default():
+        start = tf.constant(20, dtype=tf.int64)
+        dataset = D.from_tensor_slices((["a", "b"], [1, 2], [37.0, 38])) \
+            .apply(X.enumerate_dataset(start))
+        assert tf.data.get_output_types(dataset)[0] == tf.int64
+        shapes = tf.data.get_output_shapes(dataset)
+        assert shapes[0].as_list() == [] and [s.as_list() for s in shapes[1]] == [[]] * 3
+        got = _drain(dataset)
+    assert [(i, tuple(e)) for i, e in got] == [(20, (b"a", 1, 37.0)), (21, (b"b", 2, 38.0))]
+
+
+@pytest.mark.parametrize("start,step,want", [(3, 4, [3, 7, 11]), (0, -1, [0, -1, -2])])
+def test_counter(start, step, want):  # counter_test.testCounter
+    with tf.Graph().as_default():
+        dataset = X.Counter(start, step)
+        assert tf.data.get_output_shapes(dataset).as_list() == []
+        assert tf.data.get_output_types(dataset) == tf.int64
+        get_next = dataset.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert [sess.run(get_next) for _ in want] == want
