@@ -8,7 +8,7 @@ from trainflow._src.data import element_codec
 from trainflow._src.data import iterator_ops
 from trainflow._src.data.files import FileMethods
 from trainflow._src.data.parallel import ParallelMethods
-from trainflow._src.data.reordering import ReorderingMethods
+from trainflow._src.data.reordering import ReorderingMethods, merged_options
 from trainflow._src.data import structure as st
 from trainflow._src.data import structured_function
 from trainflow._src.framework import dtypes
@@ -129,7 +129,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         structure = st.Structure(st.pack(datasets, [d._structure.template for d in flat]))
         op = apply_op("ZipDataset", input_datasets=[d._variant_tensor for d in flat],
                       **_element_attrs(structure))
-        return DatasetV1(op.outputs[0], structure)
+        return flat[0]._derived(op.outputs[0], structure, flat[1:])
 
     def concatenate(self, dataset):
         """This dataset's elements followed by `dataset`'s."""
@@ -137,9 +137,11 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
             raise TypeError(f"Two datasets to concatenate have different types "
                             f"{self.output_types} and {dataset.output_types}")
         structure = self._structure.most_specific_compatible(dataset._structure)
-        return self._apply("ConcatenateDataset", structure,
-                           {"input_dataset": self._variant_tensor,
-                            "another_dataset": dataset._variant_tensor})
+        out = self._apply("ConcatenateDataset", structure,
+                          {"input_dataset": self._variant_tensor,
+                           "another_dataset": dataset._variant_tensor})
+        out._options = merged_options([self, dataset])
+        return out
 
     # -- transformations ----------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None):

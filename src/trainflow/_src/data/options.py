@@ -1,9 +1,16 @@
 """`tf.data.Options` and the option groups it holds (ThreadingOptions, OptimizationOptions,
 DistributeOptions, AutotuneOptions): plain records, as TF's are. An option left unset is
-None (its default applies); `merge` combines two Options, refusing different values
-set on both. Options are recorded on the dataset (`with_options`, `options()`); trainflow
-runs every pipeline deterministically on the host, so most only document intent."""
+None (its default applies); `merge` combines two Options, a value set on the later one
+winning (with a warning, as TF). Options are recorded on the dataset (`with_options`,
+`options()`: a read-only copy); trainflow runs every pipeline deterministically on the
+host, so most only document intent."""
 import enum
+
+from trainflow._src import tf_logging
+
+_READ_ONLY = ("Mutating `tf.data.Options()` returned by `tf.data.Dataset.options()` has no "
+              "effect. Use `tf.data.Dataset.with_options(options)` to set or update dataset "
+              "options.")
 
 
 class AutoShardPolicy(enum.IntEnum):
@@ -28,6 +35,7 @@ class _OptionsBase:
 
     def __init__(self):
         object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_read_only", False)
 
     def __getattr__(self, name):
         name = self._ALIASES.get(name, name)
@@ -35,15 +43,28 @@ class _OptionsBase:
             raise AttributeError(f"{type(self).__name__} has no option {name}")
         values = object.__getattribute__(self, "_values")
         default = self._OPTIONS[name]
-        if name not in values and isinstance(default, type):
+        if values.get(name) is None and isinstance(default, type):
             values[name] = default()
+            if object.__getattribute__(self, "_read_only"):
+                object.__setattr__(values[name], "_read_only", True)
         return values.get(name)
 
     def __setattr__(self, name, value):
+        if self._read_only:
+            raise ValueError(_READ_ONLY)
         name = self._ALIASES.get(name, name)
         if name not in self._OPTIONS:
             raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
         self._values[name] = value
+
+    def read_only_copy(self):
+        """A copy whose options (nested groups included) cannot be set."""
+        out = self.merge(type(self)())
+        for value in out._values.values():
+            if isinstance(value, _OptionsBase):
+                object.__setattr__(value, "_read_only", True)
+        object.__setattr__(out, "_read_only", True)
+        return out
 
     def __eq__(self, other):
         return type(self) is type(other) and self._set() == other._set()
@@ -62,18 +83,20 @@ class _OptionsBase:
         return f"{type(self).__name__}({self._set()})"
 
     def merge(self, options):
-        """A new record with the options set on either; ValueError where both set a
-        different value."""
+        """A new record with the options set on either; where both set one, `options`'
+        value wins (a warning says so when they differ)."""
         out = type(self)()
         for name in self._OPTIONS:
             mine, theirs = self._values.get(name), options._values.get(name)
             if isinstance(mine, _OptionsBase) or isinstance(theirs, _OptionsBase):
                 value = (mine or type(theirs)()).merge(theirs or type(mine)())
-            elif mine is None or theirs is None or mine == theirs:
-                value = mine if theirs is None else theirs
+            elif theirs is None:
+                value = mine
             else:
-                raise ValueError(f"Cannot merge incompatible values ({mine!r} and {theirs!r}) "
-                                 f"of option: {name}")
+                if mine is not None and mine != theirs:
+                    tf_logging.warning(f"Changing the value of option {name} from {mine!r} "
+                                       f"to {theirs!r}.")
+                value = theirs
             out._values[name] = value
         return out
 

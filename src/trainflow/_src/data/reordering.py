@@ -71,6 +71,17 @@ def _default_padding(dtype):
     return np.zeros_like(dtype.as_numpy_dtype())
 
 
+def merged_options(datasets):
+    """The merged options of `datasets` (None when none has any)."""
+    found = [d._options for d in datasets if getattr(d, "_options", None) is not None]
+    if not found:
+        return None
+    out = found[0]
+    for options in found[1:]:
+        out = out.merge(options)
+    return out
+
+
 class ReorderingMethods:
     """Mixed into DatasetV1: its methods build ops with `self._apply` and `self._traced`."""
 
@@ -223,17 +234,19 @@ class ReorderingMethods:
 
     # -- options ------------------------------------------------------------------------------
     def options(self):
-        """The tf.data.Options set on this dataset and those it reads."""
-        return getattr(self, "_options", None) or Options()
+        """The tf.data.Options set on this dataset and those it reads (read-only)."""
+        return (getattr(self, "_options", None) or Options()).read_only_copy()
 
     def with_options(self, options):
         """This dataset with `options` merged into its options."""
         out = self._derived(self._variant_tensor, self._structure)
         mine = getattr(self, "_options", None)
-        out._options = options if mine is None else mine.merge(options)
+        out._options = (mine or Options()).merge(options)
         return out
 
-    def _derived(self, variant_tensor, structure):
+    def _derived(self, variant_tensor, structure, others=()):
+        """A dataset over `variant_tensor` carrying the options of this dataset and of
+        `others` (the other datasets it reads), merged."""
         out = st.DatasetSpec.dataset_class(variant_tensor, structure)
-        out._options = getattr(self, "_options", None)
+        out._options = merged_options([self, *others])
         return out
