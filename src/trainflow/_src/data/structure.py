@@ -111,6 +111,16 @@ def map_leaves(fn, structure):
     return pack(structure, [fn(leaf) for leaf in flatten(structure)])
 
 
+def _component_of(dtype, shape, cls):
+    """The Component of one leaf of output_types/shapes/classes (a nested dataset shows
+    its DatasetSpec in all three)."""
+    spec = next((x for x in (cls, dtype) if isinstance(x, DatasetSpec)), None)
+    if spec is not None:
+        return Component(dtypes_lib.variant, TensorShape([]), spec)
+    return Component(dtypes_lib.as_dtype(dtype),
+                     as_shape(shape) if shape is not None else TensorShape(None), cls)
+
+
 class Structure:
     """A nest of Components: an element's dtypes, shapes and classes."""
 
@@ -127,13 +137,8 @@ class Structure:
         if not len(flat_types) == len(flat_shapes) == len(flat_classes):
             raise ValueError("The structures of output_types, output_shapes and "
                              "output_classes differ")
-        comps = [Component(dtypes_lib.variant, TensorShape([]), c)
-                 if isinstance(c, DatasetSpec) or isinstance(t, DatasetSpec) else
-                 Component(dtypes_lib.as_dtype(t), as_shape(s) if s is not None
-                           else TensorShape(None), c)
+        comps = [_component_of(t, s, c)
                  for t, s, c in zip(flat_types, flat_shapes, flat_classes)]
-        comps = [Component(c.dtype, c.shape, t) if isinstance(t, DatasetSpec) else c
-                 for c, t in zip(comps, flat_types)]
         return cls(pack(types, comps))
 
     @property
