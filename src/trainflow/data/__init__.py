@@ -6,3 +6,6 @@ from trainflow._src.data.iterator_ops import Iterator  # noqa: F401
 from trainflow._src.data.iterator_ops import (  # noqa: F401
     get_output_classes, get_output_shapes, get_output_types, make_initializable_iterator,
     make_one_shot_iterator)
+from trainflow._src.data.options import Options, ThreadingOptions  # noqa: F401
+from trainflow._src.data.reordering_experimental import (  # noqa: F401
+    INFINITE_CARDINALITY, UNKNOWN_CARDINALITY)

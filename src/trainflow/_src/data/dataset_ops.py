@@ -4,16 +4,16 @@ A Dataset is a variant tensor made by a dataset op plus the Structure of its ele
 each transformation adds one dataset op (TF's op type, name and attrs) reading the
 variant of its input. Iterators over it are made by `iterator_ops`.
 """
+from trainflow._src.data import element_codec
 from trainflow._src.data import iterator_ops
 from trainflow._src.data.files import FileMethods
 from trainflow._src.data.parallel import ParallelMethods
-from trainflow._src.data.reordering import ReorderingMethods
+from trainflow._src.data.reordering import ReorderingMethods, merged_options
 from trainflow._src.data import structure as st
 from trainflow._src.data import structured_function
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.framework.tensor_util import constant_value
@@ -31,11 +31,9 @@ def _int64(value, name):
     return convert_to_tensor(value, dtype=dtypes.int64, name=name)
 
 
-def _dense_components(tensors, what):
-    flat = st.flatten(tensors)
-    if any(isinstance(t, SparseTensor) for t in flat):
-        raise TypeError(f"{what}: SparseTensor components are not supported yet")
-    return flat
+def _dense_components(tensors, what, many=False):
+    """The flat tensors of element `tensors` of `what` (a SparseTensor as a variant)."""
+    return element_codec.encode(tensors, many)
 
 
 class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
@@ -69,7 +67,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
     def _apply(self, op_type, structure, inputs, name=None, **attrs):
         """A new Dataset made by op `op_type` over `inputs` with elements of `structure`."""
         op = apply_op(op_type, name=name, **inputs, **attrs, **_element_attrs(structure))
-        return DatasetV1(op.outputs[0], structure)
+        return self._derived(op.outputs[0], structure)
 
     def _traced(self, fn, transformation, arg_structure=None):
         return structured_function.trace(fn, self._structure, transformation, self._graph,
@@ -91,7 +89,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         """A dataset of the slices of `tensors` along their first dimension."""
         with name_scope("tensors"):
             tensors, structure = st.normalize(tensors, convert_to_tensor)
-        components = _dense_components(tensors, "from_tensor_slices")
+        components = _dense_components(tensors, "from_tensor_slices", many=True)
         for t in components:
             if t.shape.rank == 0:
                 raise ValueError(f"Unbatching a tensor is only supported for rank >= 1, "
@@ -116,9 +114,8 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         else:
             raise ValueError(f"Invalid arguments to range: {args}")
         structure = st.Structure.of(output_type, TensorShape([]))
-        with name_scope("range"):
-            inputs = {"start": _int64(start, "start"), "stop": _int64(stop, "stop"),
-                      "step": _int64(step, "step")}
+        inputs = {"start": _int64(start, "start"), "stop": _int64(stop, "stop"),
+                  "step": _int64(step, "step")}
         return DatasetV1(apply_op("RangeDataset", **inputs,
                                   **_element_attrs(structure)).outputs[0], structure)
 
@@ -132,7 +129,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         structure = st.Structure(st.pack(datasets, [d._structure.template for d in flat]))
         op = apply_op("ZipDataset", input_datasets=[d._variant_tensor for d in flat],
                       **_element_attrs(structure))
-        return DatasetV1(op.outputs[0], structure)
+        return flat[0]._derived(op.outputs[0], structure, flat[1:])
 
     def concatenate(self, dataset):
         """This dataset's elements followed by `dataset`'s."""
@@ -140,9 +137,11 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
             raise TypeError(f"Two datasets to concatenate have different types "
                             f"{self.output_types} and {dataset.output_types}")
         structure = self._structure.most_specific_compatible(dataset._structure)
-        return self._apply("ConcatenateDataset", structure,
-                           {"input_dataset": self._variant_tensor,
-                            "another_dataset": dataset._variant_tensor})
+        out = self._apply("ConcatenateDataset", structure,
+                          {"input_dataset": self._variant_tensor,
+                           "another_dataset": dataset._variant_tensor})
+        out._options = merged_options([self, dataset])
+        return out
 
     # -- transformations ----------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None):
@@ -248,4 +247,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
 
     def __repr__(self):
         return f"<DatasetV1 shapes: {self.output_shapes}, types: {self.output_types}>"
+
+
+st.DatasetSpec.dataset_class = DatasetV1
 

@@ -4,6 +4,7 @@ reinitializable (`from_structure`) and feedable (`from_string_handle`) kinds.
 Op names are TF's: IteratorV2 "Iterator", OneShotIterator "OneShotIterator",
 MakeIterator "MakeIterator", IteratorGetNext "IteratorGetNext".
 """
+from trainflow._src.data import element_codec
 from trainflow._src.data import structure as st
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.function_graph import FuncGraph
@@ -95,7 +96,7 @@ class Iterator:
                       output_types=self._structure.flat_types,
                       output_shapes=self._structure.flat_shapes,
                       name=name or "IteratorGetNext")
-        return st.pack(self._structure.template, op.outputs)
+        return element_codec.decode(self._structure, op.outputs)
 
     def string_handle(self, name=None):
         """A scalar string tensor naming this iterator, to feed `from_string_handle`."""

@@ -6,12 +6,43 @@ dtype, a static shape and a class (Tensor, or SparseTensor). The components of a
 element travel flat, in `flatten` order (dict keys sorted).
 """
 from trainflow._src.framework import dtypes as dtypes_lib
-from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import TensorShape, as_shape
 
+class DatasetSpec:
+    """The spec of a component that is itself a dataset (an element of `window`): what
+    output_types, output_shapes and output_classes show for it, as TF's DatasetSpec."""
+
+    dataset_class = None  # DatasetV1, set by dataset_ops (it makes the datasets)
+
+    def __init__(self, element_structure):
+        self.structure = element_structure
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and \
+            self.structure.components == other.structure.components
+
+    def __hash__(self):
+        return hash(len(self.structure.components))
+
+    def __repr__(self):
+        def spec(c):
+            shape = tuple(c.shape.as_list()) if c.shape.rank is not None else None
+            kind = "SparseTensorSpec" if c.cls is SparseTensor else "TensorSpec"
+            return f"{kind}(shape={shape}, dtype=tf.{c.dtype.name}, name=None)"
+        inner = map_leaves(lambda c: _Raw(spec(c)), self.structure.template)
+        return f"DatasetSpec({inner!r}, TensorShape([]))"
+
+
+class _Raw(str):
+    def __repr__(self):
+        return str(self)
+
+
 class Component:
-    """One leaf of an element: its dtype, static shape and class."""
+    """One leaf of an element: its dtype, static shape and class (Tensor, SparseTensor, or
+    a DatasetSpec for a nested dataset)."""
 
     __slots__ = ("dtype", "shape", "cls")
 
@@ -26,18 +57,26 @@ class Component:
         return hash((self.dtype, self.cls))
 
     def __repr__(self):
-        return f"Component({self.dtype.name}, {self.shape}, {self.cls.__name__})"
+        cls = getattr(self.cls, "__name__", self.cls)
+        return f"Component({self.dtype.name}, {self.shape}, {cls})"
+
+    def travels_as_variant(self):
+        return self.cls is SparseTensor or isinstance(self.cls, DatasetSpec)
+
+    def same_class(self, other):
+        return self.cls is other.cls or (isinstance(self.cls, DatasetSpec) and
+                                         self.cls == other.cls)
 
 
 def is_nested(value):
-    return isinstance(value, (tuple, dict))
+    return isinstance(value, (tuple, dict)) and not isinstance(value, SparseTensorValue)
 
 
 def flatten(structure):
     """The leaves of `structure`, in tf.data's order."""
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
-    if isinstance(structure, tuple):
+    if is_nested(structure):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
 
@@ -57,7 +96,7 @@ def pack(template, flat):
     def build(node):
         if isinstance(node, dict):
             return _rebuild(node, [build(node[k]) for k in sorted(node)])
-        if isinstance(node, tuple):
+        if is_nested(node):
             return _rebuild(node, [build(item) for item in node])
         return flat.pop(0)
 
@@ -70,6 +109,16 @@ def pack(template, flat):
 def map_leaves(fn, structure):
     """`structure` with each leaf replaced by `fn(leaf)`."""
     return pack(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def _component_of(dtype, shape, cls):
+    """The Component of one leaf of output_types/shapes/classes (a nested dataset shows
+    its DatasetSpec in all three)."""
+    spec = next((x for x in (cls, dtype) if isinstance(x, DatasetSpec)), None)
+    if spec is not None:
+        return Component(dtypes_lib.variant, TensorShape([]), spec)
+    return Component(dtypes_lib.as_dtype(dtype),
+                     as_shape(shape) if shape is not None else TensorShape(None), cls)
 
 
 class Structure:
@@ -88,27 +137,31 @@ class Structure:
         if not len(flat_types) == len(flat_shapes) == len(flat_classes):
             raise ValueError("The structures of output_types, output_shapes and "
                              "output_classes differ")
-        comps = [Component(dtypes_lib.as_dtype(t), as_shape(s) if s is not None
-                           else TensorShape(None), c)
+        comps = [_component_of(t, s, c)
                  for t, s, c in zip(flat_types, flat_shapes, flat_classes)]
         return cls(pack(types, comps))
 
     @property
     def flat_types(self):
         """Each component's dtype as its tensors travel (variant for a SparseTensor)."""
-        return [dtypes_lib.variant if c.cls is SparseTensor else c.dtype
+        return [dtypes_lib.variant if c.travels_as_variant() else c.dtype
                 for c in self.components]
 
     @property
     def flat_shapes(self):
-        return [TensorShape(None) if c.cls is SparseTensor else c.shape
+        """Each component's static shape as it travels (a SparseTensor: unknown, a
+        dataset: scalar)."""
+        return [TensorShape(None) if c.cls is SparseTensor else
+                TensorShape([]) if isinstance(c.cls, DatasetSpec) else c.shape
                 for c in self.components]
 
     def types(self):
-        return map_leaves(lambda c: c.dtype, self.template)
+        return map_leaves(lambda c: c.cls if isinstance(c.cls, DatasetSpec) else c.dtype,
+                          self.template)
 
     def shapes(self):
-        return map_leaves(lambda c: c.shape, self.template)
+        return map_leaves(lambda c: c.cls if isinstance(c.cls, DatasetSpec) else c.shape,
+                          self.template)
 
     def classes(self):
         return map_leaves(lambda c: c.cls, self.template)
@@ -130,7 +183,7 @@ class Structure:
 
     def is_compatible_with(self, other):
         return self.same_nesting(other) and all(
-            a.dtype == b.dtype and a.cls is b.cls
+            a.dtype == b.dtype and a.same_class(b)
             for a, b in zip(self.components, other.components))
 
     def same_nesting(self, other):
@@ -153,6 +206,8 @@ class Structure:
 def _leaf_to_tensor(value, convert):
     if isinstance(value, (Tensor, SparseTensor)):
         return value
+    if isinstance(value, SparseTensorValue):
+        return SparseTensor.from_value(value)
     if hasattr(value, "_variant_tensor"):  # a Dataset returned by flat_map's function
         return value._variant_tensor
     return convert(value)
@@ -163,7 +218,10 @@ def normalize(element, convert):
     Structure). `convert(value)` turns a Python or NumPy value into a Tensor."""
     tensors = map_leaves(lambda v: _leaf_to_tensor(v, convert), element) \
         if is_nested(element) else _leaf_to_tensor(element, convert)
-    comps = [Component(t.dtype.base_dtype, TensorShape(t.shape),
+    leaves = flatten(element) if is_nested(element) else [element]
+    comps = [Component(t.dtype.base_dtype, TensorShape([]), DatasetSpec(leaf._structure))
+             if hasattr(leaf, "_variant_tensor") else
+             Component(t.dtype.base_dtype, TensorShape(t.shape),
                        SparseTensor if isinstance(t, SparseTensor) else Tensor)
-             for t in flatten(tensors)]
+             for leaf, t in zip(leaves, flatten(tensors))]
     return tensors, Structure(pack(tensors, comps))

@@ -9,9 +9,9 @@ captured: they are passed to the dataset op as `other_arguments`, in `external_o
 import itertools
 import re
 
+from trainflow._src.data import element_codec
 from trainflow._src.data import structure as st
 from trainflow._src.framework.function_graph import FuncGraph
-from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 
 _ids = itertools.count(1)
@@ -52,14 +52,10 @@ def trace(fn, element_structure, transformation, graph, arg_structure=None):
         args = [fg.add_input(dtype, shape, f"args_{i}")
                 for i, (dtype, shape) in enumerate(zip(template.flat_types,
                                                        template.flat_shapes))]
-        element = st.pack(template.template, args)
+        element = element_codec.decode(template, args)
         result = call_with_element(fn, element)
         tensors, output = st.normalize(result, convert_to_tensor)
-        flat = st.flatten(tensors)
-        if any(isinstance(t, SparseTensor) for t in flat):
-            raise TypeError(f"The function passed to {transformation} returned a "
-                            "SparseTensor; sparse elements are not supported yet")
-        fg.outputs = flat
+        fg.outputs = element_codec.encode(tensors)
     captured = []
     for c in fg.captures:
         if c.outer not in captured:

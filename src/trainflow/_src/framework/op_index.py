@@ -86,9 +86,16 @@ _OP_MODULES = {
         "TensorListGather TensorListGetItem TensorListLength TensorListPopBack "
         "TensorListPushBack TensorListReserve TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.batch_ops": (
+        "BatchDatasetV2"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.reduce_ops": (
+        "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
+        "ReduceDataset"),
+    "trainflow._src.ops.dataset.sparse_dataset_ops": (
+        "DenseToSparseBatchDataset SparseTensorSliceDataset"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -214,6 +221,8 @@ _OP_MODULES = {
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": (
         "SparseReshape"),
+    "trainflow._src.ops.sparse.sparse_serialize": (
+        "DeserializeSparse SerializeManySparse SerializeSparse"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -336,9 +345,16 @@ _GRADIENT_MODULES = {
         "TensorListConcatV2 TensorListFromTensor TensorListGather TensorListGetItem "
         "TensorListPopBack TensorListPushBack TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.batch_ops": (
+        "BatchDatasetV2"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.reduce_ops": (
+        "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
+        "ReduceDataset"),
+    "trainflow._src.ops.dataset.sparse_dataset_ops": (
+        "DenseToSparseBatchDataset SparseTensorSliceDataset"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -450,6 +466,8 @@ _GRADIENT_MODULES = {
         "SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceSum"),
+    "trainflow._src.ops.sparse.sparse_serialize": (
+        "DeserializeSparse SerializeManySparse SerializeSparse"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (

@@ -2,6 +2,13 @@
 outside `tf.data.Dataset`."""
 from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- reordering and grouping
+from trainflow._src.data.options import (  # noqa: F401
+    AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
+    OptimizationOptions, ThreadingOptions)
+from trainflow._src.data.reordering_experimental import (  # noqa: F401
+    INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter, cardinality, dense_to_sparse_batch,
+    enumerate_dataset, get_single_element, ignore_errors, shuffle_and_repeat, take_while,
+    unbatch, unique)
 
 # -- functional and parallel
 

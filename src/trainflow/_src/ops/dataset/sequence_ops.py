@@ -1,5 +1,6 @@
 """Datasets that reorder or cut whole elements: RepeatDataset, TakeDataset, SkipDataset,
 ZipDataset, ConcatenateDataset."""
+from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_op import register_dataset
 
@@ -183,13 +184,26 @@ class _ZipIterator(dv.ElementIterator):
         self.sources = sources
 
     def next(self, state):
-        out = []
+        """The inputs' next elements side by side. As in TF, an input's error is raised
+        only after the other inputs have moved on too, so they stay in step."""
+        out, error = [], None
         for it in self.sources:
-            element = it.next(state)
+            try:
+                element = it.next(state)
+            except errors.OutOfRangeError:
+                raise
+            except errors.OpError as e:
+                error = error or e
+                continue
             if element is dv.END:
-                return dv.END
+                break
             out.extend(element)
-        return out
+        else:
+            if error is None:
+                return out
+        if error is not None:
+            raise error
+        return dv.END
 
     def save(self):
         return {"sources": [it.save() for it in self.sources]}

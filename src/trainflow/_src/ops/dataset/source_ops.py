@@ -58,7 +58,7 @@ class SliceValue(dv.DatasetValue):
         self.count = sizes.pop() if sizes else 0
 
     def iterator(self):
-        return _ListIterator(self.count, lambda i: [c[i] for c in self.components])
+        return _ListIterator(self.count, lambda i: [c[i, ...] for c in self.components])
 
     def cardinality(self):
         return self.count

@@ -1,0 +1,142 @@
+"""tf.data.experimental's element filters: TakeWhileDataset (take_while),
+IgnoreErrorsDataset (ignore_errors) and UniqueDataset (unique)."""
+import numpy as np
+
+from trainflow._src import tf_logging
+from trainflow._src.framework import errors
+from trainflow._src.ops.dataset import dataset_value as dv
+from trainflow._src.ops.dataset.dataset_function import cached_function
+from trainflow._src.ops.dataset.dataset_op import register_dataset
+from trainflow._src.ops.dataset.map_ops import FUNCTION_ATTRS, predicate_true
+
+
+class TakeWhileValue(dv.DatasetValue):
+    """The elements of `source` up to the first one `predicate` rejects."""
+
+    def __init__(self, source, fn, op):
+        self.source, self.fn, self.op = source, fn, op
+
+    def iterator(self):
+        return _TakeWhileIterator(self.source.iterator(), self.fn, self.op)
+
+    def inputs(self):
+        return (self.source,)
+
+
+class _TakeWhileIterator(dv.ChildIterator):
+    def __init__(self, source, fn, op):
+        super().__init__(source)
+        self.fn, self.op, self.done = fn, op, False
+
+    def next(self, state):
+        if self.done:
+            return dv.END
+        element = self.source.next(state)
+        if element is dv.END or not predicate_true(self.fn, element, self.op):
+            self.done = True
+            return dv.END
+        return element
+
+    def save(self):
+        return {"done": self.done, "source": self.source.save()}
+
+    def restore(self, saved):
+        self.done = saved["done"]
+        self.source.restore(saved["source"])
+
+
+class IgnoreErrorsValue(dv.DatasetValue):
+    """The elements of `source`, skipping those whose making raised an error (logged as
+    a warning when `log_warning`)."""
+
+    def __init__(self, source, log_warning=False):
+        self.source, self.log_warning = source, log_warning
+
+    def iterator(self):
+        return _IgnoreErrorsIterator(self.source.iterator(), self.log_warning)
+
+    def inputs(self):
+        return (self.source,)
+
+
+class _IgnoreErrorsIterator(dv.ChildIterator):
+    def __init__(self, source, log_warning):
+        super().__init__(source)
+        self.log_warning = log_warning
+
+    def next(self, state):
+        while True:
+            try:
+                return self.source.next(state)
+            except errors.OutOfRangeError:
+                raise
+            except errors.OpError as e:
+                if self.log_warning:
+                    tf_logging.warning(f"Error raised with error message {e.message}")
+
+    def save(self):
+        return {"source": self.source.save()}
+
+    def restore(self, saved):
+        self.source.restore(saved["source"])
+
+
+class UniqueValue(dv.DatasetValue):
+    """The elements of `source` (one component) not seen before."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def iterator(self):
+        return _UniqueIterator(self.source.iterator())
+
+    def inputs(self):
+        return (self.source,)
+
+
+def _hashable(value):
+    value = np.asarray(value)
+    return (value.shape, tuple(value.reshape(-1).tolist()))
+
+
+class _UniqueIterator(dv.ChildIterator):
+    def __init__(self, source):
+        super().__init__(source)
+        self.seen = set()
+
+    def next(self, state):
+        while True:
+            element = self.source.next(state)
+            if element is dv.END:
+                return dv.END
+            key = _hashable(element[0])
+            if key not in self.seen:
+                self.seen.add(key)
+                return element
+
+    def save(self):
+        return {"seen": [list(k) for k in self.seen], "source": self.source.save()}
+
+    def restore(self, saved):
+        self.seen = {(tuple(shape), tuple(values)) for shape, values in saved["seen"]}
+        self.source.restore(saved["source"])
+
+
+def _take_while(input_dataset, other_arguments, *, ctx):
+    return TakeWhileValue(dv.as_dataset(input_dataset),
+                          cached_function(ctx, "predicate", other_arguments), ctx.op)
+
+
+def _ignore_errors(input_dataset, *, log_warning):
+    return IgnoreErrorsValue(dv.as_dataset(input_dataset), bool(log_warning))
+
+
+def _unique(input_dataset):
+    return UniqueValue(dv.as_dataset(input_dataset))
+
+
+register_dataset("TakeWhileDataset", ["input_dataset: variant", "other_arguments: Targuments"],
+                 ["predicate: func"] + FUNCTION_ATTRS, _take_while)
+register_dataset("IgnoreErrorsDataset", ["input_dataset: variant"],
+                 ["log_warning: bool = false"], _ignore_errors, metadata=False)
+register_dataset("UniqueDataset", ["input_dataset: variant"], [], _unique)
