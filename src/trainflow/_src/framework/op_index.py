@@ -87,6 +87,8 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.iterator_state": (
+        "DeserializeIterator SerializeIterator"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -334,6 +336,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.iterator_state": (
+        "DeserializeIterator SerializeIterator"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),

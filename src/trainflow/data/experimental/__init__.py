@@ -8,4 +8,6 @@ from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- readers and files
 
 # -- iterators and checkpoints
+from trainflow._src.train.iterator_checkpoint import (  # noqa: F401
+    CheckpointInputPipelineHook, make_saveable_from_iterator)
 

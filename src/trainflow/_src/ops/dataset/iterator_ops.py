@@ -80,6 +80,12 @@ def _from_string_handle(string_handle, *, output_types, output_shapes, ctx):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Expected types {[t.name for t in output_types]} but the iterator "
                           f"has {[t.name for t in resource.output_types]}")
+    if output_shapes and not all(a.is_compatible_with(b) for a, b in
+                                 zip(output_shapes, resource.output_shapes)):
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"Expected shapes {[str(s) for s in output_shapes]} but the "
+                          f"iterator has incompatible shapes "
+                          f"{[str(s) for s in resource.output_shapes]}")
     return dv.variant(resource)
 
 
