@@ -1,8 +1,10 @@
 """`tf.data.Iterator` (TF 1.15's graph-mode iterator) and the one-shot, initializable,
 reinitializable (`from_structure`) and feedable (`from_string_handle`) kinds.
 
-Op names are TF's: IteratorV2 "Iterator", OneShotIterator "OneShotIterator",
-MakeIterator "MakeIterator", IteratorGetNext "IteratorGetNext".
+Op names and colocations are TF 1.15's: IteratorV2 "IteratorV2", OneShotIterator
+"OneShotIterator", MakeIterator "MakeIterator" (or "make_initializer"), IteratorGetNext
+"IteratorGetNext"; an iterator of a dataset sits with the dataset's op, get_next with the
+iterator.
 """
 import warnings
 
@@ -77,7 +79,7 @@ class Iterator:
         structure = _legacy_structure(output_types, output_shapes, output_classes)
         handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
                           output_types=structure.flat_types,
-                          output_shapes=structure.flat_shapes, name="Iterator").outputs[0]
+                          output_shapes=structure.flat_shapes).outputs[0]
         return Iterator(handle, None, structure.types(), structure.shapes(),
                         structure.classes())
 
@@ -149,9 +151,10 @@ class Iterator:
         self._get_next_call_count += 1
         if self._get_next_call_count > GET_NEXT_CALL_WARNING_THRESHOLD:
             warnings.warn(GET_NEXT_CALL_WARNING_MESSAGE, stacklevel=2)
-        op = apply_op("IteratorGetNext", iterator=self._iterator_resource,
-                      output_types=self._structure.flat_types,
-                      output_shapes=self._structure.flat_shapes, name=name)
+        with colocate_with(self._iterator_resource.op):
+            op = apply_op("IteratorGetNext", iterator=self._iterator_resource,
+                          output_types=self._structure.flat_types,
+                          output_shapes=self._structure.flat_shapes, name=name)
         return st.pack(self._structure.template, op.outputs)
 
     def string_handle(self, name=None):
@@ -166,12 +169,11 @@ class Iterator:
 def initializable_iterator(dataset, shared_name=None):
     """`dataset.make_initializable_iterator()`."""
     s = dataset._structure
-    handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
-                      output_types=s.flat_types, output_shapes=s.flat_shapes,
-                      name="Iterator").outputs[0]
-    with colocate_with(handle.op):
+    with colocate_with(dataset._variant_tensor.op):
+        handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
+                          output_types=s.flat_types, output_shapes=s.flat_shapes).outputs[0]
         init = apply_op("MakeIterator", dataset=dataset._variant_tensor, iterator=handle)
-    return Iterator(handle, init, s.types(), s.shapes(), s.classes())
+        return Iterator(handle, init, s.types(), s.shapes(), s.classes())
 
 
 def _ops_behind(tensor):
@@ -214,10 +216,11 @@ def one_shot_iterator(dataset):
     with fg.as_default():
         fg.outputs = [_copy_into(fg, dataset._variant_tensor)]
     s = dataset._structure
-    handle = apply_op("OneShotIterator", dataset_factory=fg, output_types=s.flat_types,
-                      output_shapes=s.flat_shapes, container="", shared_name="",
-                      name="OneShotIterator").outputs[0]
-    return Iterator(handle, None, s.types(), s.shapes(), s.classes())
+    with colocate_with(dataset._variant_tensor.op):
+        handle = apply_op("OneShotIterator", dataset_factory=fg, output_types=s.flat_types,
+                          output_shapes=s.flat_shapes, container="", shared_name="",
+                          name="OneShotIterator").outputs[0]
+        return Iterator(handle, None, s.types(), s.shapes(), s.classes())
 
 
 def make_one_shot_iterator(dataset):

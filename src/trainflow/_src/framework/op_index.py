@@ -84,11 +84,21 @@ _OP_MODULES = {
         "TensorListGather TensorListGetItem TensorListLength TensorListPopBack "
         "TensorListPushBack TensorListReserve TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.batch_ops": (
+        "BatchDatasetV2"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": (
         "DeserializeIterator SerializeIterator"),
+    "trainflow._src.ops.dataset.map_ops": (
+        "FilterDataset FlatMapDataset MapDataset"),
+    "trainflow._src.ops.dataset.prefetch_ops": (
+        "PrefetchDataset"),
+    "trainflow._src.ops.dataset.sequence_ops": (
+        "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
+    "trainflow._src.ops.dataset.source_ops": (
+        "RangeDataset TensorDataset TensorSliceDataset"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -333,11 +343,21 @@ _GRADIENT_MODULES = {
         "TensorListConcatV2 TensorListFromTensor TensorListGather TensorListGetItem "
         "TensorListPopBack TensorListPushBack TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
+    "trainflow._src.ops.dataset.batch_ops": (
+        "BatchDatasetV2"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": (
         "DeserializeIterator SerializeIterator"),
+    "trainflow._src.ops.dataset.map_ops": (
+        "FilterDataset FlatMapDataset MapDataset"),
+    "trainflow._src.ops.dataset.prefetch_ops": (
+        "PrefetchDataset"),
+    "trainflow._src.ops.dataset.sequence_ops": (
+        "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
+    "trainflow._src.ops.dataset.source_ops": (
+        "RangeDataset TensorDataset TensorSliceDataset"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
