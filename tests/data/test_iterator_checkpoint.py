@@ -319,3 +319,28 @@ def test_checkpoint_input_pipeline_hook_names_distributed_files(tmp_path):
     cfg.num_worker_replicas, cfg.task_type, cfg.task_id = 2, "worker", 1
     _train(str(tmp_path), 1, cfg)
     assert (tmp_path / "checkpoint_input_worker_1").exists()
+
+
+@pytest.mark.parametrize("name,build", ROUNDTRIP_CASES, ids=[c[0] for c in ROUNDTRIP_CASES])
+def test_multiple_breaks_then_reset(name, build):
+    """dataset_serialization_test_base's verify_multiple_breaks and
+    verify_reset_restored_iterator: a state carried through several sessions reads on
+    exactly, and re-initializing a restored iterator starts from the first element."""
+    pipe = _Pipeline(build)
+    with pipe.session() as sess:
+        everything = pipe.rest(sess)
+    got, state = [], None
+    for _ in range(len(everything) + 1):
+        with pipe.session() as sess:
+            if state is not None:
+                sess.run(pipe.restore, {pipe.fed_state: state})
+            try:
+                got.append(sess.run(pipe.next))
+            except tf.errors.OutOfRangeError:
+                pass
+            state = sess.run(pipe.state)
+    assert _equal(got, everything), name
+    with pipe.session() as sess:
+        sess.run(pipe.restore, {pipe.fed_state: state})
+        sess.run(pipe.iterator.initializer)
+        assert _equal(pipe.rest(sess), everything), name
