@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
+from local_cluster import local_cluster
 from trainflow._src.data import iterator_ops
 
 D = tf.data.Dataset
@@ -374,3 +375,22 @@ def test_implicit_dispose_of_a_prefetching_pipeline_on_a_server():
             sess.run(it.initializer)
             for _ in range(3):
                 sess.run(get_next)
+
+
+def test_remote_iterator_without_remote_call_fails():
+    """TF's testRemoteIteratorWithoutRemoteCallFail, with the iterator on another task of
+    a cluster (TF puts it on another CPU of the same task): InvalidArgumentError."""
+    with local_cluster(ps=0, workers=2) as (_, servers):
+        with tf.Graph().as_default():
+            with tf.device("/job:worker/replica:0/task:1"):
+                it = D.from_tensor_slices([1, 2, 3]).make_one_shot_iterator()
+                handle = it.string_handle()
+                local_next = it.get_next()
+            with tf.device("/job:worker/replica:0/task:0"):
+                remote_next = tf.data.Iterator.from_string_handle(
+                    handle, it.output_types, it.output_shapes).get_next()
+            with tf.Session(servers["worker"][0].target) as sess:
+                assert sess.run(local_next) == 1
+                with pytest.raises(tf.errors.InvalidArgumentError, match="located in device"):
+                    sess.run(remote_next)
+                assert sess.run(local_next) == 2
