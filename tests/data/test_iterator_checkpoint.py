@@ -344,3 +344,82 @@ def test_multiple_breaks_then_reset(name, build):
         sess.run(pipe.restore, {pipe.fed_state: state})
         sess.run(pipe.iterator.initializer)
         assert _equal(pipe.rest(sess), everything), name
+
+
+# -- object-based checkpoints (TF's IteratorCheckpointingTest, graph mode) ------------------
+def _squares_in_pairs(values):
+    return D.from_tensor_slices(values).map(tf.square).batch(2)
+
+
+def test_checkpoint_save_restore_one_shot_iterator(tmp_path):
+    with tf.Graph().as_default():
+        it = _squares_in_pairs([1, 2, 3, 4, 5, 6]).make_one_shot_iterator()
+        nxt = it.get_next()
+        checkpoint = tf.train.Checkpoint(iterator=it)
+        with tf.Session() as sess:
+            assert sess.run(nxt).tolist() == [1, 4]
+            path = checkpoint.save(str(tmp_path / "ckpt"), session=sess)
+            assert sess.run(nxt).tolist() == [9, 16]
+            assert sess.run(nxt).tolist() == [25, 36]
+            checkpoint.restore(path).run_restore_ops(sess)
+            assert sess.run(nxt).tolist() == [9, 16]
+            assert sess.run(nxt).tolist() == [25, 36]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+    reader = tf.train.NewCheckpointReader(path)
+    assert reader.get_variable_to_dtype_map()["iterator/.ATTRIBUTES/ITERATOR_STATE"] == \
+        tf.string
+    graph = reader.get_object_graph()  # TF's attribute: ITERATOR, key without _STATE
+    attrs = [a for n in graph.nodes for a in n.attributes if a.name == "ITERATOR"]
+    assert [a.checkpoint_key for a in attrs] == ["iterator/.ATTRIBUTES/ITERATOR"]
+
+
+def test_checkpoint_save_restore_multiple_iterators(tmp_path):
+    with tf.Graph().as_default():
+        ds = _squares_in_pairs([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+        it1, it2 = ds.make_one_shot_iterator(), ds.make_one_shot_iterator()
+        it3 = D.range(10).make_one_shot_iterator()
+        n1, n2, n3 = it1.get_next(), it2.get_next(), it3.get_next()
+        checkpoint = tf.train.Checkpoint(iterator_1=it1, iterator_2=it2, iterator_3=it3)
+        with tf.Session() as sess:
+            assert sess.run(n1).tolist() == [1, 4]
+            assert [sess.run(n3) for _ in range(3)] == [0, 1, 2]
+            path = checkpoint.save(str(tmp_path / "ckpt"), session=sess)
+            assert sess.run(n2).tolist() == [1, 4]
+            assert sess.run(n2).tolist() == [9, 16]
+            assert sess.run(n3) == 3
+            checkpoint.restore(path).run_restore_ops(sess)
+            assert sess.run(n1).tolist() == [9, 16]
+            assert sess.run(n2).tolist() == [1, 4]
+            assert sess.run(n3) == 3
+
+
+def test_checkpoint_restore_exhausted_iterator(tmp_path):
+    with tf.Graph().as_default():
+        it = D.range(3).make_one_shot_iterator()
+        nxt = it.get_next()
+        checkpoint = tf.train.Checkpoint(iterator=it)
+        with tf.Session() as sess:
+            assert [sess.run(nxt), sess.run(nxt)] == [0, 1]
+            path = checkpoint.save(str(tmp_path / "ckpt"), session=sess)
+            assert sess.run(nxt) == 2
+            checkpoint.restore(path).run_restore_ops(sess)
+            assert sess.run(nxt) == 2
+            path = checkpoint.save(str(tmp_path / "ckpt"), session=sess)
+            checkpoint.restore(path).run_restore_ops(sess)
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+
+
+def test_checkpoint_restore_in_reconstructed_initializable_iterator(tmp_path):
+    directory = str(tmp_path)
+    with tf.Graph().as_default():
+        it = D.range(10).make_initializable_iterator()
+        nxt = it.get_next()
+        checkpoint = tf.train.Checkpoint(iterator=it)
+        for i in range(5):
+            with tf.Session() as sess:  # a new session each time: only the file carries over
+                checkpoint.restore(tf.train.latest_checkpoint(directory)) \
+                    .initialize_or_restore(sess)
+                assert [sess.run(nxt) for _ in range(2)] == [i * 2, i * 2 + 1]
+                checkpoint.save(file_prefix=str(tmp_path / "ckpt"), session=sess)

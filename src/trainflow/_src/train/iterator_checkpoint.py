@@ -6,13 +6,8 @@ make_saveable_from_iterator` (a SaveableObject for tf.train.Saver) and
 The state goes into the checkpoint as a DT_STRING tensor: SerializeIterator's variant
 written out by SerializeTensor, read back by ParseTensor into DeserializeIterator.
 """
-from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
-from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.scopes import colocate_with
-from trainflow._src.ops.dataset import iterator_state  # noqa: F401 - registers the ops
-from trainflow._src.ops.string import string_codec
-from trainflow._src.train import checkpoint_management
+from trainflow._src.train import checkpoint_management, iterator_state_ops
 from trainflow._src.train.checkpoint_hooks import CheckpointSaverHook
 from trainflow._src.train.saveable_object import SaveableObject, SaveSpec
 from trainflow._src.train.saver import Saver
@@ -26,20 +21,14 @@ class _Saveable(SaveableObject):
     """An iterator resource's position, saved under `<resource name>-state`."""
 
     def __init__(self, iterator_resource, external_state_policy=0):
-        with colocate_with(iterator_resource.op):
-            state = apply_op("SerializeIterator", resource_handle=iterator_resource,
-                             external_state_policy=int(external_state_policy)).outputs[0]
-            serialized = string_codec.serialize_tensor(state)
+        serialized = iterator_state_ops.state_tensor(iterator_resource, external_state_policy)
         specs = [SaveSpec(serialized, "", iterator_resource.name + "-state",
                           device=iterator_resource.device)]
         super().__init__(iterator_resource, specs, iterator_resource.name)
 
     def restore(self, restored_tensors, restored_shapes):
         del restored_shapes
-        with colocate_with(self.op.op):
-            state = string_codec.parse_tensor(restored_tensors[0], dtypes.variant)
-            return apply_op("DeserializeIterator", resource_handle=self.op,
-                            serialized=state)
+        return iterator_state_ops.restore_op(self.op, restored_tensors[0])
 
 
 _POLICIES = {None: 0, "warn": 0, "ignore": 1, "fail": 2}
