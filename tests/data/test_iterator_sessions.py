@@ -1,7 +1,7 @@
 """tf.data iterators inside sessions: Session.close() and RunOptions deadlines end a
 blocked get_next, re-initializing leaks nothing, MonitoredSession / MonitoredTrainingSession
-/ Supervisor end training cleanly at the end of the data, and a training step fed by
-get_next compiles its model part under XLA."""
+/ Supervisor end training cleanly at the end of the data (the XLA check of a step fed by
+get_next is in test_xla_data_pipeline.py)."""
 import threading
 import time
 
@@ -146,24 +146,3 @@ def test_supervisor_managed_session_ends_cleanly_at_the_end_of_the_data(tmp_path
             while not sv.should_stop():
                 sess.run(train)
         assert sv.should_stop()
-
-
-def test_xla_compiles_the_model_fed_by_get_next():
-    pytest.importorskip("jax")
-    from tests.helpers.xla_compare import config, lowered_types
-    with tf.Graph().as_default():
-        train, gs = _model(_features(8).repeat().make_one_shot_iterator().get_next())
-        with tf.Session(config=config(jit=True)) as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(4):
-                sess.run(train)
-            lowered = lowered_types(sess)
-            w = sess.run(tf.trainable_variables()[0])
-    assert "MatMul" in lowered and "IteratorGetNext" not in lowered
-    with tf.Graph().as_default():
-        train, gs = _model(_features(8).repeat().make_one_shot_iterator().get_next())
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            for _ in range(4):
-                sess.run(train)
-            np.testing.assert_allclose(sess.run(tf.trainable_variables()[0]), w, rtol=1e-5)

@@ -59,18 +59,19 @@ def serialize(resource):
 
 
 def _check_compatible(resource, saved):
-    if not isinstance(saved, dict) or not {"element", "dataset", "position"} <= set(saved):
+    element = saved.get("element") if isinstance(saved, dict) else None
+    if not isinstance(element, dict) or not {"dataset", "position"} <= set(saved):
         raise errors.InvalidArgumentError(None, None, "Invalid iterator state: missing "
                                                       "its element spec or position")
     want = _element_spec(resource)
-    if saved["element"]["types"] != want["types"]:
+    if element.get("types") != want["types"]:
         raise errors.InvalidArgumentError(
-            None, None, f"Iterator state holds elements of types {saved['element']['types']}"
+            None, None, f"Iterator state holds elements of types {element.get('types')!r:.200}"
                         f" but the iterator has types {want['types']}")
-    if saved["element"] != want:
+    if element != want:
         raise errors.InvalidArgumentError(
             None, None, f"Iterator state holds elements of shapes "
-                        f"{saved['element']['shapes']} but the iterator has shapes "
+                        f"{element.get('shapes')!r:.200} but the iterator has shapes "
                         f"{want['shapes']}")
     with resource.lock:
         dataset = resource.dataset
@@ -80,7 +81,7 @@ def _check_compatible(resource, saved):
                         "initializer first (the state holds a position, not the dataset).")
     if saved["dataset"] != dataset_kinds(dataset):
         raise errors.InvalidArgumentError(
-            None, None, f"Iterator state was taken from a pipeline {saved['dataset']} but "
+            None, None, f"Iterator state was taken from a pipeline {saved['dataset']!r:.300} but "
                         f"the iterator reads {dataset_kinds(dataset)}")
 
 

@@ -85,11 +85,13 @@ def _to_json(value):
 
 
 def _array(tagged):
+    if not isinstance(tagged["$a"], str):
+        raise _bad(f"bad dtype {tagged['$a']!r:.80}")
     try:
         dtype = np.dtype(tagged["$a"])
     except (TypeError, ValueError) as e:
         raise _bad(f"unknown dtype {tagged['$a']!r}") from e
-    if dtype.hasobject or dtype.kind not in "biufcSUV?" or dtype.itemsize == 0:
+    if dtype.hasobject or dtype.kind not in "biufcSU?" or dtype.itemsize == 0:
         raise _bad(f"dtype {dtype} cannot be restored")
     shape = _shape(tagged.get("s"))
     data = _unb64(tagged.get("d"))
@@ -117,7 +119,9 @@ def _strings(tagged):
 
 def _error(tagged):
     name, message = tagged["$e"], tagged.get("m")
-    cls = _BUILTIN_ERRORS.get(name) or getattr(errors, str(name), None)
+    if not isinstance(name, str):
+        raise _bad(f"bad error class {name!r:.80}")
+    cls = _BUILTIN_ERRORS.get(name) or getattr(errors, name, None)
     if not isinstance(cls, type) or not issubclass(cls, Exception) or \
             not isinstance(message, str):
         raise _bad(f"unknown error class {name!r}")
@@ -186,3 +190,5 @@ def decode(blob):
         return _from_json(parsed)
     except RecursionError:
         raise _bad("nested too deeply") from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as e:
+        raise _bad(f"{type(e).__name__}: {e}") from None
