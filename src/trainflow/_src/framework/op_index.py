@@ -93,6 +93,9 @@ _OP_MODULES = {
         "DeserializeIterator SerializeIterator"),
     "trainflow._src.ops.dataset.map_ops": (
         "FilterDataset FlatMapDataset MapDataset"),
+    "trainflow._src.ops.dataset.optional_ops": (
+        "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
+        "OptionalNone"),
     "trainflow._src.ops.dataset.prefetch_ops": (
         "PrefetchDataset"),
     "trainflow._src.ops.dataset.sequence_ops": (
@@ -352,6 +355,9 @@ _GRADIENT_MODULES = {
         "DeserializeIterator SerializeIterator"),
     "trainflow._src.ops.dataset.map_ops": (
         "FilterDataset FlatMapDataset MapDataset"),
+    "trainflow._src.ops.dataset.optional_ops": (
+        "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
+        "OptionalNone"),
     "trainflow._src.ops.dataset.prefetch_ops": (
         "PrefetchDataset"),
     "trainflow._src.ops.dataset.sequence_ops": (

@@ -8,6 +8,7 @@ from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- readers and files
 
 # -- iterators and checkpoints
+from trainflow._src.data.optional_ops import Optional, get_next_as_optional  # noqa: F401
 from trainflow._src.train.iterator_checkpoint import (  # noqa: F401
     CheckpointInputPipelineHook, make_saveable_from_iterator)
 
