@@ -146,3 +146,54 @@ print(json.dumps(out))
 def test_iterator_nodes_match_tensorflows():
     ours, theirs = _run("tflow", {}, NODES), _run("tf", {}, NODES)
     assert json.dumps(ours, indent=1) == json.dumps(theirs, indent=1)
+
+
+OPTIONAL_BUILD = r"""
+import json, sys
+spec = json.loads(sys.stdin.read())
+if spec["lib"] == "tf":
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+else:
+    import trainflow.compat.v1 as tf
+with tf.Graph().as_default():
+    it = tf.data.make_initializable_iterator(
+        tf.data.Dataset.range(3).map(lambda x: (x, tf.cast(x, tf.float32) / 2)))
+    opt = tf.data.experimental.get_next_as_optional(it)
+    tf.add_to_collection("init", it.initializer)
+    tf.add_to_collection("has", opt.has_value())
+    for t in opt.get_value():
+        tf.add_to_collection("value", t)
+    tf.train.export_meta_graph(spec["path"])
+print(json.dumps("ok"))
+"""
+
+OPTIONAL_RUN = r"""
+import json, sys
+spec = json.loads(sys.stdin.read())
+if spec["lib"] == "tf":
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+else:
+    import trainflow.compat.v1 as tf
+with tf.Graph().as_default():
+    tf.train.import_meta_graph(spec["path"])
+    has, value = tf.get_collection("has")[0], tf.get_collection("value")
+    out = []
+    with tf.Session() as sess:
+        sess.run(tf.get_collection("init"))
+        for _ in range(3):
+            h, v = sess.run([has, value])
+            out.append([bool(h), [x.item() for x in v]])
+        out.append(bool(sess.run(has)))
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("exporter,importer", [("tflow", "tf"), ("tf", "tflow")],
+                         ids=["trainflow_to_tf", "tf_to_trainflow"])
+def test_meta_graph_get_next_as_optional(tmp_path, exporter, importer):
+    path = str(tmp_path / "optional.meta")
+    _run(exporter, {"path": path}, OPTIONAL_BUILD)
+    got = _run(importer, {"path": path}, OPTIONAL_RUN)
+    assert got == [[True, [0, 0.0]], [True, [1, 0.5]], [True, [2, 1.0]], False]
