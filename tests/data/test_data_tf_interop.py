@@ -132,10 +132,14 @@ with tf.Graph().as_default() as g:
     re.make_initializer(D.from_tensors((tf.constant(1, tf.int64), [2.0])))
     h = tf.placeholder(tf.string, [], name="h")
     tf.data.Iterator.from_string_handle(h, tf.int64, []).get_next()
+    opt = tf.data.experimental.get_next_as_optional(it)
+    opt.has_value()
+    opt.get_value()
     gd = g.as_graph_def()
 types = ("IteratorV2", "OneShotIterator", "MakeIterator", "IteratorGetNext",
-         "IteratorToStringHandle", "IteratorFromStringHandleV2")
-out = sorted([n.name, n.op, [i for i in n.input],
+         "IteratorToStringHandle", "IteratorFromStringHandleV2", "IteratorGetNextAsOptional",
+         "OptionalHasValue", "OptionalGetValue")
+out = sorted([n.name, n.op, n.device, [i for i in n.input],
               {k: text_format.MessageToString(v, as_one_line=True)
                for k, v in sorted(n.attr.items()) if k != "dataset_factory"}]
              for n in gd.node if n.op in types)
