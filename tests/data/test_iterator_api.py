@@ -394,3 +394,25 @@ def test_remote_iterator_without_remote_call_fails():
                 with pytest.raises(tf.errors.InvalidArgumentError, match="located in device"):
                     sess.run(remote_next)
                 assert sess.run(local_next) == 2
+
+
+def test_local_sessions_do_not_share_iterators():
+    """A shared_name shares an iterator among the sessions of one server; two local
+    sessions (TF's DirectSessions) each have their own."""
+    with tf.Graph().as_default():
+        it = D.range(5).make_initializable_iterator(shared_name="shared_locally")
+        nxt = it.get_next()
+        with tf.Session() as a, tf.Session() as b:
+            a.run(it.initializer)
+            assert [a.run(nxt), a.run(nxt)] == [0, 1]
+            with pytest.raises(tf.errors.FailedPreconditionError):
+                b.run(nxt)
+            b.run(it.initializer)
+            assert [b.run(nxt), a.run(nxt)] == [0, 2]
+
+
+def test_iterator_needs_its_whole_structure():
+    with tf.Graph().as_default():
+        handle = tf.data.Iterator.from_structure(tf.int64, [])._iterator_resource
+        with pytest.raises(ValueError, match="output_classes"):
+            tf.data.Iterator(handle, None, tf.int64, None, tf.Tensor)
