@@ -423,3 +423,35 @@ def test_checkpoint_restore_in_reconstructed_initializable_iterator(tmp_path):
                     .initialize_or_restore(sess)
                 assert [sess.run(nxt) for _ in range(2)] == [i * 2, i * 2 + 1]
                 checkpoint.save(file_prefix=str(tmp_path / "ckpt"), session=sess)
+
+
+def test_saver_restores_into_an_iterator_not_initialized_yet(tmp_path):
+    """TF's state holds the dataset, so its restore needs no initializer; here a restore
+    runs the iterator's initializer first when that needs no feed."""
+    def build(n=None):
+        stop = tf.placeholder_with_default(np.int64(8), []) if n is None else \
+            tf.placeholder(tf.int64, [], name="stop")
+        it = D.range(stop).make_initializable_iterator()
+        saver = tf.train.Saver([tf.data.experimental.make_saveable_from_iterator(it)])
+        return it, it.get_next(), saver, stop
+
+    path = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        it, nxt, saver, _ = build()
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            assert [sess.run(nxt) for _ in range(3)] == [0, 1, 2]
+            saver.save(sess, path)
+    with tf.Graph().as_default():  # a placeholder_with_default is no feed: restores as is
+        it, nxt, saver, _ = build()
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            assert sess.run(nxt) == 3
+    with tf.Graph().as_default():  # a fed initializer: initialize, then restore
+        it, nxt, saver, stop = build(n=8)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.FailedPreconditionError, match="initializer first"):
+                saver.restore(sess, path)
+            sess.run(it.initializer, {stop: 8})
+            saver.restore(sess, path)
+            assert sess.run(nxt) == 3

@@ -28,7 +28,13 @@ def _element_attrs(structure):
 
 
 def _int64(value, name):
-    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+    """A scalar int64 tensor (TF's dataset shape functions want every count, size and
+    bound rank 0)."""
+    t = convert_to_tensor(value, dtype=dtypes.int64, name=name)
+    if t.shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {t.shape.rank} for '{name}' "
+                         f"(shape {t.shape})")
+    return t
 
 
 def _dense_components(tensors, what):

@@ -121,8 +121,8 @@ class CheckpointLoadStatus(_Status):
         resource = iterator._iterator_resource
         with resource.graph.device("/cpu:0"):
             value = save_restore.restore_v2(self._path, [key], [""], [dtypes.string])[0]
-        self._restore_ops.append(
-            iterator_state_ops.restore_op(resource, value, iterator._initializer))
+        self._restore_ops.append(iterator_state_ops.restore_op(
+            resource, value, iterator_state_ops.feedless_initializer(resource)))
         self._restored.add(our_id)
 
     def assert_consumed(self):

@@ -28,7 +28,8 @@ class _Saveable(SaveableObject):
 
     def restore(self, restored_tensors, restored_shapes):
         del restored_shapes
-        return iterator_state_ops.restore_op(self.op, restored_tensors[0])
+        return iterator_state_ops.restore_op(
+            self.op, restored_tensors[0], iterator_state_ops.feedless_initializer(self.op))
 
 
 _POLICIES = {None: 0, "warn": 0, "ignore": 1, "fail": 2}

@@ -3,6 +3,7 @@
 SerializeIterator variant written out by SerializeTensor, and ParseTensor of a restored
 string into DeserializeIterator."""
 from trainflow._src.framework import dtypes
+from trainflow._src.framework.graph_walk import reachable
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import colocate_with, control_dependencies
 from trainflow._src.ops.dataset import iterator_state  # noqa: F401 - registers the ops
@@ -13,6 +14,19 @@ from trainflow._src.ops.string import string_codec
 # key + `_STATE`.
 ITERATOR_ATTRIBUTE = "ITERATOR"
 STATE_SUFFIX = "_STATE"
+_FED = ("Placeholder", "PlaceholderV2")
+
+
+def feedless_initializer(iterator_resource):
+    """The one MakeIterator op that initializes the resource, when its dataset needs no
+    feed; else None. A restore runs it first, so that a state (a position, not a
+    dataset) restores into an iterator not initialized yet, as TF's does."""
+    makers = [op for op in iterator_resource.consumers() if op.type == "MakeIterator"]
+    if len(makers) != 1:
+        return None
+    behind = reachable([makers[0].inputs[0].op],
+                       lambda op: [t.op for t in op.inputs] + list(op.control_inputs))
+    return None if any(op.type in _FED for op in behind) else makers[0]
 
 
 def state_tensor(iterator_resource, external_state_policy=0):
