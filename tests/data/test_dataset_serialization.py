@@ -13,6 +13,8 @@ import pytest
 
 import trainflow.compat.v1 as tf
 from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.ops.dataset import iterator_state
+from trainflow._src.ops.dataset.dataset_value import as_dataset
 
 D = tf.data.Dataset
 
@@ -264,3 +266,58 @@ def test_concurrent_saves_of_many_pipelines(tmp_path):
                     outputs[i].append(v)
     for out in outputs:
         assert out == list(range(n))
+
+
+# -- verify_error_on_save: state outside the pipeline (TF 2's external_state_policy) -------
+def _resource_variable(name, dtype):
+    with tf.variable_scope("", reuse=tf.AUTO_REUSE):
+        return tf.get_variable(name, (), dtype, initializer=tf.zeros_initializer(),
+                               use_resource=True)
+
+
+def _random_times(x):
+    return tf.random_uniform((), 0, 10, dtype=tf.int32) * tf.to_int32(x)
+
+
+EXTERNAL_STATE = [
+    ("map_stateful_function", lambda: D.range(100).map(_random_times), "RandomUniformInt"),
+    ("map_captures_variable", lambda: D.from_tensors(0).repeat(10).map(
+        lambda x: x + _resource_variable("counter", tf.int32).read_value()), "counter"),
+    ("flat_map_captures_variable", lambda: D.range(5).flat_map(
+        lambda _: D.from_tensors(_resource_variable("test_var", tf.float32).read_value())),
+     "test_var"),
+    ("flat_map_stateful_ops", lambda: D.range(5).flat_map(
+        lambda _: D.range(100).map(_random_times)), "RandomUniformInt"),
+]
+
+
+@pytest.mark.parametrize("name,build,culprit", EXTERNAL_STATE,
+                         ids=[c[0] for c in EXTERNAL_STATE])
+def test_external_state_on_save(name, build, culprit):
+    with tf.Graph().as_default():
+        it = build().make_initializable_iterator()
+        nxt = it.get_next()
+        resource = it._iterator_resource
+        fail, warn, ignore = (apply_op("SerializeIterator", resource_handle=resource,
+                                       external_state_policy=p).outputs[0] for p in (2, 0, 1))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(it.initializer)
+            sess.run(nxt)
+            with pytest.raises(tf.errors.FailedPreconditionError, match="is stateful"):
+                sess.run(fail)
+            sess.run([warn, ignore])  # TF 2's default: saved, with a warning
+    with tf.Graph().as_default():
+        ds = build()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            value = as_dataset(sess.run(ds._variant_tensor))
+        assert any(culprit in s for s in iterator_state.external_state(value))
+
+
+def test_pure_pipelines_have_no_external_state():
+    with tf.Graph().as_default():
+        ds = D.range(5).flat_map(lambda x: D.range(x).map(lambda y: y * tf.constant(3, tf.int64)))
+        with tf.Session() as sess:
+            value = as_dataset(sess.run(ds._variant_tensor))
+    assert iterator_state.external_state(value) == []

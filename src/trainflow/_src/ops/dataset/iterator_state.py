@@ -6,8 +6,11 @@ taken from, so restoring it into an iterator over another pipeline is
 InvalidArgumentError, not a wrong element. SerializeTensor / ParseTensor carry it as a
 string (`variant_codec`, type name "tensorflow::Iterator"); `state_codec` is the format.
 """
-from trainflow._src.framework import errors, variant_codec
+from trainflow._src import tf_logging as logging
+from trainflow._src.framework import dtypes, errors, registry, variant_codec
+from trainflow._src.framework.function_graph import FuncGraph
 from trainflow._src.framework.registry import NotDifferentiable, register_op
+from trainflow._src.ops.dataset.dataset_function import DatasetFunction
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset import state_codec
 from trainflow._src.ops.dataset.dataset_op import scalar_shape
@@ -39,13 +42,55 @@ def dataset_kinds(dataset):
     return [type(dataset).__name__] + [dataset_kinds(d) for d in dataset.inputs()]
 
 
+# SerializeIterator's external_state_policy: what a pipeline with state outside it
+# (stateful ops or captured variables in its functions) does on save.
+POLICY_WARN, POLICY_IGNORE, POLICY_FAIL = 0, 1, 2
+_NOT_STATE = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Const", "NoOp"}
+
+
+def _function_graphs(dataset):
+    """The function graphs the datasets of `dataset`'s tree call."""
+    stack, seen = [dataset], set()
+    while stack:
+        d = stack.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        stack.extend(d.inputs())
+        for value in getattr(d, "__dict__", {}).values():
+            if isinstance(value, DatasetFunction):
+                yield from (a for a in value.op._attrs.values() if isinstance(a, FuncGraph))
+
+
+def external_state(dataset):
+    """What makes `dataset`'s functions depend on state outside the pipeline: the types of
+    their stateful ops and the variables they capture (nested functions included)."""
+    found, graphs, seen = [], list(_function_graphs(dataset)), set()
+    while graphs:
+        fg = graphs.pop()
+        if id(fg) in seen:
+            continue
+        seen.add(id(fg))
+        for c in fg.captures:
+            if c.outer.dtype._is_ref_dtype or c.outer.dtype.base_dtype == dtypes.resource:
+                found.append(f"{c.outer.op.name} (a captured variable)")
+        for op in fg.get_operations():
+            graphs.extend(a for a in op._attrs.values() if isinstance(a, FuncGraph))
+            if op.type in _NOT_STATE or any(t.dtype == dtypes.variant for t in op.outputs):
+                continue
+            info = registry.get(op.type)
+            if info.stateful:
+                found.append(op.type)
+    return found
+
+
 def _element_spec(resource):
     return {"types": [t.name for t in resource.output_types],
             "shapes": [None if s.rank is None else s.as_list()
                        for s in resource.output_shapes]}
 
 
-def serialize(resource):
+def serialize(resource, external_state_policy=POLICY_WARN):
     """The state of `resource`'s current pass as bytes."""
     with resource.lock:
         dataset = resource.dataset
@@ -53,6 +98,14 @@ def serialize(resource):
         raise errors.FailedPreconditionError(
             None, None, "Cannot serialize an iterator that has not been initialized: run its "
                         "initializer (or one get_next of a one-shot iterator) first.")
+    if external_state_policy != POLICY_IGNORE:
+        state = external_state(dataset)
+        if state and external_state_policy == POLICY_FAIL:
+            raise errors.FailedPreconditionError(None, None, f"{state[0]} is stateful.")
+        if state:
+            logging.warning("The iterator state does not hold the state of %s: a restored "
+                            "pipeline reads on from its position with that state as it is "
+                            "then.", ", ".join(sorted(set(state))))
     return state_codec.encode({"element": _element_spec(resource),
                                "dataset": dataset_kinds(dataset),
                                "position": resource.save()})
@@ -109,8 +162,8 @@ def _state_of(value, op):
 
 
 def _serialize_kernel(resource_handle, *, external_state_policy, ctx):
-    del external_state_policy  # our datasets hold no external state
-    return dv.variant(IteratorState(serialize(resource_of(resource_handle, ctx.op))))
+    return dv.variant(IteratorState(serialize(resource_of(resource_handle, ctx.op),
+                                              external_state_policy)))
 
 
 def _deserialize_kernel(resource_handle, serialized, *, ctx):
