@@ -84,6 +84,7 @@ EXTRAS = {
     ("tf", "merge_summary"): "pre-1.0 alias",
     ("tf", "merge_all_summaries"): "pre-1.0 alias",
     ("tf.train", "SummaryWriter"): "pre-1.0 alias of FileWriter",
+    ("tf.data.experimental", "CheckpointInputPipelineHook"): "TF 1.15 has it; TF 2 dropped it",
 }
 
 # Files beside the faces that are no namespace.

@@ -28,7 +28,13 @@ def _element_attrs(structure):
 
 
 def _int64(value, name):
-    return convert_to_tensor(value, dtype=dtypes.int64, name=name)
+    """A scalar int64 tensor (TF's dataset shape functions want every count, size and
+    bound rank 0)."""
+    t = convert_to_tensor(value, dtype=dtypes.int64, name=name)
+    if t.shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {t.shape.rank} for '{name}' "
+                         f"(shape {t.shape})")
+    return t
 
 
 def _dense_components(tensors, what, many=False):
@@ -150,7 +156,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         inputs = {"input_dataset": self._variant_tensor, "other_arguments": fn.captured}
         if num_parallel_calls is None:
             return self._apply("MapDataset", fn.output, inputs, f=fn.graph,
-                               preserve_cardinality=True)
+                               preserve_cardinality=False)  # TF 1.15's DatasetV1.map
         inputs["num_parallel_calls"] = convert_to_tensor(num_parallel_calls, dtypes.int64,
                                                          name="num_parallel_calls")
         return self._apply("ParallelMapDatasetV2", fn.output, inputs, f=fn.graph,

@@ -12,31 +12,20 @@ lowering module of an op type when it first plans one.
 """
 
 _OP_MODULES = {
-    "trainflow._src.distributed.send_recv": (
-        "_Recv _Send"),
-    "trainflow._src.framework.constant_op": (
-        "Const Placeholder PlaceholderWithDefault"),
-    "trainflow._src.ops.array.bitcast": (
-        "Bitcast"),
-    "trainflow._src.ops.array.cast": (
-        "Cast IdentityN PreventGradient Snapshot StopGradient"),
-    "trainflow._src.ops.array.create": (
-        "Fill LinSpace OneHot OnesLike Range ZerosLike"),
-    "trainflow._src.ops.array.depth_space": (
-        "DepthToSpace ParallelConcat SpaceToDepth"),
-    "trainflow._src.ops.array.diag": (
-        "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
-    "trainflow._src.ops.array.ensure_shape": (
-        "EnsureShape GuaranteeConst"),
+    "trainflow._src.distributed.send_recv": "_Recv _Send",
+    "trainflow._src.framework.constant_op": "Const Placeholder PlaceholderWithDefault",
+    "trainflow._src.ops.array.bitcast": "Bitcast",
+    "trainflow._src.ops.array.cast": "Cast IdentityN PreventGradient Snapshot StopGradient",
+    "trainflow._src.ops.array.create": "Fill LinSpace OneHot OnesLike Range ZerosLike",
+    "trainflow._src.ops.array.depth_space": "DepthToSpace ParallelConcat SpaceToDepth",
+    "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
+    "trainflow._src.ops.array.ensure_shape": "EnsureShape GuaranteeConst",
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
-    "trainflow._src.ops.array.identity": (
-        "Identity"),
-    "trainflow._src.ops.array.join": (
-        "Concat ConcatV2 Pack Split SplitV Unpack"),
-    "trainflow._src.ops.array.join_grad": (
-        "ConcatOffset"),
+    "trainflow._src.ops.array.identity": "Identity",
+    "trainflow._src.ops.array.join": "Concat ConcatV2 Pack Split SplitV Unpack",
+    "trainflow._src.ops.array.join_grad": "ConcatOffset",
     "trainflow._src.ops.array.layout": (
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
@@ -46,27 +35,18 @@ _OP_MODULES = {
     "trainflow._src.ops.array.shape": (
         "BroadcastArgs BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN "
         "Size Squeeze"),
-    "trainflow._src.ops.array.slicing": (
-        "Slice StridedSlice"),
-    "trainflow._src.ops.array.slicing_grad": (
-        "StridedSliceGrad"),
-    "trainflow._src.ops.array.space_batch": (
-        "BatchToSpaceND Roll SpaceToBatchND UnravelIndex"),
+    "trainflow._src.ops.array.slicing": "Slice StridedSlice",
+    "trainflow._src.ops.array.slicing_grad": "StridedSliceGrad",
+    "trainflow._src.ops.array.space_batch": "BatchToSpaceND Roll SpaceToBatchND UnravelIndex",
     "trainflow._src.ops.array.tensor_scatter": (
         "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
         "TensorScatterUpdate"),
-    "trainflow._src.ops.control_flow.functional_if": (
-        "If StatelessIf"),
-    "trainflow._src.ops.control_flow.grouping": (
-        "NoOp"),
-    "trainflow._src.ops.control_flow.partitioned_call": (
-        "PartitionedCall StatefulPartitionedCall"),
-    "trainflow._src.ops.control_flow.switch": (
-        "Merge RefMerge RefSwitch Switch"),
-    "trainflow._src.ops.control_flow.while_grad": (
-        "WhileGrad"),
-    "trainflow._src.ops.control_flow.while_loop": (
-        "StatelessWhile While"),
+    "trainflow._src.ops.control_flow.functional_if": "If StatelessIf",
+    "trainflow._src.ops.control_flow.grouping": "NoOp",
+    "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
+    "trainflow._src.ops.control_flow.switch": "Merge RefMerge RefSwitch Switch",
+    "trainflow._src.ops.control_flow.while_grad": "WhileGrad",
+    "trainflow._src.ops.control_flow.while_loop": "StatelessWhile While",
     "trainflow._src.ops.data_flow.accumulators": (
         "AccumulatorNumAccumulated AccumulatorSetGlobalStep ResourceAccumulatorApplyGradient "
         "ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep "
@@ -86,16 +66,30 @@ _OP_MODULES = {
         "TensorListGather TensorListGetItem TensorListLength TensorListPopBack "
         "TensorListPushBack TensorListReserve TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
-    "trainflow._src.ops.dataset.batch_ops": (
-        "BatchDatasetV2"),
+    "trainflow._src.ops.dataset.batch_ops": "BatchDatasetV2",
+    "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
+    "trainflow._src.ops.dataset.experimental_ops": (
+        "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
+    "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optional_ops": (
+        "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
+        "OptionalNone"),
+    "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
     "trainflow._src.ops.dataset.reduce_ops": (
         "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
         "ReduceDataset"),
+    "trainflow._src.ops.dataset.sequence_ops": (
+        "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
+    "trainflow._src.ops.dataset.shuffle_ops": "ShuffleAndRepeatDataset ShuffleDataset",
+    "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
+    "trainflow._src.ops.dataset.window_ops": "ShardDataset UnbatchDataset WindowDataset",
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -105,14 +99,10 @@ _OP_MODULES = {
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
         "ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor "
         "ResizeNearestNeighborGrad"),
-    "trainflow._src.ops.io.checkpoint_ops": (
-        "GenerateVocabRemapping LoadAndRemapMatrix"),
-    "trainflow._src.ops.io.decode_ops": (
-        "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw"),
-    "trainflow._src.ops.io.file_io_ops": (
-        "MatchingFiles ReadFile WriteFile"),
-    "trainflow._src.ops.io.parsing_ops": (
-        "ParseExampleV2"),
+    "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
+    "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
+    "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
+    "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
@@ -121,27 +111,18 @@ _OP_MODULES = {
     "trainflow._src.ops.io.save_restore": (
         "MergeV2Checkpoints Restore RestoreSlice RestoreV2 Save SaveSlices SaveV2 "
         "ShardedFilename ShardedFilespec"),
-    "trainflow._src.ops.io.sequence_parsing": (
-        "ParseSequenceExampleV2"),
-    "trainflow._src.ops.linalg.eig": (
-        "SelfAdjointEigV2"),
-    "trainflow._src.ops.linalg.least_squares": (
-        "MatrixSolveLs"),
+    "trainflow._src.ops.io.sequence_parsing": "ParseSequenceExampleV2",
+    "trainflow._src.ops.linalg.eig": "SelfAdjointEigV2",
+    "trainflow._src.ops.linalg.least_squares": "MatrixSolveLs",
     "trainflow._src.ops.linalg.linalg_ops": (
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Svd"),
-    "trainflow._src.ops.linalg.matrix_diag": (
-        "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3"),
-    "trainflow._src.ops.math.argmax_scan": (
-        "ArgMax ArgMin Cumprod Cumsum"),
-    "trainflow._src.ops.math.bitwise": (
-        "LeftShift RightShift"),
-    "trainflow._src.ops.math.clip_ops": (
-        "ClipByValue"),
-    "trainflow._src.ops.math.complex_ops": (
-        "Complex"),
-    "trainflow._src.ops.math.cumulative_logsumexp": (
-        "CumulativeLogsumexp"),
+    "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
+    "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
+    "trainflow._src.ops.math.clip_ops": "ClipByValue",
+    "trainflow._src.ops.math.complex_ops": "Complex",
+    "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.cwise": (
         "Abs Acos Acosh Add AddV2 Asin Asinh Atan Atan2 Atanh BitwiseAnd BitwiseOr BitwiseXor "
         "Ceil ComplexAbs Conj Cos Cosh Digamma Div DivNoNan Equal Erf Erfc Exp Expm1 Floor "
@@ -150,29 +131,21 @@ _OP_MODULES = {
         "MulNoNan Neg NotEqual Polygamma Pow Real RealDiv Reciprocal Rint Round Rsqrt Sigmoid "
         "Sign Sin Sinh Sqrt Square SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod "
         "Xdivy Xlog1py Xlogy"),
-    "trainflow._src.ops.math.einsum": (
-        "Einsum"),
-    "trainflow._src.ops.math.histogram_ops": (
-        "DenseBincount HistogramFixedWidth"),
-    "trainflow._src.ops.math.matmul": (
-        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr"),
-    "trainflow._src.ops.math.numerics": (
-        "CheckNumerics"),
-    "trainflow._src.ops.math.reductions": (
-        "All Any EuclideanNorm Max Mean Min Prod Sum"),
-    "trainflow._src.ops.math.reductions_grad": (
-        "ListDiff"),
+    "trainflow._src.ops.math.einsum": "Einsum",
+    "trainflow._src.ops.math.histogram_ops": "DenseBincount HistogramFixedWidth",
+    "trainflow._src.ops.math.matmul": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr",
+    "trainflow._src.ops.math.numerics": "CheckNumerics",
+    "trainflow._src.ops.math.reductions": "All Any EuclideanNorm Max Mean Min Prod Sum",
+    "trainflow._src.ops.math.reductions_grad": "ListDiff",
     "trainflow._src.ops.math.segment": (
         "SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum UnsortedSegmentMax "
         "UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum"),
-    "trainflow._src.ops.math.sort_ops": (
-        "LowerBound UpperBound"),
+    "trainflow._src.ops.math.sort_ops": "LowerBound UpperBound",
     "trainflow._src.ops.math.sparse_segment": (
         "SparseSegmentMean SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments "
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
         "SparseSegmentSum SparseSegmentSumGrad SparseSegmentSumWithNumSegments"),
-    "trainflow._src.ops.math.special_gamma": (
-        "Igamma IgammaGradA Igammac Zeta"),
+    "trainflow._src.ops.math.special_gamma": "Igamma IgammaGradA Igammac Zeta",
     "trainflow._src.ops.math.unary_grad": (
         "InvGrad ReciprocalGrad RsqrtGrad SigmoidGrad SqrtGrad TanhGrad"),
     "trainflow._src.ops.nn.activation": (
@@ -187,40 +160,31 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.conv3d": (
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
-    "trainflow._src.ops.nn.nn_ops": (
-        "InTopK InTopKV2 TopK TopKV2"),
-    "trainflow._src.ops.nn.norm": (
-        "L2Loss"),
+    "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
+    "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (
         "AvgPool AvgPoolGrad LRN LRNGrad MaxPool MaxPoolGrad MaxPoolGradGrad "
         "MaxPoolGradGradWithArgmax MaxPoolGradWithArgmax MaxPoolWithArgmax"),
     "trainflow._src.ops.nn.sampling": (
         "AllCandidateSampler ComputeAccidentalHits FixedUnigramCandidateSampler "
         "LearnedUnigramCandidateSampler LogUniformCandidateSampler UniformCandidateSampler"),
-    "trainflow._src.ops.nn.softmax": (
-        "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax"),
+    "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
-    "trainflow._src.ops.script.script_ops": (
-        "EagerPyFunc PyFunc PyFuncStateless"),
+    "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
-    "trainflow._src.ops.sparse.sparse_add": (
-        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
-    "trainflow._src.ops.sparse.sparse_concat": (
-        "SparseConcat"),
-    "trainflow._src.ops.sparse.sparse_matmul": (
-        "SparseTensorDenseMatMul"),
-    "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseReorder SparseToDense"),
+    "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
+    "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
+    "trainflow._src.ops.sparse.sparse_ops": "SparseReorder SparseToDense",
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
-    "trainflow._src.ops.sparse.sparse_reshape": (
-        "SparseReshape"),
+    "trainflow._src.ops.sparse.sparse_reshape": "SparseReshape",
     "trainflow._src.ops.sparse.sparse_serialize": (
         "DeserializeSparse SerializeManySparse SerializeSparse"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
@@ -231,12 +195,9 @@ _OP_MODULES = {
         "ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul "
         "ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp "
         "VariableShape"),
-    "trainflow._src.ops.state.sdca_ops": (
-        "SdcaFprint SdcaShrinkL1"),
-    "trainflow._src.ops.state.sdca_optimizer": (
-        "SdcaOptimizer SdcaOptimizerV2"),
-    "trainflow._src.ops.state.slice_assign": (
-        "StridedSliceAssign"),
+    "trainflow._src.ops.state.sdca_ops": "SdcaFprint SdcaShrinkL1",
+    "trainflow._src.ops.state.sdca_optimizer": "SdcaOptimizer SdcaOptimizerV2",
+    "trainflow._src.ops.state.slice_assign": "StridedSliceAssign",
     "trainflow._src.ops.state.state_ops": (
         "Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv "
         "ScatterMax ScatterMin ScatterMul ScatterNdAdd ScatterNdSub ScatterNdUpdate "
@@ -258,73 +219,51 @@ _OP_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
-    "trainflow._src.ops.string.logging_ops": (
-        "Assert Print PrintV2"),
-    "trainflow._src.ops.string.regex_match": (
-        "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.logging_ops": "Assert Print PrintV2",
+    "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor StringStrip"),
     "trainflow._src.ops.string.string_convert": (
         "AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong "
         "StringToNumber"),
-    "trainflow._src.ops.string.string_format": (
-        "StringFormat"),
+    "trainflow._src.ops.string.string_format": "StringFormat",
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
-    "trainflow._src.ops.string.timestamp": (
-        "Timestamp"),
+    "trainflow._src.ops.string.timestamp": "Timestamp",
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
 }
 
 _GRADIENT_MODULES = {
-    "trainflow._src.distributed.send_recv": (
-        "_Recv _Send"),
-    "trainflow._src.ops.array.cast": (
-        "Cast IdentityN PreventGradient Snapshot StopGradient"),
-    "trainflow._src.ops.array.create": (
-        "LinSpace OneHot OnesLike Range ZerosLike"),
-    "trainflow._src.ops.array.depth_space": (
-        "DepthToSpace SpaceToDepth"),
-    "trainflow._src.ops.array.diag": (
-        "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag"),
-    "trainflow._src.ops.array.ensure_shape": (
-        "EnsureShape"),
-    "trainflow._src.ops.array.gather": (
-        "InvertPermutation"),
-    "trainflow._src.ops.array.gather_grad": (
-        "Gather GatherNd GatherV2 ScatterNd Select SelectV2"),
-    "trainflow._src.ops.array.identity": (
-        "Const Identity PlaceholderWithDefault RefIdentity"),
-    "trainflow._src.ops.array.join_grad": (
-        "Concat ConcatOffset ConcatV2 Pack Split SplitV Unpack"),
+    "trainflow._src.distributed.send_recv": "_Recv _Send",
+    "trainflow._src.ops.array.cast": "Cast IdentityN PreventGradient Snapshot StopGradient",
+    "trainflow._src.ops.array.create": "LinSpace OneHot OnesLike Range ZerosLike",
+    "trainflow._src.ops.array.depth_space": "DepthToSpace SpaceToDepth",
+    "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
+    "trainflow._src.ops.array.ensure_shape": "EnsureShape",
+    "trainflow._src.ops.array.gather": "InvertPermutation",
+    "trainflow._src.ops.array.gather_grad": "Gather GatherNd GatherV2 ScatterNd Select SelectV2",
+    "trainflow._src.ops.array.identity": "Const Identity PlaceholderWithDefault RefIdentity",
+    "trainflow._src.ops.array.join_grad": "Concat ConcatOffset ConcatV2 Pack Split SplitV Unpack",
     "trainflow._src.ops.array.layout": (
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
     "trainflow._src.ops.array.quantize_dequantize": (
         "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
         "QuantizeAndDequantizeV3"),
-    "trainflow._src.ops.array.shape": (
-        "BroadcastGradientArgs Rank Shape ShapeN Size"),
-    "trainflow._src.ops.array.shape_grad": (
-        "BroadcastTo ExpandDims Fill Reshape Squeeze"),
-    "trainflow._src.ops.array.slicing_grad": (
-        "Slice StridedSlice StridedSliceGrad"),
-    "trainflow._src.ops.array.space_batch": (
-        "BatchToSpaceND Roll SpaceToBatchND"),
+    "trainflow._src.ops.array.shape": "BroadcastGradientArgs Rank Shape ShapeN Size",
+    "trainflow._src.ops.array.shape_grad": "BroadcastTo ExpandDims Fill Reshape Squeeze",
+    "trainflow._src.ops.array.slicing_grad": "Slice StridedSlice StridedSliceGrad",
+    "trainflow._src.ops.array.space_batch": "BatchToSpaceND Roll SpaceToBatchND",
     "trainflow._src.ops.array.tensor_scatter": (
         "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
         "TensorScatterUpdate"),
-    "trainflow._src.ops.control_flow.cond_grad": (
-        "Merge RefMerge RefSwitch Switch"),
-    "trainflow._src.ops.control_flow.functional_if": (
-        "If StatelessIf"),
-    "trainflow._src.ops.control_flow.partitioned_call": (
-        "PartitionedCall StatefulPartitionedCall"),
-    "trainflow._src.ops.control_flow.while_grad": (
-        "StatelessWhile While WhileGrad"),
+    "trainflow._src.ops.control_flow.cond_grad": "Merge RefMerge RefSwitch Switch",
+    "trainflow._src.ops.control_flow.functional_if": "If StatelessIf",
+    "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
+    "trainflow._src.ops.control_flow.while_grad": "StatelessWhile While WhileGrad",
     "trainflow._src.ops.data_flow.accumulators": (
         "AccumulatorNumAccumulated AccumulatorSetGlobalStep ResourceAccumulatorApplyGradient "
         "ResourceAccumulatorNumAccumulated ResourceAccumulatorSetGlobalStep "
@@ -345,31 +284,40 @@ _GRADIENT_MODULES = {
         "TensorListConcatV2 TensorListFromTensor TensorListGather TensorListGetItem "
         "TensorListPopBack TensorListPushBack TensorListScatterIntoExistingList "
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
-    "trainflow._src.ops.dataset.batch_ops": (
-        "BatchDatasetV2"),
+    "trainflow._src.ops.dataset.batch_ops": "BatchDatasetV2",
+    "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
+    "trainflow._src.ops.dataset.experimental_ops": (
+        "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
+    "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optional_ops": (
+        "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
+        "OptionalNone"),
+    "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
     "trainflow._src.ops.dataset.reduce_ops": (
         "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
         "ReduceDataset"),
+    "trainflow._src.ops.dataset.sequence_ops": (
+        "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
+    "trainflow._src.ops.dataset.shuffle_ops": "ShuffleAndRepeatDataset ShuffleDataset",
+    "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
+    "trainflow._src.ops.dataset.window_ops": "ShardDataset UnbatchDataset WindowDataset",
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
-    "trainflow._src.ops.image.color": (
-        "HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
-    "trainflow._src.ops.io.checkpoint_ops": (
-        "GenerateVocabRemapping LoadAndRemapMatrix"),
-    "trainflow._src.ops.io.decode_ops": (
-        "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw"),
-    "trainflow._src.ops.io.file_io_ops": (
-        "MatchingFiles ReadFile WriteFile"),
-    "trainflow._src.ops.io.parsing_ops": (
-        "ParseExampleV2"),
+    "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
+    "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
+    "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
+    "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
@@ -378,36 +326,25 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.io.save_restore": (
         "MergeV2Checkpoints Restore RestoreSlice RestoreV2 Save SaveSlices SaveV2 "
         "ShardedFilename ShardedFilespec"),
-    "trainflow._src.ops.io.sequence_parsing": (
-        "ParseSequenceExampleV2"),
-    "trainflow._src.ops.linalg.eig": (
-        "SelfAdjointEigV2"),
-    "trainflow._src.ops.linalg.least_squares": (
-        "MatrixSolveLs"),
+    "trainflow._src.ops.io.sequence_parsing": "ParseSequenceExampleV2",
+    "trainflow._src.ops.linalg.eig": "SelfAdjointEigV2",
+    "trainflow._src.ops.linalg.least_squares": "MatrixSolveLs",
     "trainflow._src.ops.linalg.linalg_grad": (
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
-    "trainflow._src.ops.linalg.matrix_diag": (
-        "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3"),
+    "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
         "Minimum Mul MulNoNan NotEqual Polygamma Pow RealDiv SquaredDifference Sub "
         "TruncateDiv Xdivy Xlog1py Xlogy"),
-    "trainflow._src.ops.math.bitwise": (
-        "LeftShift RightShift"),
-    "trainflow._src.ops.math.clip_ops": (
-        "ClipByValue"),
-    "trainflow._src.ops.math.complex_ops": (
-        "Complex ComplexAbs Conj Imag Real"),
-    "trainflow._src.ops.math.cumulative_logsumexp": (
-        "CumulativeLogsumexp"),
-    "trainflow._src.ops.math.einsum": (
-        "Einsum"),
-    "trainflow._src.ops.math.matmul_grad": (
-        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul"),
-    "trainflow._src.ops.math.numerics": (
-        "CheckNumerics"),
+    "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
+    "trainflow._src.ops.math.clip_ops": "ClipByValue",
+    "trainflow._src.ops.math.complex_ops": "Complex ComplexAbs Conj Imag Real",
+    "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
+    "trainflow._src.ops.math.einsum": "Einsum",
+    "trainflow._src.ops.math.matmul_grad": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul",
+    "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions_grad": (
         "ArgMax ArgMin Cumprod Cumsum EuclideanNorm Max Mean Min Prod Sum"),
     "trainflow._src.ops.math.segment_grad": (
@@ -417,8 +354,7 @@ _GRADIENT_MODULES = {
         "SparseSegmentMean SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments "
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
         "SparseSegmentSum SparseSegmentSumGrad SparseSegmentSumWithNumSegments"),
-    "trainflow._src.ops.math.special_gamma": (
-        "Igamma IgammaGradA Igammac Zeta"),
+    "trainflow._src.ops.math.special_gamma": "Igamma IgammaGradA Igammac Zeta",
     "trainflow._src.ops.math.unary_grad": (
         "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Digamma Erf Erfc Exp Expm1 Floor "
         "Inv InvGrad Lgamma Log Log1p Neg Reciprocal ReciprocalGrad Rint Round Rsqrt "
@@ -435,49 +371,37 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.nn.conv3d": (
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
-    "trainflow._src.ops.nn.nn_ops": (
-        "InTopK InTopKV2 TopK TopKV2"),
-    "trainflow._src.ops.nn.norm": (
-        "L2Loss"),
+    "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
+    "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (
         "AvgPool AvgPoolGrad LRN MaxPool MaxPoolGrad MaxPoolGradGrad "
         "MaxPoolGradGradWithArgmax MaxPoolGradWithArgmax MaxPoolWithArgmax"),
     "trainflow._src.ops.nn.sampling": (
         "AllCandidateSampler ComputeAccidentalHits FixedUnigramCandidateSampler "
         "LearnedUnigramCandidateSampler LogUniformCandidateSampler UniformCandidateSampler"),
-    "trainflow._src.ops.nn.softmax": (
-        "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax"),
+    "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
-    "trainflow._src.ops.script.script_ops": (
-        "PyFunc PyFuncStateless"),
+    "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
-    "trainflow._src.ops.sparse.sparse_add": (
-        "SparseAdd SparseAddGrad SparseTensorDenseAdd"),
-    "trainflow._src.ops.sparse.sparse_concat": (
-        "SparseConcat"),
-    "trainflow._src.ops.sparse.sparse_matmul": (
-        "SparseTensorDenseMatMul"),
-    "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseReorder SparseToDense"),
-    "trainflow._src.ops.sparse.sparse_reduce": (
-        "SparseReduceSum"),
+    "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
+    "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
+    "trainflow._src.ops.sparse.sparse_ops": "SparseReorder SparseToDense",
+    "trainflow._src.ops.sparse.sparse_reduce": "SparseReduceSum",
     "trainflow._src.ops.sparse.sparse_serialize": (
         "DeserializeSparse SerializeManySparse SerializeSparse"),
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
         "ReadVariableOp ResourceGather VarIsInitializedOp VariableShape"),
-    "trainflow._src.ops.state.sdca_ops": (
-        "SdcaFprint SdcaShrinkL1"),
-    "trainflow._src.ops.state.sdca_optimizer": (
-        "SdcaOptimizer SdcaOptimizerV2"),
-    "trainflow._src.ops.state.slice_assign": (
-        "StridedSliceAssign"),
+    "trainflow._src.ops.state.sdca_ops": "SdcaFprint SdcaShrinkL1",
+    "trainflow._src.ops.state.sdca_optimizer": "SdcaOptimizer SdcaOptimizerV2",
+    "trainflow._src.ops.state.slice_assign": "StridedSliceAssign",
     "trainflow._src.ops.state.state_ops": (
         "Assign AssignAdd AssignSub ScatterAdd ScatterDiv ScatterMul ScatterNdAdd "
         "ScatterNdSub ScatterNdUpdate ScatterSub"),
@@ -498,10 +422,8 @@ _GRADIENT_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
-    "trainflow._src.ops.string.logging_ops": (
-        "Assert Print"),
-    "trainflow._src.ops.string.regex_match": (
-        "RegexFullMatch StaticRegexFullMatch"),
+    "trainflow._src.ops.string.logging_ops": "Assert Print",
+    "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor"),
     "trainflow._src.ops.string.string_convert": (
@@ -510,8 +432,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.string.string_ops": (
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
-    "trainflow._src.ops.string.timestamp": (
-        "Timestamp"),
+    "trainflow._src.ops.string.timestamp": "Timestamp",
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),

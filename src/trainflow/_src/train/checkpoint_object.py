@@ -14,7 +14,7 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import placeholder
 from trainflow._src.ops.io import save_restore
 from trainflow._src.ops.state.variables import Variable
-from trainflow._src.train import checkpoint_management
+from trainflow._src.train import checkpoint_management, iterator_state_ops
 from trainflow._src.train import object_graph
 from trainflow._src.train.checkpoint_status import (
     CheckpointLoadStatus, InitializationOnlyStatus, NameBasedSaverStatus, session_or_default)
@@ -82,15 +82,17 @@ class Checkpoint:
 
     # -- writing ------------------------------------------------------------------------------
     def _save_op(self, view):
-        key = (id(get_default_graph()),
-               tuple(sorted((k, id(v)) for k, v in view.variables.items())))
+        saved = dict(view.variables, **view.iterators)
+        key = (id(get_default_graph()), tuple(sorted((k, id(v)) for k, v in saved.items())))
         cached = self._save_ops.get(key)
         if cached is None:
-            names = sorted(view.variables)
+            names = sorted(saved)
             with device("/cpu:0"):
                 prefix = placeholder(dtypes.string, [], name="saver_filename")
                 graph_value = placeholder(dtypes.string, [], name="object_graph")
-                tensors = [view.variables[n]._ref() for n in names] + [graph_value]
+                tensors = [saved[n]._ref() if n in view.variables else
+                           iterator_state_ops.state_tensor(saved[n]._iterator_resource)
+                           for n in names] + [graph_value]
                 op = save_restore.save_v2(prefix, names + [object_graph.OBJECT_GRAPH_KEY],
                                           [""] * (len(names) + 1), tensors)
             cached = self._save_ops[key] = (op, prefix, graph_value)

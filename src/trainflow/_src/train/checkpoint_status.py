@@ -2,12 +2,15 @@
 Python objects, the restore ops it built, and TF's assertions about the match."""
 import logging
 
+from trainflow._src.data.iterator_ops import Iterator
+from trainflow._src.framework import dtypes
 from trainflow._src.framework.session_stack import get_default_session
 from trainflow._src.ops.control_flow import control_flow_ops
 from trainflow._src.ops.io import save_restore
 from trainflow._src.ops.state.variables import Variable
 from trainflow._src.ops.state import state_ops
 from trainflow._src.train.checkpoint_reader import NewCheckpointReader
+from trainflow._src.train import iterator_state_ops
 from trainflow._src.train.object_graph import VARIABLE_VALUE
 from trainflow._src.train.optimizer import Optimizer
 
@@ -60,6 +63,12 @@ class _Status:
     def _variables(self):
         return [(i, o) for i, o in enumerate(self._view.nodes) if isinstance(o, Variable)]
 
+    def _iterator_initializers(self):
+        """The initializers of the initializable iterators not restored."""
+        return [o._initializer for i, o in enumerate(self._view.nodes)
+                if isinstance(o, Iterator) and o._initializer is not None and
+                i not in self._restored]
+
     def run_restore_ops(self, session=None):
         """Runs the restore ops (in `session`, default: the default session)."""
         if self._restore_ops:
@@ -69,7 +78,7 @@ class _Status:
         """Restores what the checkpoint has and initializes the other variables."""
         session = session_or_default(session)
         others = [o.initializer for i, o in self._variables() if i not in self._restored]
-        session.run(self._restore_ops + others)
+        session.run(self._restore_ops + others + self._iterator_initializers())
 
     def expect_partial(self):
         """Silences warnings about unused checkpoint values; returns self."""
@@ -89,6 +98,11 @@ class CheckpointLoadStatus(_Status):
             node = graph_proto.nodes[ckpt_id]
             obj = view.nodes[our_id]
             for attr in node.attributes:
+                if attr.name == iterator_state_ops.ITERATOR_ATTRIBUTE and \
+                        isinstance(obj, Iterator):
+                    self._restore_iterator(
+                        obj, attr.checkpoint_key + iterator_state_ops.STATE_SUFFIX, our_id)
+                    continue
                 if attr.name != VARIABLE_VALUE or not isinstance(obj, Variable):
                     self._unused_attributes.append((obj, attr.name))
                     continue
@@ -101,6 +115,15 @@ class CheckpointLoadStatus(_Status):
         if self._restore_ops:
             self._restore_ops = [control_flow_ops.group(*self._restore_ops,
                                                         name="restore_checkpoint")]
+
+    def _restore_iterator(self, iterator, key, our_id):
+        """An iterator's position: (re)initialized, then put where the checkpoint says."""
+        resource = iterator._iterator_resource
+        with resource.graph.device("/cpu:0"):
+            value = save_restore.restore_v2(self._path, [key], [""], [dtypes.string])[0]
+        self._restore_ops.append(iterator_state_ops.restore_op(
+            resource, value, iterator_state_ops.feedless_initializer(resource)))
+        self._restored.add(our_id)
 
     def assert_consumed(self):
         """Checks that every checkpointed value was matched and every saveable Python object

@@ -5,6 +5,9 @@ gets a node id in visit order. What an object depends on, in order:
 
 * a Variable: nothing; it has the attribute VARIABLE_VALUE, saved under
   `<path>/.ATTRIBUTES/VARIABLE_VALUE`;
+* a tf.data Iterator: nothing; it has the attribute ITERATOR (key
+  `<path>/.ATTRIBUTES/ITERATOR`), its position saved under that key + `_STATE`
+  (`iterator_state_ops`);
 * an Optimizer: its non-slot variables (`beta1_power` ...) by name; its slot variables get
   nodes after all others, saved under
   `<variable path>/.OPTIMIZER_SLOT/<optimizer path>/<slot>/.ATTRIBUTES/VARIABLE_VALUE`;
@@ -14,9 +17,11 @@ gets a node id in visit order. What an object depends on, in order:
 
 Path components escape "." as ".." and "/" as "./", as TF does.
 """
+from trainflow._src.data.iterator_ops import Iterator
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.ops.state.variables import Variable
 from trainflow._src.protos import trackable_object_graph_pb2
+from trainflow._src.train.iterator_state_ops import ITERATOR_ATTRIBUTE, STATE_SUFFIX
 from trainflow._src.train.optimizer import Optimizer
 
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -36,13 +41,19 @@ def variable_key(path):
     return f"{path}/{_ATTRIBUTES}/{VARIABLE_VALUE}"
 
 
+def iterator_key(path):
+    """The attribute key of an iterator at object path `path` (its tensor is saved under
+    this key + `_STATE`)."""
+    return f"{path}/{_ATTRIBUTES}/{ITERATOR_ATTRIBUTE}"
+
+
 def slot_path(variable_path, optimizer_path, slot_name):
     """The object path of a slot variable."""
     return f"{variable_path}/{_SLOT}/{optimizer_path}/{escape(slot_name)}"
 
 
 def _is_trackable(value, depth=0):
-    if isinstance(value, (Variable, Optimizer)):
+    if isinstance(value, (Variable, Optimizer, Iterator)):
         return True
     if isinstance(value, _PLAIN) or depth > 8:
         return False
@@ -63,7 +74,7 @@ def children(obj):
     custom = getattr(obj, "_checkpoint_children", None)
     if callable(custom):
         return list(custom())
-    if isinstance(obj, Variable):
+    if isinstance(obj, (Variable, Iterator)):
         return []
     if isinstance(obj, Optimizer):
         out = []
@@ -89,6 +100,7 @@ class ObjectGraphView:
       nodes: the objects, by node id (slot variables last).
       paths: node id -> object path ("" for the root).
       variables: {checkpoint key: Variable} of every saved variable.
+      iterators: {checkpoint key: Iterator} of every saved tf.data iterator.
     """
 
     def __init__(self, root):
@@ -128,6 +140,8 @@ class ObjectGraphView:
                                                                ids[id(slot)]))
         self.variables = {variable_key(p): o for o, p in zip(self.nodes, self.paths)
                           if isinstance(o, Variable)}
+        self.iterators = {iterator_key(p) + STATE_SUFFIX: o
+                          for o, p in zip(self.nodes, self.paths) if isinstance(o, Iterator)}
 
     def child_ids(self, node_id):
         """[(local name, node id)] of a node's children."""
@@ -148,6 +162,10 @@ class ObjectGraphView:
                 attr.name = VARIABLE_VALUE
                 attr.full_name = obj.op.name
                 attr.checkpoint_key = variable_key(self.paths[node_id])
+            if isinstance(obj, Iterator):
+                attr = node.attributes.add()
+                attr.name = ITERATOR_ATTRIBUTE
+                attr.checkpoint_key = iterator_key(self.paths[node_id])
             for var_id, slot_name, slot_id in self.slots.get(node_id, []):
                 ref = node.slot_variables.add()
                 ref.original_variable_node_id = var_id
@@ -158,7 +176,7 @@ class ObjectGraphView:
         return graph
 
     def _has_values(self):
-        has = [isinstance(o, Variable) for o in self.nodes]
+        has = [isinstance(o, (Variable, Iterator)) for o in self.nodes]
         changed = True
         while changed:
             changed = False

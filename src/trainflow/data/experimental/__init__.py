@@ -15,4 +15,7 @@ from trainflow._src.data.reordering_experimental import (  # noqa: F401
 # -- readers and files
 
 # -- iterators and checkpoints
+from trainflow._src.data.optional_ops import Optional, get_next_as_optional  # noqa: F401
+from trainflow._src.train.iterator_checkpoint import (  # noqa: F401
+    CheckpointInputPipelineHook, make_saveable_from_iterator)
 

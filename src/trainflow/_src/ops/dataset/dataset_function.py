@@ -23,12 +23,18 @@ class DatasetFunction:
         self.name = fg.name
         self.op = op
         self.captured = list(captured)
-        self.n_args = len(fg.inputs)
         feeds = list(fg.inputs)
-        order = fg.external_order or [c.outer for c in fg.captures]
-        inner_of = {c.outer: c.inner for c in fg.captures}
-        feeds += [inner_of[outer] for outer in order if outer in inner_of]
-        self._keep = [i for i, outer in enumerate(order) if outer in inner_of]
+        if fg.captures:
+            self.n_args = len(fg.inputs)
+            order = fg.external_order or [c.outer for c in fg.captures]
+            inner_of = {c.outer: c.inner for c in fg.captures}
+            feeds += [inner_of[outer] for outer in order if outer in inner_of]
+            self._keep = [i for i, outer in enumerate(order) if outer in inner_of]
+        else:
+            # Imported from a FunctionDef (a meta graph, a worker's registered graph): the
+            # captured values are its last arguments.
+            self.n_args = len(fg.inputs) - len(self.captured)
+            self._keep = list(range(len(self.captured)))
         self._plan = ctx.make_callable(list(fg.outputs), feeds)
 
     def __call__(self, args):

@@ -7,6 +7,7 @@ is a serialized ResourceHandleProto naming the iterator in the session's resourc
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.framework.device_spec import DeviceSpec
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import unknown_shape
 from trainflow._src.ops.dataset import dataset_value as dv
@@ -72,6 +73,7 @@ def _from_string_handle(string_handle, *, output_types, output_shapes, ctx):
     except Exception as e:  # noqa: BLE001 - protobuf's DecodeError
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Could not parse an iterator string handle: {e}") from e
+    _check_same_task(proto.name, proto.device, ctx.op)
     resource = ctx.resources.lookup(KIND, proto.name)
     if resource is None:
         raise errors.NotFoundError(
@@ -80,7 +82,27 @@ def _from_string_handle(string_handle, *, output_types, output_shapes, ctx):
         raise errors.InvalidArgumentError(
             None, ctx.op, f"Expected types {[t.name for t in output_types]} but the iterator "
                           f"has {[t.name for t in resource.output_types]}")
+    if output_shapes and not all(a.is_compatible_with(b) for a, b in
+                                 zip(output_shapes, resource.output_shapes)):
+        raise errors.InvalidArgumentError(
+            None, ctx.op, f"Expected shapes {[str(s) for s in output_shapes]} but the "
+                          f"iterator has incompatible shapes "
+                          f"{[str(s) for s in resource.output_shapes]}")
     return dv.variant(resource)
+
+
+def _check_same_task(name, handle_device, op):
+    """InvalidArgumentError when a string handle names an iterator of another task (TF's
+    error: resources are reached on their own device, through a remote call)."""
+    here = op.device
+    if not handle_device or not here:
+        return
+    a, b = DeviceSpec.from_string(handle_device), DeviceSpec.from_string(here)
+    if any(x is not None and y is not None and x != y for x, y in
+           ((a.job, b.job), (a.replica, b.replica), (a.task, b.task))):
+        raise errors.InvalidArgumentError(
+            None, op, f"Trying to access resource {name} located in device "
+                      f"{handle_device} from device {here}")
 
 
 def _element_shapes(op):

@@ -60,6 +60,8 @@ class IteratorResource:
                                                        self.output_shapes)):
             value = np.asarray(value)
             want = dtype.as_numpy_dtype
+            if value.dtype.kind in "SU" and np.dtype(want) == object:
+                value = value.astype(object)  # strings held as fixed-width NumPy bytes
             if value.dtype != want:
                 raise errors.InvalidArgumentError(
                     None, op, f"Data type mismatch at component {k}: expected "

@@ -4,6 +4,7 @@ after them as it would without the buffer."""
 import collections
 import threading
 
+from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import background
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_op import register_dataset
@@ -50,8 +51,8 @@ class PrefetchIterator(dv.ChildIterator):
             try:
                 item = self.source.next(token)
             except Exception as e:  # noqa: BLE001 - handed to the consumer in order
-                if token.cancelled:
-                    return
+                if token.cancelled and isinstance(e, errors.CancelledError):
+                    return  # our own cancellation; an input error is kept (save() needs it)
                 item = e
             with self.cond:
                 self.buffer.append(item)

@@ -61,11 +61,12 @@ class _RepeatIterator(dv.ElementIterator):
         return dv.END
 
     def save(self):
-        return {"epoch": self.epoch,
+        return {"epoch": self.epoch, "fresh": self.fresh,
                 "current": self.current.save() if self.current is not None else None}
 
     def restore(self, saved):
         self.epoch = saved["epoch"]
+        self.fresh = bool(saved.get("fresh", True))
         if saved["current"] is None:
             self.close()
             self.current = None

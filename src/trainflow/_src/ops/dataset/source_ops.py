@@ -58,6 +58,7 @@ class SliceValue(dv.DatasetValue):
         self.count = sizes.pop() if sizes else 0
 
     def iterator(self):
+        # c[i, ...] keeps a 0-d array (a string stays an object array, not bytes)
         return _ListIterator(self.count, lambda i: [c[i, ...] for c in self.components])
 
     def cardinality(self):

@@ -7,7 +7,7 @@ import binascii
 
 import numpy as np
 
-from trainflow._src.framework import dtypes
+from trainflow._src.framework import dtypes, variant_codec
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.tensor_shape import TensorShape
@@ -57,6 +57,8 @@ register_op("StringStrip", inputs=["input: string"], outputs=["output: string"],
 
 
 def _serialize(tensor, *, T):  # noqa: N803 - TF's attr name
+    if T == dtypes.variant:
+        return np.array(_variant_proto(tensor).SerializeToString(), dtype=object)
     # lazy: protobuf stays out of import trainflow
     from trainflow._src.formats.tensor_proto import make_tensor_proto
     proto = make_tensor_proto(np.asarray(tensor), dtype=T)
@@ -76,7 +78,35 @@ def _parse(serialized, *, out_type):
         raise invalid_argument(f"Type mismatch between parsed tensor "
                                f"({dtypes.as_dtype(proto.dtype).name}) and dtype "
                                f"({out_type.name})")
+    if out_type == dtypes.variant:
+        return _variant_array(proto)
     return make_ndarray(proto)
+
+
+def _variant_proto(tensor):
+    """A DT_VARIANT TensorProto of the variant values in `tensor` (`variant_codec`)."""
+    # lazy: protobuf stays out of import trainflow
+    from trainflow._src.protos import tensor_pb2, tensor_shape_pb2
+    arr = np.asarray(tensor, dtype=object)
+    proto = tensor_pb2.TensorProto(dtype=dtypes.variant.as_datatype_enum,
+                                   tensor_shape=tensor_shape_pb2.TensorShapeProto(
+                                       dim=[{"size": d} for d in arr.shape]))
+    for value in arr.reshape(-1):
+        type_name, metadata = variant_codec.encode(value)
+        proto.variant_val.add(type_name=type_name, metadata=metadata)
+    return proto
+
+
+def _variant_array(proto):
+    """The variant values a DT_VARIANT TensorProto holds, as an object array."""
+    shape = [d.size for d in proto.tensor_shape.dim]
+    if any(d < 0 for d in shape) or int(np.prod(shape)) != len(proto.variant_val):
+        raise invalid_argument(f"A variant TensorProto of shape {shape} holds "
+                               f"{len(proto.variant_val)} values")
+    out = np.empty(len(proto.variant_val), dtype=object)
+    for i, v in enumerate(proto.variant_val):
+        out[i] = variant_codec.decode(v.type_name, v.metadata)
+    return out.reshape(shape)
 
 
 register_op("SerializeTensor", inputs=["tensor: T"], outputs=["serialized: string"],
