@@ -20,6 +20,10 @@ _COMMANDS = {
     "cluster": ("trainflow._src.tools.cluster",
                 "run a command as every task of a localhost cluster, appending --job_name, "
                 "--task_index, --ps_hosts, --worker_hosts and setting TF_CONFIG"),
+    "saved-model": ("trainflow._src.tools.saved_model_cli",
+                    "show or run a SavedModel, as TF's saved_model_cli"),
+    "serve": ("trainflow._src.serving.server",
+              "TF Serving's REST API (predict, classify, regress) over SavedModel versions"),
 }
 
 
