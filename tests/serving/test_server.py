@@ -229,3 +229,33 @@ def test_serve_command_stops_cleanly(tmp_path, sig):
             proc.wait(timeout=30)
         proc.stdout.close()
         proc.stderr.close()
+
+
+def test_request_is_parsed_before_the_model_is_looked_up(server):
+    """As TF Serving: bad JSON for an unknown model is a 400, not a 404."""
+    assert request(server.port, "/v1/models/nope:predict", "[1")[0] == 400
+    assert request(server.port, "/v1/models/nope:classify", "{}")[0] == 400
+
+
+def test_chunked_body_and_unknown_paths(server):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    try:
+        conn.request("POST", "/v1/models/m:predict", body=iter([b'{"instances": ', b"[1.0]}"]),
+                     headers={"Transfer-Encoding": "chunked"}, encode_chunked=True)
+        resp = conn.getresponse()
+        assert (resp.status, json.loads(resp.read())) == (200, {"predictions": [2.5]})
+        conn.request("GET", "/healthz")  # the same connection, kept alive
+        resp = conn.getresponse()
+        assert (resp.status, json.loads(resp.read())) == (404, {"error": "Not found: /healthz"})
+    finally:
+        conn.close()
+    assert request(server.port, "/v1/models/m", None, method="PUT")[0] == 400
+
+
+def test_unexpected_failure_is_a_500_body(server, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(server.manager, "status", broken)
+    assert request(server.port, "/v1/models/m") == (500, {"error": "RuntimeError: disk on fire"})

@@ -85,6 +85,15 @@ def debug_string(v):
     return w.text()[:_MAX_DEBUG_CHARS]
 
 
+def _parse_int(text):
+    """An integer as rapidjson holds it: int64 or uint64, else a double."""
+    value = int(text)
+    return value if _INT64[0] <= value <= _UINT64[1] else float(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
 def parse_json(body):
     """The request body (bytes) as a JSON object; trailing text after the value is ignored,
     as TF Serving's parser stops when done."""
@@ -93,7 +102,7 @@ def parse_json(body):
     if not stripped:
         raise invalid_argument("JSON Parse error: The document is empty")
     try:
-        doc, _ = json.JSONDecoder().raw_decode(stripped)
+        doc, _ = _DECODER.raw_decode(stripped)
     except json.JSONDecodeError as e:
         offset = e.pos + len(text) - len(stripped)
         raise invalid_argument(f"JSON Parse error: {_parse_message(e.msg)} at offset: "

@@ -8,6 +8,7 @@ import urllib.parse
 
 from google.protobuf import json_format
 
+from trainflow._src import tf_logging as logging
 from trainflow._src.protos import types_pb2
 from trainflow._src.serving import json_examples, json_tensor
 from trainflow._src.serving.json_writer import error_json
@@ -93,6 +94,9 @@ class RestApi:
             return 200, self._dispatch(method, path, body)
         except ServingError as e:
             return e.http_status, error_json(e.message)
+        except Exception as e:  # noqa: BLE001 - any failure still answers, as an error body
+            logging.error("%s %s failed: %s: %s", method, path, type(e).__name__, e)
+            return 500, error_json(f"{type(e).__name__}: {e}")
 
     def _dispatch(self, method, path, body):
         malformed = invalid_argument(f"Malformed request: {method} {path}")
@@ -102,11 +106,15 @@ class RestApi:
                 raise malformed
             name = urllib.parse.unquote(m.group(1))
             version, label, verb = _version(m.group(2)), m.group(3), m.group(4)
-            calls = {"predict": self._predict, "classify": self._classify,
-                     "regress": self._regress}
-            if verb not in calls:
-                raise malformed
-            return self._with_servable(name, version, label, calls[verb], body)
+            if verb == "predict":
+                return self._predict(name, version, label, body)
+            if verb in ("classify", "regress"):
+                # As TF Serving: the request is parsed before the model is looked up.
+                signature_name, examples = json_examples.parse_examples_request(body)
+                call = self._classify if verb == "classify" else self._regress
+                return self._with_servable(name, version, label, call,
+                                           (signature_name, examples))
+            raise malformed
         if method == "GET":
             m = _STATUS_PATH.fullmatch(path)
             if not m:
@@ -120,10 +128,10 @@ class RestApi:
             return status_json(self.manager.status(name, version, label))
         raise malformed
 
-    def _with_servable(self, name, version, label, call, body):
+    def _with_servable(self, name, version, label, call, request):
         servable = self.manager.acquire(name, version, label)
         try:
-            return call(servable, body)
+            return call(servable, request)
         finally:
             servable.release()
 
@@ -132,19 +140,27 @@ class RestApi:
         return metadata_json(servable.name, servable.version,
                              servable.meta_graph_def.signature_def)
 
-    @staticmethod
-    def _predict(servable, body):
-        signature_name, fmt, inputs = json_tensor.parse_predict_request(
-            body, servable.input_dtypes)
-        return json_tensor.predict_response(servable.predict(signature_name, inputs), fmt)
+    def _predict(self, name, version, label, body):
+        """Parses the request (the model is looked up once the JSON parsed, for the
+        signature's inputs), runs it, writes the response in the request's format."""
+        held = []
+
+        def input_dtypes_of(signature_name):
+            held.append(self.manager.acquire(name, version, label))
+            return held[0].input_dtypes(signature_name)
+
+        try:
+            signature_name, fmt, inputs = json_tensor.parse_predict_request(body,
+                                                                            input_dtypes_of)
+            return json_tensor.predict_response(held[0].predict(signature_name, inputs), fmt)
+        finally:
+            for servable in held:
+                servable.release()
 
     @staticmethod
-    def _classify(servable, body):
-        signature_name, examples = json_examples.parse_examples_request(body)
-        return json_examples.classification_response(servable.classify(signature_name,
-                                                                       examples))
+    def _classify(servable, request):
+        return json_examples.classification_response(servable.classify(*request))
 
     @staticmethod
-    def _regress(servable, body):
-        signature_name, examples = json_examples.parse_examples_request(body)
-        return json_examples.regression_response(servable.regress(signature_name, examples))
+    def _regress(servable, request):
+        return json_examples.regression_response(servable.regress(*request))

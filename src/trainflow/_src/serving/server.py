@@ -32,17 +32,39 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     timeout = _SOCKET_TIMEOUT_SECONDS
     server_version = "trainflow-serving"
 
+    def _read_chunked(self):
+        parts, total = [], 0
+        while True:
+            size = int(self.rfile.readline(1024).split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline(1024).strip():  # the trailer, up to a blank line
+                    pass
+                return b"".join(parts)
+            total += size
+            if size < 0 or total > _MAX_BODY_BYTES:
+                raise ValueError("chunked body too large")
+            parts.append(self.rfile.read(size))
+            self.rfile.readline(1024)
+
+    def _read_body(self):
+        """The request body (Content-Length or chunked); None if it cannot be read."""
+        try:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                return self._read_chunked()
+            n = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return None
+        if n < 0 or n > _MAX_BODY_BYTES:
+            return None
+        return self.rfile.read(n) if n else b""
+
     def _answer(self, method):
         path = self.path.split("?", 1)[0]
-        length = self.headers.get("Content-Length")
-        try:
-            n = int(length) if length else 0
-        except ValueError:
-            n = -1
-        if n < 0 or n > _MAX_BODY_BYTES:
-            self.send_error(400, "Bad Content-Length")
+        body = self._read_body()
+        if body is None:
+            self.close_connection = True
+            self.send_error(400, "Bad request body")
             return
-        body = self.rfile.read(n) if n else b""
         status, text = self.server.api.handle(method, path, body)
         data = encode(text)
         self.send_response(status)
