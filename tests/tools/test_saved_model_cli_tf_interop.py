@@ -1,5 +1,5 @@
 """`trainflow saved-model` against TensorFlow's saved_model_cli: for a SavedModel written by
-trainflow and one written by TensorFlow (TF1 `simple_save`), `show` (each form) prints the
+trainflow and one written by TensorFlow (TF1's builder, two MetaGraphDefs), `show` (each form) prints the
 same text and `run` the same results; `trainflow serve` answers TF's model with TF's values."""
 import argparse
 import ast
@@ -31,7 +31,12 @@ with tf.Graph().as_default():
     label = tf.identity(tf.as_string(tf.argmax(tf.concat([y, -y], 1), 1)), name="label")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        tf.saved_model.simple_save(sess, spec["tf_dir"], {"x": x}, {"y": y, "label": label})
+        sm = tf.saved_model
+        predict = sm.predict_signature_def({"x": x}, {"y": y, "label": label})
+        builder = sm.Builder(spec["tf_dir"])
+        builder.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": predict})
+        builder.add_meta_graph(["train", "gpu"], {"predict": predict, "other": predict})
+        builder.save()
 
 def captured(fn, *args):
     buf = io.StringIO()
@@ -45,6 +50,8 @@ for key in ("tf_dir", "our_dir"):
     out[key] = {
         "all": captured(cli._show_all, d),
         "tag_sets": captured(cli._show_tag_sets, d),
+        "keys_train": (captured(cli._show_signature_def_map_keys, d, "train,gpu")
+                       if key == "tf_dir" else ""),
         "keys": captured(cli._show_signature_def_map_keys, d, "serve"),
         "signature": captured(cli._show_inputs_outputs, d, "serve", spec[key + "_sig"]),
         "run": captured(cli.run_saved_model_with_feed_dict, d, "serve", spec[key + "_sig"],
@@ -74,6 +81,8 @@ def _ours(d, key):
                               list_ops=False)
     if key in ("keys", "signature"):
         args.tag_set = "serve"
+    if key == "keys_train":
+        args.tag_set = "gpu,train"
     if key == "signature":
         args.signature_def = "serving_default"
     smc.show(args, out=lines.append)
@@ -82,18 +91,22 @@ def _ours(d, key):
 
 def _split_ops(text):
     """(the text without its ops line's set, the set of ops): TF prints a set unordered."""
-    head, _, tail = text.rpartition(" contains the following ops: ")
-    return head, ast.literal_eval(tail.strip())
+    head, found, tail = text.rpartition(" contains the following ops: ")
+    return (head, ast.literal_eval(tail.strip())) if found else (text, None)
 
 
 @needs_tf
 @pytest.mark.parametrize("which", ["tf_dir", "our_dir"])
-@pytest.mark.parametrize("key", ["all", "tag_sets", "keys", "signature"])
+@pytest.mark.parametrize("key", ["all", "tag_sets", "keys", "keys_train", "signature"])
 def test_show_prints_what_saved_model_cli_prints(dirs_and_tf, which, key):
     dirs, theirs = dirs_and_tf
+    if key == "keys_train" and which == "our_dir":
+        return
     ours = _ours(dirs[which], key)
     if key == "all":
-        assert _split_ops(ours) == _split_ops(theirs[which][key])
+        parts = ours.split("\nMetaGraphDef with tag-set: ")
+        want = theirs[which][key].split("\nMetaGraphDef with tag-set: ")
+        assert [_split_ops(p) for p in parts] == [_split_ops(p) for p in want]
     else:
         assert ours == theirs[which][key]
 

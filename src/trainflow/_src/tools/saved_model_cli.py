@@ -133,9 +133,9 @@ def show(args, out=print):
         if args.list_ops:
             out("--list_ops must be paired with a tag-set or with --all.")
         out("The given SavedModel contains the following tag-sets:")
-        tag_sets = [sorted(m.meta_info_def.tags) for m in read_saved_model(args.dir).meta_graphs]
-        for tags in sorted(tag_sets):
-            out(repr(", ".join(tags)))
+        tag_sets = [list(m.meta_info_def.tags) for m in read_saved_model(args.dir).meta_graphs]
+        for tags in sorted(tag_sets):  # as TF: sorted as written, each shown sorted
+            out(repr(", ".join(sorted(tags))))
         return
     mgd = get_meta_graph_def(args.dir, ",".join(_tags_of(args.tag_set)))
     if args.list_ops:
