@@ -1,6 +1,7 @@
 """`trainflow saved-model` against TensorFlow's saved_model_cli: for a SavedModel written by
-trainflow and one written by TensorFlow (TF1's builder, two MetaGraphDefs), `show` (each form) prints the
-same text and `run` the same results; `trainflow serve` answers TF's model with TF's values."""
+trainflow and one written by TensorFlow (TF1's builder, two MetaGraphDefs), `show` (each
+form) prints the same text and `run` the same results; `trainflow serve` answers TF's model
+with TF's values."""
 import argparse
 import ast
 import contextlib
