@@ -29,6 +29,7 @@ FACES = {
     "trainflow.dtypes": "tf.dtypes",
     "trainflow.errors": "tf.errors",
     "trainflow.gfile": "tf.gfile",
+    "trainflow.graph_util": "tf.graph_util",
     "trainflow.image": "tf.image",
     "trainflow.initializers": "tf.initializers",
     "trainflow.io": "tf.io",

@@ -53,6 +53,7 @@ NO_GRADIENT_IN_TF = {
     "VariableV2": "no inputs",
     "VarHandleOp": "no inputs (gradients stop at the handle)",
     "AssignVariableOp": "no outputs",
+    "DisableCopyOnRead": "no outputs",
     "AssignAddVariableOp": "no outputs",
     "AssignSubVariableOp": "no outputs",
     "ResourceScatterAdd": "no outputs",

@@ -4,10 +4,12 @@ to the init op as paths inside the export directory when loaded (import scopes t
 import os
 
 import pytest
+from google.protobuf import text_format
 
 import trainflow.compat.v1 as tf
 from trainflow._src.protos import meta_graph_pb2
 from trainflow._src.saved_model import constants, loader
+from trainflow._src.saved_model.loader import parse_saved_model
 from trainflow._src.saved_model.builder import SavedModelBuilder
 
 
@@ -143,3 +145,46 @@ def test_init_op_gets_asset_paths_and_import_scope(tmp_path):
             # the init op ran with the path inside the export directory fed
             assert sess.run(sess.graph.get_collection("seen")[0]) == want
             assert sess.run(prefix + "constant_tensor_name:0") == b"constant value"
+
+
+def test_text_saved_model_with_expanded_asset_protos(tmp_path):
+    """TF's `saved_model.pbtxt` spells the packed AssetFileDefs out under TF's type name
+    (`[type.googleapis.com/tensorflow.AssetFileDef] {...}`): they load, and the init op
+    gets the asset's path."""
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        assets = _asset(tmp_path, "foo.txt", "x", "asset_file_tensor")
+        seen = tf.Variable("", name="seen", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        b.add_meta_graph_and_variables(sess, ["foo"], assets_collection=assets,
+                                       main_op=tf.group(seen.assign(assets[0])))
+    b.save()
+    saved = parse_saved_model(export_dir)
+    for packed in saved.meta_graphs[0].collection_def[constants.ASSETS_KEY].any_list.value:
+        packed.type_url = "type.googleapis.com/trainflow.AssetFileDef"
+    text = text_format.MessageToString(saved).replace("trainflow.AssetFileDef",
+                                                      "tensorflow.AssetFileDef")
+    assert "[type.googleapis.com/tensorflow.AssetFileDef] {" in text
+    os.remove(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB))
+    with open(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT), "w") as f:
+        f.write(text)
+    with tf.Session(graph=tf.Graph()) as sess:
+        loader.load(sess, ["foo"], export_dir)
+        assert sess.run("seen:0") == os.path.join(export_dir, "assets", "foo.txt").encode()
+
+
+def test_assets_extra_is_left_to_the_user(tmp_path):
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        _init_var(sess)
+        b.add_meta_graph_and_variables(sess, ["foo"])
+    b.save()
+    extra = os.path.join(export_dir, constants.EXTRA_ASSETS_DIRECTORY)
+    os.makedirs(extra)
+    with open(os.path.join(extra, "tf_serving_warmup_requests"), "wb") as f:
+        f.write(b"\x00")
+    assert loader.maybe_saved_model_directory(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        loader.load(sess, ["foo"], export_dir)
+        assert sess.run("v:0") == 42

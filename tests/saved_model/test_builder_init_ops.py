@@ -9,6 +9,7 @@ import trainflow.compat.v1 as tf
 from trainflow._src.saved_model import constants, loader, main_op, tag_constants
 from trainflow._src.saved_model.builder import SavedModelBuilder
 from trainflow._src.saved_model.loader import parse_saved_model
+from trainflow._src.train.saveable_object import SaveableObject, SaveSpec
 
 
 def _v_collection(export_dir, tags):
@@ -241,3 +242,63 @@ def test_bytes_and_pathlike_export_dirs(tmp_path):
     with tf.Session(graph=tf.Graph()) as sess:
         loader.load(sess, ["foo"], export_dir)
         assert sess.run("v:0") == 7
+
+
+class _PairSaveable(SaveableObject):
+    """A custom saveable (TF's CheckpointedOp stand-in): two variables saved under the keys
+    `<name>-keys` and `<name>-values`, restored by assignment."""
+
+    def __init__(self, keys, values, name):
+        specs = [SaveSpec(keys.value(), "", name + "-keys"),
+                 SaveSpec(values.value(), "", name + "-values")]
+        super().__init__(keys, specs, name)
+        self.pair = (keys, values)
+
+    def restore(self, restored_tensors, restored_shapes):
+        return tf.group(*[tf.assign(v, t, validate_shape=False)
+                          for v, t in zip(self.pair, restored_tensors)])
+
+
+def test_custom_saveable(tmp_path):
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        keys = tf.Variable([b""], name="keys", collections=[], validate_shape=False)
+        values = tf.Variable([0.0], name="values", collections=[], validate_shape=False)
+        # named after its op, as TF's CheckpointedOp is (the collection exports names)
+        tf.add_to_collection(tf.GraphKeys.SAVEABLE_OBJECTS, _PairSaveable(keys, values, "keys"))
+        tf.add_to_collection("table_ref", keys)
+        tf.add_to_collection("table_ref", values)
+        sess.run([keys.initializer, values.initializer])
+        sess.run([tf.assign(keys, [b"k1"], validate_shape=False),
+                  tf.assign(values, [3.0], validate_shape=False)])
+        b.add_meta_graph_and_variables(sess, ["foo"])
+    b.save()
+    with tf.Session(graph=tf.Graph()) as sess:
+        loader.load(sess, ["foo"], export_dir)
+        keys, values = sess.graph.get_collection("table_ref")
+        assert sess.run(keys).tolist() == [b"k1"]
+        assert sess.run(values).tolist() == [3.0]
+
+
+def test_missing_attr_without_default_fails_the_load(tmp_path):
+    """A node that lost an attr its op has no default for cannot load (TF's message)."""
+    export_dir = str(tmp_path / "m")
+    b = SavedModelBuilder(export_dir)
+    with tf.Session(graph=tf.Graph()) as sess:
+        tf.Variable(1.0, dtype=tf.float64, name="var")
+        tf.bitwise.invert(tf.constant(3, tf.int32), name="test_attr")
+        sess.run(tf.global_variables_initializer())
+        b.add_meta_graph_and_variables(sess, ["foo"])
+    b.save(as_text=True)
+    path = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
+    text = open(path).read()
+    start = text.index('name: "test_attr"')
+    attr = '      attr {\n        key: "T"\n        value {\n          type: DT_INT32\n' \
+           '        }\n      }'
+    at = text.index(attr, start)
+    with open(path, "w") as f:
+        f.write(text[:at] + text[at + len(attr):])
+    with tf.Session(graph=tf.Graph()) as sess:
+        with pytest.raises(ValueError, match="NodeDef missing attr 'T' from Op<name=Invert"):
+            loader.load(sess, ["foo"], export_dir)

@@ -20,6 +20,8 @@ _COMMANDS = {
     "cluster": ("trainflow._src.tools.cluster",
                 "run a command as every task of a localhost cluster, appending --job_name, "
                 "--task_index, --ps_hosts, --worker_hosts and setting TF_CONFIG"),
+    "freeze": ("trainflow._src.tools.freeze_graph",
+               "freeze a graph's variables into constants (TF's freeze_graph)"),
     "saved-model": ("trainflow._src.tools.saved_model_cli",
                     "show or run a SavedModel, as TF's saved_model_cli"),
     "serve": ("trainflow._src.serving.server",

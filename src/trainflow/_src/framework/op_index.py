@@ -59,6 +59,8 @@ _OP_MODULES = {
         "If StatelessIf"),
     "trainflow._src.ops.control_flow.grouping": (
         "NoOp"),
+    "trainflow._src.ops.control_flow.partitioned_call": (
+        "PartitionedCall StatefulPartitionedCall"),
     "trainflow._src.ops.control_flow.switch": (
         "Merge RefMerge RefSwitch Switch"),
     "trainflow._src.ops.control_flow.while_grad": (
@@ -212,10 +214,11 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
-        "AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp "
-        "ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv "
-        "ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub "
-        "ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape"),
+        "AssignAddVariableOp AssignSubVariableOp AssignVariableOp DisableCopyOnRead "
+        "ReadVariableOp ResourceCountUpTo ResourceGather ResourceScatterAdd "
+        "ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul "
+        "ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp "
+        "VariableShape"),
     "trainflow._src.ops.state.sdca_ops": (
         "SdcaFprint SdcaShrinkL1"),
     "trainflow._src.ops.state.sdca_optimizer": (
@@ -306,6 +309,8 @@ _GRADIENT_MODULES = {
         "Merge RefMerge RefSwitch Switch"),
     "trainflow._src.ops.control_flow.functional_if": (
         "If StatelessIf"),
+    "trainflow._src.ops.control_flow.partitioned_call": (
+        "PartitionedCall StatefulPartitionedCall"),
     "trainflow._src.ops.control_flow.while_grad": (
         "StatelessWhile While WhileGrad"),
     "trainflow._src.ops.data_flow.accumulators": (

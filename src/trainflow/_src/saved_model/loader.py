@@ -54,6 +54,11 @@ def parse_saved_model(export_dir):
             text_format.Merge(content.replace(_TF_TYPE_PREFIX, _OUR_TYPE_PREFIX), saved_model)
         except text_format.ParseError as e:
             raise OSError(f"Cannot parse file {path_pbtxt}: {e}.") from None
+        # Packed protos keep TF's type names (what TF unpacks when the model is written again).
+        for meta_graph in saved_model.meta_graphs:
+            for col_def in meta_graph.collection_def.values():
+                for packed in col_def.any_list.value:
+                    packed.type_url = packed.type_url.replace("/trainflow.", "/tensorflow.")
         return saved_model
     raise OSError(f"SavedModel file does not exist at: {export_dir}/"
                   f"{{{constants.SAVED_MODEL_FILENAME_PBTXT}|"

@@ -1,15 +1,20 @@
 """`tf.saved_model.signature_def_utils`: SignatureDef protos, built generically or for TF
 Serving's predict, classify and regress APIs, and their validity checks."""
-from trainflow._src.framework import errors
+from trainflow._src.framework import dtypes, errors
 from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.protos import meta_graph_pb2, types_pb2
 from trainflow._src.saved_model import signature_constants as sc
 from trainflow._src.saved_model import utils
 
 
 def build_signature_def(inputs=None, outputs=None, method_name=None, defaults=None):
-    """A SignatureDef of the given TensorInfo maps, method name and input defaults
-    (TensorProtos)."""
+    """A SignatureDef of the given TensorInfo maps, method name and input defaults (Const
+    tensors, or TensorProtos).
+
+    Raises:
+      ValueError: a default is not a Const tensor or a TensorProto.
+    """
     signature_def = meta_graph_pb2.SignatureDef()
     for key, info in (inputs or {}).items():
         signature_def.inputs[key].CopyFrom(info)
@@ -18,6 +23,11 @@ def build_signature_def(inputs=None, outputs=None, method_name=None, defaults=No
     if method_name is not None:
         signature_def.method_name = method_name
     for key, value in (defaults or {}).items():
+        if isinstance(value, Tensor):
+            if value.op.type != "Const":
+                raise ValueError(f"Unable to convert object {value} of type {type(value)} to "
+                                 "TensorProto.")
+            value = value.op.get_attr("value")
         signature_def.defaults[key].CopyFrom(value)
     return signature_def
 
@@ -112,13 +122,13 @@ def _supervised_signature_def(method_name, inputs, loss=None, predictions=None, 
     return build_signature_def(signature_inputs, signature_outputs, method_name)
 
 
-def supervised_train_signature_def(inputs, loss, predictions=None, metrics=None):
+def supervised_train_signature_def(inputs, loss=None, predictions=None, metrics=None):
     """The `tensorflow/supervised/training` SignatureDef (what Estimator exports)."""
     return _supervised_signature_def(sc.SUPERVISED_TRAIN_METHOD_NAME, inputs, loss=loss,
                                      predictions=predictions, metrics=metrics)
 
 
-def supervised_eval_signature_def(inputs, loss, predictions=None, metrics=None):
+def supervised_eval_signature_def(inputs, loss=None, predictions=None, metrics=None):
     """The `tensorflow/supervised/eval` SignatureDef (what Estimator exports)."""
     return _supervised_signature_def(sc.SUPERVISED_EVAL_METHOD_NAME, inputs, loss=loss,
                                      predictions=predictions, metrics=metrics)
@@ -141,6 +151,26 @@ def load_op_from_signature_def(signature_def, key, import_scope=None):
                         f"{signature_def}")
     return utils.get_element_from_tensor_info(signature_def.outputs[key],
                                               import_scope=import_scope)
+
+
+def get_signature_def_input_shapes(signature):
+    """{input key: TensorShape} of a SignatureDef."""
+    return {k: TensorShape(info.tensor_shape) for k, info in signature.inputs.items()}
+
+
+def get_signature_def_input_types(signature):
+    """{input key: DType} of a SignatureDef."""
+    return {k: dtypes.as_dtype(info.dtype) for k, info in signature.inputs.items()}
+
+
+def get_signature_def_output_shapes(signature):
+    """{output key: TensorShape} of a SignatureDef."""
+    return {k: TensorShape(info.tensor_shape) for k, info in signature.outputs.items()}
+
+
+def get_signature_def_output_types(signature):
+    """{output key: DType} of a SignatureDef."""
+    return {k: dtypes.as_dtype(info.dtype) for k, info in signature.outputs.items()}
 
 
 def _is_valid_predict_signature(signature_def):

@@ -146,6 +146,16 @@ register_op("VariableShape", inputs=["input: resource"], outputs=["output: out_t
 NotDifferentiable("VariableShape")
 
 
+def _disable_copy_on_read_kernel(resource, *, ctx):
+    """TF's copy-on-read mode switch (what TF2 SavedModels' save functions run): reads here
+    never copy behind a writer's back, so there is nothing to switch."""
+    slot_of(resource)
+
+
+register_op("DisableCopyOnRead", inputs=["resource: resource"], shape_fn=lambda op: [],
+            kernel=_disable_copy_on_read_kernel, stateful=True)
+
+
 # -- assignments ---------------------------------------------------------------------------
 def _assign_kernel(resource, value, *, validate_shape, ctx):
     slot = slot_of(resource)
