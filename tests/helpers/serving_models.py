@@ -10,6 +10,7 @@ def export_model(path, a=0.5, b=2.0):
     - strings (predict): s string [None] -> echo_bytes (s as it is), echo (s again)
     - classify_x_to_y (classify): Examples with x -> classes ["lo", "hi"], scores [y, 2y]
     - regress_x_to_y (regress): Examples with x -> outputs y
+    - stuck (predict): x -> the dequeue of an empty queue (a run that never ends by itself)
     """
     import trainflow.compat.v1 as tf
     sm = tf.saved_model
@@ -30,6 +31,7 @@ def export_model(path, a=0.5, b=2.0):
         classes = tf.tile(tf.constant([["lo", "hi"]]), tf.stack([tf.shape(ex_y)[0], 1]),
                           name="classes")
         scores = tf.concat([ex_y, 2.0 * ex_y], 1, name="scores")
+        stuck = tf.FIFOQueue(1, tf.float32, shapes=[[]], name="empty_queue").dequeue()
         info = sm.utils.build_tensor_info
         sigs = {
             "serving_default": sm.signature_def_utils.predict_signature_def({"x": x}, {"y": y}),
@@ -42,6 +44,7 @@ def export_model(path, a=0.5, b=2.0):
                 serialized, classes, scores),
             "regress_x_to_y": sm.signature_def_utils.regression_signature_def(
                 serialized, ex_y),
+            "stuck": sm.signature_def_utils.predict_signature_def({"x": x}, {"waits": stuck}),
         }
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())

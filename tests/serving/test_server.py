@@ -40,7 +40,8 @@ def request(port, path, body=None, method=None):
 def server(tmp_path_factory):
     base = tmp_path_factory.mktemp("models") / "m"
     export_model(str(base / "1"))
-    with ModelServer("m", str(base), "127.0.0.1", 0, poll_wait_seconds=0.2) as s:
+    with ModelServer("m", str(base), "127.0.0.1", 0, poll_wait_seconds=0.2,
+                     timeout_in_ms=500) as s:
         yield s
     assert not [t for t in threading.enumerate() if t.name.startswith("serving-")]
 
@@ -122,7 +123,7 @@ def test_metadata(server):
     assert got["model_spec"] == {"name": "m", "signature_name": "", "version": "1"}
     sigs = got["metadata"]["signature_def"]["signature_def"]
     assert sorted(sigs) == ["classify_x_to_y", "multi", "regress_x_to_y", "serving_default",
-                            "strings"]
+                            "strings", "stuck"]
     assert sigs["serving_default"] == {
         "inputs": {"x": {"dtype": "DT_FLOAT", "name": "x:0", "tensor_shape": {
             "dim": [{"size": "-1", "name": ""}], "unknown_rank": False}}},
@@ -259,3 +260,13 @@ def test_unexpected_failure_is_a_500_body(server, monkeypatch):
 
     monkeypatch.setattr(server.manager, "status", broken)
     assert request(server.port, "/v1/models/m") == (500, {"error": "RuntimeError: disk on fire"})
+
+
+def test_a_run_past_the_timeout_is_a_504(server):
+    start = time.monotonic()
+    status, got = request(server.port, "/v1/models/m:predict",
+                          '{"signature_name": "stuck", "inputs": [1.0]}')
+    assert (status, list(got)) == (504, ["error"])
+    assert time.monotonic() - start < 20
+    assert request(server.port, "/v1/models/m:predict", '{"instances": [0.0]}')[1] == \
+        {"predictions": [2.0]}

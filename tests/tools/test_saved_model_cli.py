@@ -32,7 +32,7 @@ SHOW_CASES = [
      "The given SavedModel MetaGraphDef contains SignatureDefs with the following keys:\n"
      'SignatureDef key: "classify_x_to_y"\nSignatureDef key: "multi"\n'
      'SignatureDef key: "regress_x_to_y"\nSignatureDef key: "serving_default"\n'
-     'SignatureDef key: "strings"'),
+     'SignatureDef key: "strings"\nSignatureDef key: "stuck"'),
     ({"tag_set": "serve", "signature_def": "multi"},
      "The given SavedModel SignatureDef contains the following input(s):\n"
      "  inputs['k'] tensor_info:\n      dtype: DT_INT32\n      shape: (-1)\n      name: k:0\n"

@@ -7,6 +7,7 @@ import time
 import numpy as np
 
 from trainflow._src.framework.graph import Graph
+from trainflow._src.protos import config_pb2
 from trainflow._src.runtime.session import Session
 from trainflow._src.saved_model import loader
 from trainflow._src.serving.status import ServingError, from_tf_error, invalid_argument
@@ -21,7 +22,7 @@ class Servable:
     Session.run is thread-safe, so requests run on it at once; `close()` waits (bounded)
     for the ones in flight."""
 
-    def __init__(self, name, version, path, tags):
+    def __init__(self, name, version, path, tags, timeout_in_ms=0):
         self.name = name
         self.version = version
         self.path = path
@@ -32,6 +33,10 @@ class Servable:
         except BaseException:
             self._session.close()
             raise
+        # TF Serving's --rest_api_timeout_in_ms: a run that takes longer is cancelled with
+        # DeadlineExceeded (HTTP 504).
+        self._options = config_pb2.RunOptions(timeout_in_ms=timeout_in_ms) if timeout_in_ms \
+            else None
         self._cond = threading.Condition()
         self._in_flight = 0
         self._closed = False
@@ -82,7 +87,7 @@ class Servable:
 
     def _run(self, fetches, feeds):
         try:
-            return self._session.run(fetches, feeds)
+            return self._session.run(fetches, feeds, options=self._options)
         except ServingError:
             raise
         except Exception as e:  # noqa: BLE001 - every failed run is an error body

@@ -18,6 +18,7 @@ from trainflow._src import tf_logging as logging
 from trainflow._src.serving.json_writer import encode
 from trainflow._src.serving.manager import ModelManager
 from trainflow._src.serving.rest_api import RestApi
+from trainflow._src.serving.servable import Servable
 
 # Bounds on every wait: an idle keep-alive connection, the serve loop's shutdown check,
 # the joins at the end.
@@ -103,8 +104,11 @@ class ModelServer:
     free one; `port` says which once started)."""
 
     def __init__(self, model_name, model_base_path, host="localhost", port=8501,
-                 tags=("serve",), poll_wait_seconds=1.0):
-        self.manager = ModelManager(model_name, model_base_path, tags, poll_wait_seconds)
+                 tags=("serve",), poll_wait_seconds=1.0, timeout_in_ms=30000):
+        def load(name, version, path, tags):
+            return Servable(name, version, path, tags, timeout_in_ms)
+
+        self.manager = ModelManager(model_name, model_base_path, tags, poll_wait_seconds, load)
         self._address = (host, port)
         self._httpd = None
         self._thread = None
@@ -163,13 +167,15 @@ def add_arguments(parser):
                         help="seconds between polls for new versions (0: poll once)")
     parser.add_argument("--saved_model_tags", default="serve",
                         help="comma-separated tags of the MetaGraphDef to load")
+    parser.add_argument("--rest_api_timeout_in_ms", type=int, default=30000,
+                        help="a request running longer fails with 504 (0: no limit)")
 
 
 def run(args):
     """Serves until SIGINT or SIGTERM; returns 0."""
     tags = [t for t in args.saved_model_tags.split(",") if t]
     server = ModelServer(args.model_name, args.model_base_path, args.host, args.rest_api_port,
-                         tags, args.file_system_poll_wait_seconds)
+                         tags, args.file_system_poll_wait_seconds, args.rest_api_timeout_in_ms)
     stop = threading.Event()
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
