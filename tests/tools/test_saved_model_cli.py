@@ -136,3 +136,17 @@ def test_missing_saved_model_is_exit_1(tmp_path, capsys):
     assert cli.main(["saved-model", "show", "--dir", str(tmp_path)]) == 1
     assert "SavedModel file does not exist at: " + str(tmp_path) in capsys.readouterr().err
     assert not os.listdir(tmp_path)
+
+
+@pytest.mark.parametrize("flags, out", [
+    ([], "MetaGraph with tag set ['serve'] does not contain the default denylisted ops: "
+         "{'PrintV2', 'ReadFile', 'WriteFile'}\n"),
+    (["--tag_set", "serve", "--op_denylist", "QueueDequeueV2, Mul,Foo"],
+     "MetaGraph with tag set ['serve'] contains the following denylisted ops: "
+     "{'Mul', 'QueueDequeueV2'}\n"),
+    (["--op_denylist", ""], "MetaGraph with tag set ['serve'] does not contain the default "
+                            "denylisted ops: {'PrintV2', 'ReadFile', 'WriteFile'}\n"),
+])
+def test_scan(model_dir, capsys, flags, out):
+    assert cli.main(["saved-model", "scan", "--dir", model_dir] + flags) == 0
+    assert capsys.readouterr().out == out

@@ -23,6 +23,7 @@ import contextlib, io, json, sys
 import numpy as np
 import tensorflow.compat.v1 as tf
 from tensorflow.python.tools import saved_model_cli as cli
+from tensorflow.python.tools import saved_model_utils
 tf.disable_v2_behavior()
 spec = json.loads(sys.stdin.read())
 with tf.Graph().as_default():
@@ -55,6 +56,11 @@ for key in ("tf_dir", "our_dir"):
                        if key == "tf_dir" else ""),
         "keys": captured(cli._show_signature_def_map_keys, d, "serve"),
         "signature": captured(cli._show_inputs_outputs, d, "serve", spec[key + "_sig"]),
+        "scan": captured(cli.scan_meta_graph_def,
+                         saved_model_utils.get_meta_graph_def(d, "serve"), cli._OP_DENYLIST),
+        "scan_mul": captured(cli.scan_meta_graph_def,
+                             saved_model_utils.get_meta_graph_def(d, "serve"),
+                             {"MatMul", "Mul", "QueueDequeueV2", "Foo"}),
         "run": captured(cli.run_saved_model_with_feed_dict, d, "serve", spec[key + "_sig"],
                         {k: np.array(v, dtype=np.float32)
                          for k, v in spec[key + "_feeds"].items()}, None, False),
@@ -135,3 +141,21 @@ def test_serve_answers_tfs_model_with_tfs_values(dirs_and_tf, tmp_path):
         with urllib.request.urlopen(req, timeout=30) as resp:
             got = json.loads(resp.read())
     assert got == {"predictions": [{"label": "0", "y": [2.0]}, {"label": "0", "y": [5.5]}]}
+
+
+def _scan_parts(text):
+    head, _, tail = text.rpartition(": ")
+    return head, ast.literal_eval(tail.strip())
+
+
+@needs_tf
+@pytest.mark.parametrize("which", ["tf_dir", "our_dir"])
+@pytest.mark.parametrize("key, denylist", [("scan", None),
+                                           ("scan_mul", "MatMul,Mul,QueueDequeueV2,Foo")])
+def test_scan_prints_what_saved_model_cli_prints(dirs_and_tf, which, key, denylist):
+    dirs, theirs = dirs_and_tf
+    lines = []
+    smc.scan(argparse.Namespace(dir=dirs[which], tag_set="serve", op_denylist=denylist),
+             out=lines.append)
+    assert len(lines) == 1
+    assert _scan_parts(lines[0]) == _scan_parts(theirs[which][key])

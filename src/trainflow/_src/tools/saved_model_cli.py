@@ -1,5 +1,5 @@
-"""`trainflow saved-model show|run`: inspect and run a SavedModel, printing what TensorFlow's
-`saved_model_cli` prints for it.
+"""`trainflow saved-model show|run|scan`: inspect and run a SavedModel, printing what
+TensorFlow's `saved_model_cli` prints for it.
 
   trainflow saved-model show --dir D                      the tag-sets
   trainflow saved-model show --dir D --tag_set serve      the SignatureDef keys
@@ -7,6 +7,7 @@
   trainflow saved-model show --dir D --all                everything
   trainflow saved-model run --dir D --tag_set serve --signature_def serving_default \\
       --inputs 'x=in.npy' | --input_exprs 'x=np.ones((2, 64))' [--outdir OUT]
+  trainflow saved-model scan --dir D [--tag_set serve] [--op_denylist A,B]
 """
 import ast
 import os
@@ -146,6 +147,31 @@ def show(args, out=print):
             out(f'SignatureDef key: "{key}"')
     else:
         show_signature(mgd, args.signature_def, 0, out)
+
+
+# -- scan -------------------------------------------------------------------------------------
+DEFAULT_OP_DENYLIST = ("WriteFile", "ReadFile", "PrintV2")
+
+
+def scan(args, out=print):
+    """`scan`: reports the MetaGraphDefs' ops that are on the denylist (TF's default,
+    WriteFile, ReadFile and PrintV2, also for an empty --op_denylist, as TF reads it)."""
+    if not args.op_denylist:
+        denylist = set(DEFAULT_OP_DENYLIST)
+    else:
+        denylist = {op.strip() for op in args.op_denylist.split(",") if op.strip()}
+    if args.tag_set:
+        mgds = [get_meta_graph_def(args.dir, ",".join(_tags_of(args.tag_set)))]
+    else:
+        mgds = list(read_saved_model(args.dir).meta_graphs)
+    for mgd in mgds:
+        found = denylist & ops_used(mgd.graph_def)
+        if found:
+            out(f"MetaGraph with tag set {_tags_text(mgd)} contains the following denylisted "
+                f"ops: {_set_text(found)}")
+        else:
+            out(f"MetaGraph with tag set {_tags_text(mgd)} does not contain the default "
+                f"denylisted ops: {_set_text(denylist)}")
 
 
 # -- run --------------------------------------------------------------------------------------
@@ -288,6 +314,11 @@ def add_arguments(parser):
     show_p.add_argument("--signature_def", help="a SignatureDef key (with --tag_set)")
     show_p.add_argument("--list_ops", action="store_true",
                         help="the ops of the MetaGraphDef of --tag_set")
+    scan_p = sub.add_parser("scan", help="report ops on a denylist (file and print ops)")
+    scan_p.add_argument("--dir", required=True, help="the SavedModel's folder")
+    scan_p.add_argument("--tag_set", help="only the MetaGraphDef with these tags")
+    scan_p.add_argument("--op_denylist", default=None,
+                        help="comma-separated op types (default: WriteFile,ReadFile,PrintV2)")
     run_p = sub.add_parser("run", help="run a SignatureDef on inputs and print its outputs")
     run_p.add_argument("--dir", required=True, help="the SavedModel's folder")
     run_p.add_argument("--tag_set", required=True, help="comma-separated tags")
@@ -308,6 +339,9 @@ def run(args):
     try:
         if args.saved_model_command == "show":
             show(args)
+            return 0
+        if args.saved_model_command == "scan":
+            scan(args)
             return 0
         if not (args.inputs or args.input_exprs or args.input_examples):
             raise CliError("At least one of --inputs, --input_exprs or --input_examples must be "
