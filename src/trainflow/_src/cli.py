@@ -23,7 +23,7 @@ _COMMANDS = {
     "freeze": ("trainflow._src.tools.freeze_graph",
                "freeze a graph's variables into constants (TF's freeze_graph)"),
     "saved-model": ("trainflow._src.tools.saved_model_cli",
-                    "show or run a SavedModel, as TF's saved_model_cli"),
+                    "show, run or scan a SavedModel, as TF's saved_model_cli"),
     "serve": ("trainflow._src.serving.server",
               "TF Serving's REST API (predict, classify, regress) over SavedModel versions"),
 }
