@@ -57,18 +57,26 @@ def get_meta_graph_def(saved_model_dir, tag_set):
 
 
 def ops_used(graph_def):
-    """The op types a GraphDef runs, those inside its library functions included."""
+    """The op types a GraphDef runs: its nodes', and those of the library functions they
+    call (by op type, or through PartitionedCall / StatefulPartitionedCall's `f`)."""
     functions = {f.signature.name: f for f in graph_def.library.function}
-    ops, seen, todo = set(), set(), [list(graph_def.node)]
+    used, todo = set(), []
+
+    def mark(op):
+        if op not in used and op in functions:
+            todo.append(functions[op])
+        used.add(op)
+
+    def visit(nodes):
+        for node in nodes:
+            mark(node.op)
+            if node.op in ("PartitionedCall", "StatefulPartitionedCall"):
+                mark(node.attr["f"].func.name)
+
+    visit(graph_def.node)
     while todo:
-        for node in todo.pop():
-            if node.op in functions:
-                if node.op not in seen:
-                    seen.add(node.op)
-                    todo.append(list(functions[node.op].node_def))
-            else:
-                ops.add(node.op)
-    return ops
+        visit(todo.pop().node_def)
+    return {op for op in used if op not in functions}
 
 
 # -- show -------------------------------------------------------------------------------------
