@@ -27,6 +27,11 @@ def test_error_body():
     assert error_json('no "x"') == '{\n    "error": "no \\"x\\""\n}'
 
 
+def test_strings_escaped_as_rapidjson_does():
+    assert jt.predict_response({"s": np.array(["\x1f\té/\\".encode()], object)}, jt.ROW) == \
+        '{\n    "predictions": ["\\u001F\\té/\\\\"\n    ]\n}'
+
+
 ROW_CASES = [
     # (outputs, the predictions text)
     ({"y": np.array([2.5, 3.0], np.float32)}, '{\n    "predictions": [2.5, 3.0\n    ]\n}'),

@@ -1,7 +1,6 @@
 """The JSON text TF Serving writes: rapidjson's PrettyWriter layout (4-space indents, arrays on
 one line where TF Serving asks for it) and its number formatting (floats in the shortest of
 six digits or full precision that reads back equal, whole numbers with `.0`, NaN/Infinity)."""
-import json
 import math
 
 import numpy as np
@@ -23,10 +22,17 @@ def format_decimal(value, bits=32):
     return text
 
 
+# rapidjson's escapes: the short ones, \u00XX (upper-case hex) for the other control
+# characters; everything else, non-ASCII included, as it is.
+_ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)}
+_ESCAPES.update({ord("\b"): "\\b", ord("\f"): "\\f", ord("\n"): "\\n", ord("\r"): "\\r",
+                 ord("\t"): "\\t", ord('"'): '\\"', ord("\\"): "\\\\"})
+
+
 def _string(text):
-    """A JSON string literal; non-ASCII stays as it is (bytes that are not UTF-8 travel as
+    """A JSON string literal as rapidjson writes it (bytes that are not UTF-8 travel as
     surrogate escapes and go back to the raw bytes when the document is encoded)."""
-    return json.dumps(text, ensure_ascii=False)
+    return '"' + text.translate(_ESCAPES) + '"'
 
 
 class PrettyWriter:
