@@ -270,3 +270,18 @@ def test_a_run_past_the_timeout_is_a_504(server):
     assert time.monotonic() - start < 20
     assert request(server.port, "/v1/models/m:predict", '{"instances": [0.0]}')[1] == \
         {"predictions": [2.0]}
+
+
+def test_requests_past_num_threads_wait_for_a_slot(tmp_path):
+    export_model(str(tmp_path / "m" / "1"))
+    with ModelServer("m", str(tmp_path / "m"), "127.0.0.1", 0, poll_wait_seconds=0,
+                     timeout_in_ms=1500, num_threads=1) as s:
+        stuck = threading.Thread(target=request, args=(
+            s.port, "/v1/models/m:predict", '{"signature_name": "stuck", "inputs": [1.0]}'))
+        start = time.monotonic()
+        stuck.start()
+        time.sleep(0.3)
+        assert request(s.port, "/v1/models/m:predict", '{"instances": [0.0]}') == \
+            (200, {"predictions": [2.0]})
+        assert time.monotonic() - start > 1.2  # it waited for the stuck run to time out
+        stuck.join(30)

@@ -10,12 +10,13 @@ The flags are TF Serving's (tensorflow_model_server); --host says where to liste
 (localhost unless told otherwise). Ctrl-C or SIGTERM stops it cleanly.
 """
 import http.server
+import os
 import signal
 import sys
 import threading
 
 from trainflow._src import tf_logging as logging
-from trainflow._src.serving.json_writer import encode
+from trainflow._src.serving.json_writer import encode, error_json
 from trainflow._src.serving.manager import ModelManager
 from trainflow._src.serving.rest_api import RestApi
 from trainflow._src.serving.servable import Servable
@@ -26,6 +27,7 @@ _SOCKET_TIMEOUT_SECONDS = 60.0
 _SERVE_POLL_SECONDS = 0.5
 _JOIN_SECONDS = 10.0
 _MAX_BODY_BYTES = 1 << 30
+_SLOT_WAIT_SECONDS = 60.0
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -66,7 +68,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
             self.send_error(400, "Bad request body")
             return
-        status, text = self.server.api.handle(method, path, body)
+        if self.server.slots.acquire(timeout=_SLOT_WAIT_SECONDS):
+            try:
+                status, text = self.server.api.handle(method, path, body)
+            finally:
+                self.server.slots.release()
+        else:
+            status, text = 503, error_json("All request threads stayed busy for "
+                                           f"{_SLOT_WAIT_SECONDS:g} seconds")
         data = encode(text)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -94,8 +103,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class _HTTPServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address, api):
+    def __init__(self, address, api, num_threads):
         self.api = api
+        # At most num_threads requests are worked on at once (TF Serving's
+        # --rest_api_num_threads); the others wait for a slot, bounded.
+        self.slots = threading.BoundedSemaphore(num_threads)
         super().__init__(address, _Handler)
 
 
@@ -104,12 +116,14 @@ class ModelServer:
     free one; `port` says which once started)."""
 
     def __init__(self, model_name, model_base_path, host="localhost", port=8501,
-                 tags=("serve",), poll_wait_seconds=1.0, timeout_in_ms=30000):
+                 tags=("serve",), poll_wait_seconds=1.0, timeout_in_ms=30000,
+                 num_threads=None):
         def load(name, version, path, tags):
             return Servable(name, version, path, tags, timeout_in_ms)
 
         self.manager = ModelManager(model_name, model_base_path, tags, poll_wait_seconds, load)
         self._address = (host, port)
+        self._num_threads = num_threads or 4 * (os.cpu_count() or 1)
         self._httpd = None
         self._thread = None
 
@@ -125,7 +139,7 @@ class ModelServer:
         """Loads the newest version, starts polling and answering. Returns self."""
         self.manager.start()
         try:
-            self._httpd = _HTTPServer(self._address, RestApi(self.manager))
+            self._httpd = _HTTPServer(self._address, RestApi(self.manager), self._num_threads)
         except BaseException:
             self.manager.stop()
             raise
@@ -169,13 +183,16 @@ def add_arguments(parser):
                         help="comma-separated tags of the MetaGraphDef to load")
     parser.add_argument("--rest_api_timeout_in_ms", type=int, default=30000,
                         help="a request running longer fails with 504 (0: no limit)")
+    parser.add_argument("--rest_api_num_threads", type=int, default=0,
+                        help="requests worked on at once (default: 4 per CPU)")
 
 
 def run(args):
     """Serves until SIGINT or SIGTERM; returns 0."""
     tags = [t for t in args.saved_model_tags.split(",") if t]
     server = ModelServer(args.model_name, args.model_base_path, args.host, args.rest_api_port,
-                         tags, args.file_system_poll_wait_seconds, args.rest_api_timeout_in_ms)
+                         tags, args.file_system_poll_wait_seconds, args.rest_api_timeout_in_ms,
+                         args.rest_api_num_threads)
     stop = threading.Event()
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
