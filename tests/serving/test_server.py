@@ -285,3 +285,13 @@ def test_requests_past_num_threads_wait_for_a_slot(tmp_path):
             (200, {"predictions": [2.0]})
         assert time.monotonic() - start > 1.2  # it waited for the stuck run to time out
         stuck.join(30)
+
+
+def test_serve_on_a_port_in_use_is_exit_1(server, tmp_path, capsys):
+    from trainflow._src import cli
+    export_model(str(tmp_path / "m" / "1"))
+    before = set(threading.enumerate())
+    assert cli.main(["serve", f"--model_base_path={tmp_path / 'm'}", "--host=127.0.0.1",
+                     f"--rest_api_port={server.port}"]) == 1
+    assert "Address already in use" in capsys.readouterr().err
+    assert set(threading.enumerate()) <= before  # nothing left running
