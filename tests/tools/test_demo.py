@@ -77,3 +77,34 @@ def test_demo_piped_prints_plain_lines(tmp_path):
     assert [line.split("  step")[0] for line in lines if line.startswith("epoch")] == \
         ["epoch   1", "epoch   2"]
     assert any(line.startswith("test accuracy ") for line in lines)
+
+
+def test_demo_exports_a_model_trainflow_serve_answers(tmp_path, capsys):
+    """The README's flow: train, export with --export_dir, serve, query predict and classify."""
+    import json
+    import urllib.request
+
+    import numpy as np
+
+    from trainflow._src.datasets import load_digits
+    from trainflow._src.serving.server import ModelServer
+    export = tmp_path / "export"
+    assert main(["demo", "--logdir", str(tmp_path / "run"), "--epochs", "1", "--batch-size",
+                 "256", "--no-progress", "--plot", str(tmp_path / "c.png"), "--export_dir",
+                 str(export)]) == 0
+    assert f"exported the model to {export / '6'}" in capsys.readouterr().out
+    assert sorted(os.listdir(export)) == ["6"]
+    images, _ = load_digits()
+    with ModelServer("digits", str(export), "127.0.0.1", 0, poll_wait_seconds=0) as s:
+        def post(verb, doc):
+            req = urllib.request.Request(f"http://127.0.0.1:{s.port}/v1/models/digits:{verb}",
+                                         json.dumps(doc).encode())
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return json.loads(resp.read())
+        rows = post("predict", {"instances": images[:3].tolist()})["predictions"]
+        results = post("classify", {"signature_name": "classify",
+                                    "examples": [{"image": images[0].tolist()}]})["results"]
+    assert [r["classes"] for r in rows] == [int(np.argmax(r["probabilities"])) for r in rows]
+    assert [label for label, _ in results[0]] == [str(i) for i in range(10)]
+    np.testing.assert_allclose([score for _, score in results[0]], rows[0]["probabilities"],
+                               rtol=1e-5)

@@ -22,6 +22,10 @@ _COMMANDS = {
                 "--task_index, --ps_hosts, --worker_hosts and setting TF_CONFIG"),
     "freeze": ("trainflow._src.tools.freeze_graph",
                "freeze a graph's variables into constants (TF's freeze_graph)"),
+    "saved-model": ("trainflow._src.tools.saved_model_cli",
+                    "show, run or scan a SavedModel, as TF's saved_model_cli"),
+    "serve": ("trainflow._src.serving.server",
+              "TF Serving's REST API (predict, classify, regress) over SavedModel versions"),
 }
 
 

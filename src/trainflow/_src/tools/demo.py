@@ -48,6 +48,9 @@ def add_arguments(parser):
                         help="where to draw the curves (default: LOGDIR/curves.png)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar (the per-epoch lines stay)")
+    parser.add_argument("--export_dir", default=None, metavar="DIR",
+                        help="also export the trained model as a SavedModel version "
+                             "DIR/<global step>, for `trainflow serve --model_base_path=DIR`")
 
 
 def _split(images, labels, seed, test_fraction=0.2):
@@ -82,6 +85,55 @@ def input_pipeline(tf, path, n_inputs, batch_size, seed):
                                   seed=seed, enqueue_many=True, name="batch")
 
 
+def mlp(tf, x, n_hidden):
+    """The logits of the MLP (variables hidden/kernel, hidden/bias, logits/kernel,
+    logits/bias) on images `x` scaled to [0, 1]."""
+    with tf.variable_scope("hidden", reuse=tf.AUTO_REUSE):
+        w1 = tf.get_variable("kernel", [x.shape[1], n_hidden])
+        b1 = tf.get_variable("bias", [n_hidden], initializer=tf.zeros_initializer())
+        h = tf.nn.relu(tf.matmul(x, w1) + b1)
+    with tf.variable_scope("logits", reuse=tf.AUTO_REUSE):
+        w2 = tf.get_variable("kernel", [n_hidden, N_CLASSES])
+        b2 = tf.get_variable("bias", [N_CLASSES], initializer=tf.zeros_initializer())
+        return tf.matmul(h, w2) + b2
+
+
+def export_saved_model(tf, export_base, checkpoint, n_inputs, n_hidden, step):
+    """Writes the MLP restored from `checkpoint` as the SavedModel EXPORT_BASE/<step> (tag
+    serve; written aside, then renamed in, so a polling server never sees half of it).
+    Signatures: serving_default (predict: `images`, 64 pixels of 0..16 -> `classes`,
+    `probabilities`) and classify (serialized Examples with an `image` feature -> the digit
+    names and their scores). Returns its path."""
+    path = os.path.join(export_base, str(step))
+    if os.path.exists(path):
+        return path
+    tmp = os.path.join(export_base, f".tmp-{step}-{os.getpid()}")
+    sm = tf.saved_model
+    with tf.Graph().as_default():
+        images = tf.placeholder(tf.float32, [None, n_inputs], name="images")
+        serialized = tf.placeholder(tf.string, [None], name="examples")
+        parsed = tf.parse_example(serialized, {
+            "image": tf.FixedLenFeature([n_inputs], tf.float32)})["image"]
+        probabilities = tf.nn.softmax(mlp(tf, images / 16.0, n_hidden), name="probabilities")
+        classes = tf.argmax(probabilities, 1, name="classes")
+        scores = tf.nn.softmax(mlp(tf, parsed / 16.0, n_hidden), name="scores")
+        names = tf.tile(tf.constant([[str(i) for i in range(N_CLASSES)]]),
+                        tf.stack([tf.shape(scores)[0], 1]), name="class_names")
+        signatures = {
+            "serving_default": sm.signature_def_utils.predict_signature_def(
+                {"images": images}, {"classes": classes, "probabilities": probabilities}),
+            "classify": sm.signature_def_utils.classification_signature_def(
+                serialized, names, scores)}
+        with tf.Session() as sess:
+            tf.train.Saver().restore(sess, checkpoint)
+            builder = sm.builder.SavedModelBuilder(tmp)
+            builder.add_meta_graph_and_variables(sess, [sm.tag_constants.SERVING],
+                                                 signature_def_map=signatures)
+            builder.save()
+    os.replace(tmp, path)
+    return path
+
+
 def build_model(tf, images, labels, n_hidden, learning_rate):
     """The MLP on `images` (feedable, so the test set can replace the batch).
 
@@ -90,14 +142,7 @@ def build_model(tf, images, labels, n_hidden, learning_rate):
     """
     x = tf.placeholder_with_default(images, [None, images.shape[1]], name="x")
     y = tf.placeholder_with_default(labels, [None], name="y")
-    with tf.variable_scope("hidden"):
-        w1 = tf.get_variable("kernel", [x.shape[1], n_hidden])
-        b1 = tf.get_variable("bias", [n_hidden], initializer=tf.zeros_initializer())
-        h = tf.nn.relu(tf.matmul(x, w1) + b1)
-    with tf.variable_scope("logits"):
-        w2 = tf.get_variable("kernel", [n_hidden, N_CLASSES])
-        b2 = tf.get_variable("bias", [N_CLASSES], initializer=tf.zeros_initializer())
-        logits = tf.matmul(h, w2) + b2
+    logits = mlp(tf, x, n_hidden)
     loss = tf.reduce_mean(
         tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="xent")
     global_step = tf.train.get_or_create_global_step()
@@ -191,6 +236,12 @@ def run(args):
     print(f"test accuracy {test_acc:.4f} after {step} steps ({step - first_step} in this run, "
           f"{train_secs:.1f}s); checkpoint {latest}")
     _plot(args.plot or os.path.join(args.logdir, "curves.png"), args.logdir)
+    if args.export_dir:
+        os.makedirs(args.export_dir, exist_ok=True)
+        path = export_saved_model(tf, args.export_dir, latest, images.shape[1], args.hidden,
+                                  int(step))
+        print(f"exported the model to {path} (serve it: trainflow serve --model_name=digits "
+              f"--model_base_path={args.export_dir})")
     return 0
 
 
