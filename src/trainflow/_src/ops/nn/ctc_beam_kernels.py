@@ -1,0 +1,146 @@
+"""The NumPy kernel of CTCBeamSearchDecoder: TensorFlow's prefix beam search
+(`ctc_beam_search.h`) with its default beam scorer, step for step.
+
+Each beam entry is a node of a prefix trie holding the log probabilities of its prefix
+ending in a blank, ending in its label, and their total, at the previous frame (`o*`)
+and the current one (`n*`). A frame first extends every entry in the beam, then grows
+children from the entries (best first) whose previous total could still enter the beam,
+evicting the worst entry once the beam is full, exactly in TensorFlow's order, so the
+kept prefixes and their log probabilities are TensorFlow's. Each frame's logits are
+normalized to log probabilities (log-softmax), as TensorFlow does; with `merge_repeated`
+repeated labels of a result path are merged.
+"""
+import heapq
+import itertools
+import math
+
+import numpy as np
+
+from trainflow._src.ops.array.shape_util import invalid_argument
+from trainflow._src.ops.nn.ctc_kernels import check_decoder_inputs, sparse_paths
+
+_NEG = -math.inf
+
+
+def _lse(a, b):
+    if a == _NEG:
+        return b
+    if b == _NEG:
+        return a
+    return a + math.log1p(math.exp(b - a)) if a > b else b + math.log1p(math.exp(a - b))
+
+
+class _Entry:
+    __slots__ = ("parent", "label", "children", "ob", "ol", "ot", "nb", "nl", "nt")
+
+    def __init__(self, parent, label):
+        self.parent, self.label, self.children = parent, label, None
+        self.ob = self.ol = self.ot = self.nb = self.nl = self.nt = _NEG
+
+    def reset_new(self):
+        self.nb = self.nl = self.nt = _NEG
+
+    def label_seq(self, merge_repeated):
+        labels, prev, node = [], -1, self
+        while node.parent is not None:
+            if not merge_repeated or node.label != prev:
+                labels.append(node.label)
+            prev, node = node.label, node.parent
+        return labels[::-1]
+
+
+class _Beam:
+    """The leaves of one batch entry's search: a heap of (total, order, entry)."""
+
+    def __init__(self, width, num_classes):
+        self.width, self.blank = width, num_classes - 1
+        root = _Entry(None, -1)
+        root.nt = root.nb = 0.0
+        self.counter = itertools.count()
+        self.heap = [(0.0, next(self.counter), root)]
+
+    def _candidate(self, total):
+        return total > _NEG and (len(self.heap) < self.width or total > self.heap[0][0])
+
+    def _push(self, entry):
+        if len(self.heap) == self.width:
+            heapq.heappop(self.heap)[2].reset_new()
+        heapq.heappush(self.heap, (entry.nt, next(self.counter), entry))
+
+    def step(self, row):
+        x = row - row.max()
+        x -= math.log(np.exp(x).sum())
+        xs = x.tolist()
+        branches = sorted((e for _, _, e in self.heap), key=lambda e: -e.nt)
+        for b in branches:
+            b.ob, b.ol, b.ot = b.nb, b.nl, b.nt
+        for b in branches:
+            parent = b.parent
+            if parent is not None:
+                if parent.nt != _NEG:
+                    prev = parent.ob if b.label == parent.label else parent.ot
+                    b.nl = _lse(b.nl, prev)
+                b.nl += xs[b.label]
+            b.nb = b.ot + xs[self.blank]
+            b.nt = _lse(b.nb, b.nl)
+        self.heap = [(b.nt, next(self.counter), b) for b in branches]
+        heapq.heapify(self.heap)
+        labels = x[:self.blank]
+        for b in branches:
+            if self._candidate(b.ot):
+                self._grow(b, labels, xs)
+
+    def _grow(self, b, labels, xs):
+        if b.children is None:
+            b.children = {}
+        scores = labels + b.ot
+        if 0 <= b.label < self.blank:
+            scores[b.label] = xs[b.label] + b.ob
+        floor = self.heap[0][0] if len(self.heap) >= self.width else _NEG
+        visit = set(np.flatnonzero(scores > floor).tolist())
+        visit.update(b.children)
+        for label in sorted(visit):
+            c = b.children.get(label)
+            if c is None:
+                c = b.children[label] = _Entry(b, label)
+            if c.nt != _NEG:
+                continue
+            c.nb = _NEG
+            c.nl = c.nt = xs[label] + (b.ob if label == b.label else b.ot)
+            if self._candidate(c.nt):
+                self._push(c)
+            else:
+                c.ob = c.ol = c.ot = _NEG
+                c.reset_new()
+
+    def top_paths(self, n, merge_repeated):
+        if n > self.width:
+            raise invalid_argument("requested more paths than the beam width.")
+        if n > len(self.heap):
+            raise invalid_argument("Less leaves in the beam search than requested.")
+        best = sorted((e for _, _, e in self.heap), key=lambda e: -e.nt)[:n]
+        return [e.label_seq(merge_repeated) for e in best], [e.nt for e in best]
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, *, beam_width, top_paths,
+                            merge_repeated=True):
+    """CTCBeamSearchDecoder: top_paths sparse results and log probabilities [batch, top_paths].
+
+    Returns:
+      a flat list: top_paths indices, top_paths values, top_paths shapes, log_probability.
+    """
+    max_time, batch, num_classes = check_decoder_inputs(inputs, sequence_length)
+    paths = [[None] * batch for _ in range(top_paths)]
+    log_prob = np.zeros((batch, top_paths), inputs.dtype)
+    data = inputs.astype(np.float64)
+    for b in range(batch):
+        beam = _Beam(beam_width, num_classes)
+        for t in range(int(sequence_length[b])):
+            beam.step(data[t, b])
+        best, scores = beam.top_paths(top_paths, merge_repeated)
+        for p in range(top_paths):
+            paths[p][b] = best[p]
+        log_prob[b] = scores
+    results = [sparse_paths(paths[p], batch) for p in range(top_paths)]
+    return ([r[0] for r in results] + [r[1] for r in results] + [r[2] for r in results]
+            + [log_prob])
