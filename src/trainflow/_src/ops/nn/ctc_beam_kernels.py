@@ -58,13 +58,16 @@ class _Beam:
         root.nt = root.nb = 0.0
         self.counter = itertools.count()
         self.heap = [(0.0, next(self.counter), root)]
+        self.evicted = {}  # parent -> labels of its children pushed out in this frame
 
     def _candidate(self, total):
         return total > _NEG and (len(self.heap) < self.width or total > self.heap[0][0])
 
     def _push(self, entry):
         if len(self.heap) == self.width:
-            heapq.heappop(self.heap)[2].reset_new()
+            bottom = heapq.heappop(self.heap)[2]
+            bottom.reset_new()
+            self.evicted.setdefault(bottom.parent, set()).add(bottom.label)
         heapq.heappush(self.heap, (entry.nt, next(self.counter), entry))
 
     def step(self, row):
@@ -85,33 +88,52 @@ class _Beam:
             b.nt = _lse(b.nb, b.nl)
         self.heap = [(b.nt, next(self.counter), b) for b in branches]
         heapq.heapify(self.heap)
-        labels = x[:self.blank]
-        for b in branches:
-            if self._candidate(b.ot):
-                self._grow(b, labels, xs)
+        self.evicted = {}
+        # Every child's score at once: a child's score never changes within the frame and
+        # the beam's floor only rises, so rows with no score above today's floor grow
+        # nothing (unless an evicted child needs TF's reset, handled in _grow).
+        scores = x[None, :self.blank] + np.array([b.ot for b in branches])[:, None]
+        for i, b in enumerate(branches):
+            if 0 <= b.label < self.blank:
+                scores[i, b.label] = xs[b.label] + b.ob
+        floor = self.heap[0][0] if len(self.heap) >= self.width else _NEG
+        hopeful = (scores > floor).any(axis=1).tolist()
+        for i, b in enumerate(branches):
+            if (hopeful[i] or b in self.evicted) and self._candidate(b.ot):
+                self._grow(b, scores[i], xs)
 
-    def _grow(self, b, labels, xs):
+    def _grow(self, b, scores, xs):
         if b.children is None:
             b.children = {}
-        scores = labels + b.ot
-        if 0 <= b.label < self.blank:
-            scores[b.label] = xs[b.label] + b.ob
         floor = self.heap[0][0] if len(self.heap) >= self.width else _NEG
-        visit = set(np.flatnonzero(scores > floor).tolist())
-        visit.update(b.children)
-        for label in sorted(visit):
+        # The labels TF's loop over all children would change, in its order: children that
+        # could enter the beam, and children evicted in this frame (their state is reset),
+        # including those this very loop evicts.
+        pending = set(np.flatnonzero(scores > floor).tolist())
+        evicted = self.evicted.setdefault(b, set())
+        pending.update(evicted)
+        order = sorted(pending)
+        heapq.heapify(order)
+        seen = len(evicted)
+        while order:
+            label = heapq.heappop(order)
             c = b.children.get(label)
             if c is None:
                 c = b.children[label] = _Entry(b, label)
-            if c.nt != _NEG:
-                continue
-            c.nb = _NEG
-            c.nl = c.nt = xs[label] + (b.ob if label == b.label else b.ot)
-            if self._candidate(c.nt):
-                self._push(c)
-            else:
-                c.ob = c.ol = c.ot = _NEG
-                c.reset_new()
+            if c.nt == _NEG:
+                c.nb = _NEG
+                c.nl = c.nt = xs[label] + (b.ob if label == b.label else b.ot)
+                if self._candidate(c.nt):
+                    self._push(c)
+                else:
+                    c.ob = c.ol = c.ot = _NEG
+                    c.reset_new()
+            if len(evicted) != seen:
+                seen = len(evicted)
+                for later in evicted - pending:
+                    if later > label:
+                        pending.add(later)
+                        heapq.heappush(order, later)
 
     def top_paths(self, n, merge_repeated):
         if n > self.width:
