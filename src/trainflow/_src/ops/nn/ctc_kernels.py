@@ -121,48 +121,61 @@ def _lattice(targets, blank):
     return lp, lengths
 
 
-def _shift(a, k, fill):
-    """`a` moved k places along the last axis (right for k > 0, left for k < 0)."""
-    out = np.full_like(a, fill)
-    if k > 0:
-        out[..., k:] = a[..., :-k]
-    else:
-        out[..., :k] = a[..., -k:]
-    return out
+def _lse3(a, b, c):
+    """log(exp(a) + exp(b) + exp(c)) elementwise, -inf where all three are -inf."""
+    m = np.maximum(np.maximum(a, b), c)
+    m[m == -np.inf] = 0
+    total = np.exp(a - m)
+    total += np.exp(b - m)
+    total += np.exp(c - m)
+    with np.errstate(divide="ignore"):
+        return np.log(total, out=total) + m
+
+
+def _mask(condition, dtype):
+    """0 where `condition` holds, -inf elsewhere: added, it removes a transition."""
+    return np.where(condition, 0, -np.inf).astype(dtype)
 
 
 def _forward_backward(log_y, lp, lengths, seq, merge, blank):
     """(log alpha, log beta), each [T, B, S]; beta excludes the frame's own probability."""
     max_time, batch, size = log_y.shape[0], lp.shape[0], lp.shape[1]
-    neg = np.array(-np.inf, log_y.dtype)
+    dtype = log_y.dtype
+    neg = np.array(-np.inf, dtype)
     pos = np.arange(size)
     valid = pos[None, :] < lengths[:, None]
     is_blank = lp == blank
-    stay = np.broadcast_to(merge | is_blank, lp.shape)
     same = np.zeros_like(is_blank)
     same[:, 2:] = lp[:, 2:] == lp[:, :-2]
     skip = (pos[None, :] >= 2) & ~is_blank & ~(merge & same)
-    skip_from = _shift(skip, -2, False)
-    ly = np.where(valid[None], np.take_along_axis(log_y, np.broadcast_to(
-        lp[None], (max_time, batch, size)), axis=2), neg)
+    stay = _mask(merge | is_blank, dtype)
+    skip_to, skip_from = _mask(skip, dtype), np.full((batch, size), neg)
+    skip_from[:, :-2] = skip_to[:, 2:]
+    ly = log_y[:, np.arange(batch)[:, None], lp]
+    ly[:, ~valid] = neg
+    alive = _mask(np.arange(max_time)[:, None] < seq[None, :], dtype)[:, :, None]
     alpha = np.full((max_time, batch, size), neg)
     alpha[0, :, :2] = ly[0, :, :2]
+    one, two = np.full((batch, size), neg), np.full((batch, size), neg)
     for t in range(1, max_time):
         prev = alpha[t - 1]
-        a = np.logaddexp(np.where(stay, prev, neg), _shift(prev, 1, neg))
-        a = np.logaddexp(a, np.where(skip, _shift(prev, 2, neg), neg))
-        alpha[t] = np.where((t < seq)[:, None], a + ly[t], neg)
+        one[:, 1:] = prev[:, :-1]
+        two[:, 2:] = prev[:, :-2]
+        alpha[t] = _lse3(prev + stay, one, two + skip_to) + ly[t] + alive[t]
     beta = np.full((max_time, batch, size), neg)
-    end = np.where(valid & (pos[None, :] >= lengths[:, None] - 2), 0, neg).astype(log_y.dtype)
+    end = _mask(valid & (pos[None, :] >= lengths[:, None] - 2), dtype)
     last = seq - 1
+    before = _mask(np.arange(max_time)[:, None] < last[None, :], dtype)[:, :, None]
+    one, two = np.full((batch, size), neg), np.full((batch, size), neg)
     for t in range(max_time - 1, -1, -1):
         if t + 1 < max_time:
             nxt = beta[t + 1] + ly[t + 1]
-            b = np.logaddexp(np.where(stay, nxt, neg), _shift(nxt, -1, neg))
-            b = np.logaddexp(b, np.where(skip_from, _shift(nxt, -2, neg), neg))
-        else:
-            b = np.full((batch, size), neg)
-        beta[t] = np.where((t == last)[:, None], end, np.where((t < last)[:, None], b, neg))
+            one[:, :-1] = nxt[:, 1:]
+            two[:, :-2] = nxt[:, 2:]
+            beta[t] = _lse3(nxt + stay, one, two + skip_from) + before[t]
+        rows = np.flatnonzero(last == t)
+        if rows.size:
+            beta[t, rows] = end[rows]
     return alpha, beta
 
 
@@ -212,7 +225,9 @@ def ctc_loss(inputs, labels_indices, labels_values, sequence_length, *,
     occupancy[:, ~found] = 0
     onehot = (lp[:, :, None] == np.arange(num_classes)) & (
         np.arange(lp.shape[1])[None, :] < lengths[:, None])[:, :, None]
-    grad = y - np.einsum("tbs,bsk->tbk", occupancy, onehot.astype(y.dtype))
+    # The occupancy of each class: a batched matmul with the positions' one-hot labels.
+    grad = y - np.matmul(occupancy.transpose(1, 0, 2),
+                         onehot.astype(y.dtype)).transpose(1, 0, 2)
     grad[~active] = 0
     return loss, grad.astype(inputs.dtype, copy=False)
 
