@@ -90,40 +90,49 @@ class _Beam:
         heapq.heapify(self.heap)
         self.evicted = {}
         # Every child's score at once: a child's score never changes within the frame and
-        # the beam's floor only rises, so rows with no score above today's floor grow
-        # nothing (unless an evicted child needs TF's reset, handled in _grow).
+        # the beam's floor only rises, so a label at or under today's floor never enters
+        # the beam (unless an evicted child needs TF's reset, handled in _grow).
         scores = x[None, :self.blank] + np.array([b.ot for b in branches])[:, None]
         for i, b in enumerate(branches):
             if 0 <= b.label < self.blank:
                 scores[i, b.label] = xs[b.label] + b.ob
         floor = self.heap[0][0] if len(self.heap) >= self.width else _NEG
-        hopeful = (scores > floor).any(axis=1).tolist()
+        rows, cols = np.nonzero(scores > floor)
+        bounds = np.searchsorted(rows, np.arange(len(branches) + 1)).tolist()
+        cols = cols.tolist()
         for i, b in enumerate(branches):
-            if (hopeful[i] or b in self.evicted) and self._candidate(b.ot):
-                self._grow(b, scores[i], xs)
+            lo, hi = bounds[i], bounds[i + 1]
+            if (lo < hi or b in self.evicted) and self._candidate(b.ot):
+                self._grow(b, cols[lo:hi], xs)
 
-    def _grow(self, b, scores, xs):
-        if b.children is None:
-            b.children = {}
-        floor = self.heap[0][0] if len(self.heap) >= self.width else _NEG
-        # The labels TF's loop over all children would change, in its order: children that
-        # could enter the beam, and children evicted in this frame (their state is reset),
-        # including those this very loop evicts.
-        pending = set(np.flatnonzero(scores > floor).tolist())
+    def _grow(self, b, labels, xs):
+        """TF's loop over b's children, visiting only the labels it would change, in its
+        order: those that may enter the beam, and children evicted in this frame (their
+        state is reset), including those this very loop evicts."""
+        children = b.children
+        if children is None:
+            children = b.children = {}
         evicted = self.evicted.setdefault(b, set())
-        pending.update(evicted)
-        order = sorted(pending)
+        order = labels
+        if evicted:
+            order = sorted(set(labels) | evicted)
+        pending = set(order)
         heapq.heapify(order)
         seen = len(evicted)
+        heap, width, ob, ot, own = self.heap, self.width, b.ob, b.ot, b.label
         while order:
             label = heapq.heappop(order)
-            c = b.children.get(label)
+            score = xs[label] + (ob if label == own else ot)
+            c = children.get(label)
+            candidate = score > _NEG and (len(heap) < width or score > heap[0][0])
             if c is None:
-                c = b.children[label] = _Entry(b, label)
+                if not candidate:
+                    continue  # a new child that stays out: TF's reset changes nothing
+                c = children[label] = _Entry(b, label)
             if c.nt == _NEG:
                 c.nb = _NEG
-                c.nl = c.nt = xs[label] + (b.ob if label == b.label else b.ot)
-                if self._candidate(c.nt):
+                c.nl = c.nt = score
+                if candidate:
                     self._push(c)
                 else:
                     c.ob = c.ol = c.ot = _NEG

@@ -273,14 +273,19 @@ def ctc_greedy_decoder(inputs, sequence_length, *, merge_repeated=False, blank_i
     """
     max_time, batch, num_classes = check_decoder_inputs(inputs, sequence_length)
     blank = blank_index + num_classes if blank_index < 0 else blank_index
-    best = np.argmax(inputs, axis=2)
-    top = np.take_along_axis(inputs, best[:, :, None], axis=2)[:, :, 0]
-    frames = np.arange(max_time)[:, None] < sequence_length[None, :]
-    log_prob = -np.where(frames, top, 0).sum(axis=0, dtype=inputs.dtype)
-    previous = np.concatenate([np.full((1, batch), -1), best[:-1]], axis=0)
+    x = inputs.transpose(1, 0, 2)  # [batch, time, classes]: the result's row order
+    best = np.argmax(x, axis=2)
+    top = np.take_along_axis(x, best[:, :, None], axis=2)[:, :, 0]
+    frames = np.arange(max_time)[None, :] < sequence_length[:, None]
+    log_prob = -np.where(frames, top, 0).sum(axis=1, dtype=inputs.dtype)
     keep = frames & (best != blank)
     if merge_repeated:
-        keep &= best != previous
-    paths = [best[keep[:, b], b] for b in range(batch)]
-    indices, values, shape = sparse_paths(paths, batch)
+        keep[:, 1:] &= best[:, 1:] != best[:, :-1]
+    rows, _ = np.nonzero(keep)
+    counts = keep.sum(axis=1)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    cols = np.arange(rows.size) - np.repeat(starts, counts)
+    indices = np.stack([rows, cols], axis=1).astype(np.int64).reshape(-1, 2)
+    values = best[keep].astype(np.int64)
+    shape = np.array([batch, counts.max(initial=0)], np.int64)
     return indices, values, shape, log_prob.reshape(batch, 1).astype(inputs.dtype)
