@@ -2,7 +2,8 @@
 gradients of random batches (repeated labels, null labels, sequence lengths, each flag),
 the greedy and beam-search decoders (paths and log probabilities), ctc_loss_v2 with
 dense and sparse labels and a moved blank, collapse_repeated and ctc_unique_labels, and
-the errors TensorFlow raises, message for message.
+the errors TensorFlow raises, message for message, and a GraphDef of the ops (with the
+loss gradient) that TensorFlow imports and runs to the same values.
 
 One program text builds every case; it runs under TensorFlow's python and here, each
 with its own `tf`, so both sides build the same graphs.
@@ -12,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from tf_interop import needs_tf, run_json
+from tf_interop import needs_tf, run_graph_def, run_json
 
 # Builds one case: `tf`, `np` and the case's `spec` are bound; it returns a dict of
 # name -> fetch (a tensor, or a list of them).
@@ -252,3 +253,26 @@ def test_ctc_matches_tensorflow(group):
     specs = _GROUPS[group](np.random.RandomState(sorted(_GROUPS).index(group) + 7))
     theirs = run_json(_TF_MAIN, spec=specs)
     _compare(specs, _ours(specs), theirs)
+
+
+@needs_tf
+def test_our_graph_def_runs_in_tensorflow():
+    import trainflow.compat.v1 as tf
+    x = np.random.RandomState(0).randn(6, 2, 5).astype(np.float32)
+    g = tf.Graph()
+    with g.as_default():
+        xt = tf.placeholder(tf.float32, [6, 2, 5], name="x")
+        labels = tf.SparseTensor(np.array([[0, 0], [0, 1], [1, 0]], np.int64),
+                                 np.array([1, 2, 3], np.int32), [2, 2])
+        loss = tf.nn.ctc_loss(labels, xt, [6, 5])
+        grad = tf.gradients(loss, xt)[0]
+        (greedy,), greedy_lp = tf.nn.ctc_greedy_decoder(xt, [6, 5])
+        beams, beam_lp = tf.nn.ctc_beam_search_decoder(xt, [6, 5], beam_width=3, top_paths=2)
+        names = [t.name for t in (loss, grad, greedy.values, greedy_lp, beams[1].values,
+                                  beam_lp)]
+        with tf.Session() as sess:
+            ours = sess.run(names, {xt: x})
+    theirs = run_graph_def(g.as_graph_def(), names, [{"x:0": x.tolist()}])[0]
+    for mine, want, name in zip(ours, theirs, names):
+        np.testing.assert_allclose(np.asarray(mine, np.float64), np.asarray(want, np.float64),
+                                   rtol=1e-5, atol=1e-6, err_msg=name)
