@@ -1,6 +1,6 @@
 """`tf.nn`: activations, softmax and cross entropies, normalisation, dropout, top-k,
-embeddings, candidate sampling and sampled losses, the convolution and pooling ops, and
-the sigmoid/tanh aliases of the math ops.
+embeddings, candidate sampling and sampled losses, the CTC loss and decoders, the
+convolution and pooling ops, and the sigmoid/tanh aliases of the math ops.
 
 Each implementation module's `__all__` is the part of `tf.nn` it holds: the imports
 below are the whole mapping from name to module.
@@ -18,6 +18,7 @@ from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow._src.ops.nn.xent import *  # noqa: F401,F403
 from trainflow._src.ops.nn.nn_ops import dropout, in_top_k, top_k, zero_fraction  # noqa: F401
 from trainflow._src.ops.nn.conv import *  # noqa: F401,F403
+from trainflow._src.ops.nn.ctc import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv_composite import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv3d import *  # noqa: F401,F403
 from trainflow._src.ops.nn.pool import *  # noqa: F401,F403

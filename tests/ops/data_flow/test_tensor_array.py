@@ -148,3 +148,17 @@ def test_push_back_pop_back_and_gradient(graph):
         with pytest.raises(tf.errors.InvalidArgumentError, match="pop from an empty list"):
             sess.run(apply_op("TensorListPopBack", input_handle=empty, element_shape=[3],
                               element_dtype=tf.float64).outputs[1])
+
+
+def test_unwritten_elements_stack_as_zeros_of_the_written_shape(graph):
+    # The element shape is partly unknown ([None, 2]): once an element is written its shape
+    # completes it, so the unwritten ones read as zeros (TF's TensorArray does the same).
+    x = tf.placeholder(tf.float32, [None, 2])
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=tf.TensorShape([None, 2]))
+    ta = ta.write(1, x)
+    with tf.Session() as sess:
+        stacked, gathered = sess.run([ta.stack(), ta.gather([2, 1])],
+                                     {x: [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]})
+    assert stacked.shape == (3, 3, 2) and not stacked[0].any() and not stacked[2].any()
+    assert stacked[1].tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert gathered[1].tolist() == stacked[1].tolist() and not gathered[0].any()

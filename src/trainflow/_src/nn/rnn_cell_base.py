@@ -183,17 +183,19 @@ class RNNCell(Layer):
         if inputs is not None:
             static_batch = inputs.shape[0]
             static_batch = getattr(static_batch, "value", static_batch)
-            if static_batch is None:
-                static_batch = array_ops.shape(inputs)[0]
-            if batch_size is not None and isinstance(static_batch, int) and \
-                    isinstance(batch_size, int) and batch_size != static_batch:
-                raise ValueError(f"batch size from input tensor is different from the "
-                                 f"input param. Input tensor batch: {static_batch}, "
-                                 f"batch_size: {batch_size}")
+            if batch_size is not None:
+                given = constant_value(batch_size, partial=True) \
+                    if isinstance(batch_size, Tensor) else batch_size
+                if static_batch != given:
+                    raise ValueError(f"batch size from input tensor is different from the "
+                                     f"input param. Input tensor batch: {static_batch}, "
+                                     f"batch_size: {batch_size}")
             if dtype is not None and inputs.dtype != dtype:
                 raise ValueError(f"dtype from input tensor is different from the input "
                                  f"param. Input tensor dtype: {inputs.dtype}, dtype: {dtype}")
-            batch_size, dtype = static_batch, inputs.dtype
+            batch_size = static_batch if static_batch is not None else \
+                array_ops.shape(inputs)[0]
+            dtype = inputs.dtype
         if batch_size is None or dtype is None:
             raise ValueError("batch_size and dtype cannot be None while constructing "
                              f"initial state: batch_size={batch_size}, dtype={dtype}")

@@ -25,7 +25,18 @@ def _activation(activation):
     return math_ops.tanh if activation is None else layer_utils.get_activation(activation)
 
 
+def _check_supported_dtypes(dtype):
+    """TF's check that a cell computes in a floating or complex type."""
+    if dtype is None:
+        return
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise ValueError(f"RNN cell only supports floating point inputs, but saw dtype: "
+                         f"{dtype}")
+
+
 def _input_depth(cell, inputs_shape):
+    _check_supported_dtypes(cell.dtype)
     depth = TensorShape(inputs_shape)[-1] if TensorShape(inputs_shape).ndims else None
     depth = getattr(depth, "value", depth)
     if depth is None:
@@ -53,6 +64,7 @@ class BasicRNNCell(LayerRNNCell):
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None,
                  **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
 
@@ -88,6 +100,7 @@ class GRUCell(LayerRNNCell):
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         self._num_units = num_units
         self._activation = _activation(activation)
         self._kernel_initializer = layer_utils.get_initializer(kernel_initializer)
@@ -146,6 +159,7 @@ class BasicLSTMCell(LayerRNNCell):
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         if not state_is_tuple:
             _concat_state_warning(self)
         self._num_units = num_units
@@ -210,6 +224,7 @@ class LSTMCell(LayerRNNCell):
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
+        _check_supported_dtypes(self.dtype)
         if not state_is_tuple:
             _concat_state_warning(self)
         self._num_units = num_units

@@ -68,8 +68,7 @@ def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=No
     with vs.variable_scope(scope or "rnn"):
         time = constant(0, dtype=dtypes.int32)
         (elements_finished, next_input, initial_state, emit_structure,
-         init_loop_state) = loop_fn(time=time, cell_output=None, cell_state=None,
-                                    loop_state=None)
+         init_loop_state) = loop_fn(time, None, None, None)  # positional, as TF calls it
         flat_input = nest.flatten(next_input)
         loop_state = init_loop_state if init_loop_state is not None \
             else constant(0, dtype=dtypes.int32)

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from trainflow._src.framework import errors
+from trainflow._src.framework import errors, nest
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.graph import _default_graph_stack
 from trainflow._src.framework.operation import Operation
@@ -307,6 +307,13 @@ class BaseSession:
 
     @staticmethod
     def _expand_feed(key, value):
+        if isinstance(key, tuple):  # a nested tuple of tensors: values of its structure
+            keys, values = nest.flatten(key), nest.flatten(value)
+            if len(keys) != len(values):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} "
+                                 f"elements, but value had {len(values)} elements. Key: "
+                                 f"{key}, value: {value}.")
+            return [pair for k, v in zip(keys, values) for pair in BaseSession._expand_feed(k, v)]
         expand = getattr(key, "_feed_components", None)
         if callable(expand):
             return expand(value)

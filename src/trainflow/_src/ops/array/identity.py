@@ -90,11 +90,22 @@ def _cast_nested(values, dtype):
     return out
 
 
+def _encloses(outer, graph):
+    """True if `graph` is `outer` or a function graph built inside it."""
+    while graph is not None:
+        if graph is outer:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False
+
+
 def _pack_nested(values, dtype, name):
     graph = get_default_graph()
     for v in values:
         if isinstance(v, Tensor):
-            graph = v.graph
+            # In a function body the pack belongs to the body (outer tensors are captured).
+            if not _encloses(v.graph, graph):
+                graph = v.graph
             break
     must_pack = False
     converted = []

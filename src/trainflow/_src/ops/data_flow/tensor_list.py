@@ -97,6 +97,20 @@ def _element(lst, i, shape_hint, what):
     return _zeros_for(shape, lst.element_dtype, what)
 
 
+def _read_shape(lst, hint):
+    """The element shape for reading: `hint` (or the list's), completed as TF does from
+    the initialized elements when not fully defined, so unwritten ones read as zeros."""
+    shape = hint if hint is not None and all(d >= 0 for d in hint) else (
+        lst.element_shape if isinstance(lst, TensorListValue) and
+        lst.element_shape is not None else hint)
+    if shape is not None and all(d >= 0 for d in shape):
+        return shape
+    for item in getattr(lst, "items", ()):
+        if item is not None:
+            return _merge(shape, np.shape(item))
+    return shape
+
+
 def _check_index(i, n, what):
     if i < 0 or i >= n:
         raise invalid_argument(f"{what}: index {i} out of range [0, {n})")
@@ -172,6 +186,7 @@ def _stack(input_handle, element_shape, *, element_dtype, num_elements):
         shape = hint if hint is not None else lst.element_shape
         return np.zeros((0,) + tuple(_zeros_for(shape, lst.element_dtype,
                                                 "TensorListStack").shape), lst.element_dtype)
+    hint = _read_shape(lst, hint)
     rows = [_element(lst, i, hint, "TensorListStack") for i in range(n)]
     return np.stack(rows).astype(lst.element_dtype, copy=False)
 
@@ -187,6 +202,7 @@ def _gather(input_handle, indices, element_shape, *, element_dtype):
         return np.zeros((0,) + _zeros_for(hint if hint is not None else lst.element_shape,
                                           lst.element_dtype, "TensorListGather").shape,
                         lst.element_dtype)
+    hint = _read_shape(lst, hint)
     rows = [_element(lst, i, hint, "TensorListGather") for i in idx]
     return np.stack(rows).reshape(np.shape(indices) + rows[0].shape)
 
