@@ -6,3 +6,6 @@ from trainflow._src.data.iterator_ops import Iterator  # noqa: F401
 from trainflow._src.data.iterator_ops import (  # noqa: F401
     get_output_classes, get_output_shapes, get_output_types, make_initializable_iterator,
     make_one_shot_iterator)
+from trainflow._src.data.readers import (  # noqa: F401
+    FixedLengthRecordDatasetV1 as FixedLengthRecordDataset, TextLineDatasetV1 as TextLineDataset,
+    TFRecordDatasetV1 as TFRecordDataset)

@@ -87,6 +87,10 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.reader_ops": (
+        "FixedLengthRecordDatasetV2 TFRecordDataset TextLineDataset"),
+    "trainflow._src.ops.dataset.writer_ops": (
+        "DatasetToTFRecord"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -334,6 +338,10 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
+    "trainflow._src.ops.dataset.reader_ops": (
+        "FixedLengthRecordDatasetV2 TFRecordDataset TextLineDataset"),
+    "trainflow._src.ops.dataset.writer_ops": (
+        "DatasetToTFRecord"),
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),

@@ -6,6 +6,7 @@ from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- functional and parallel
 
 # -- readers and files
+from trainflow._src.data.tfrecord_writer import TFRecordWriter  # noqa: F401
 
 # -- iterators and checkpoints
 
