@@ -90,3 +90,14 @@ def test_text_lines(tmp_path, data, lines):
     path = tmp_path / "t"
     path.write_bytes(data)
     assert list(reader_ops.text_lines(str(path), "")) == lines
+
+
+@pytest.mark.parametrize("first,second", [(3, 20), (RECORDS, 2), (RECORDS + 2, 1)])
+def test_next_many_reads_in_bulk_and_keeps_the_position(fixed_value, first, second):
+    iterator = fixed_value.iterator()
+    got = [e[0][()] for e in iterator.next_many(_State(), first)]
+    assert got == ALL[:first]
+    restored = fixed_value.iterator()
+    restored.restore(iterator.save())
+    more = [e[0][()] for e in restored.next_many(_State(), second)]
+    assert more == ALL[first:first + second]

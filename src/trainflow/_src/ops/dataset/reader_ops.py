@@ -6,6 +6,8 @@ the GIL released, so a reader on a prefetch or interleave thread overlaps the st
 An iterator's position is (file index, records taken from that file); restoring
 reopens the file and skips to it.
 """
+import itertools
+
 import numpy as np
 
 from trainflow._src.formats import tfrecord, zlib_stream
@@ -75,6 +77,24 @@ class FilesIterator(dv.ElementIterator):
             self._close_current()
             self.index += 1
         return dv.END
+
+    def next_many(self, state, n):
+        files = self.spec.files
+        out = []
+        while len(out) < n and self.index < len(files):
+            if self.current is None:
+                self.current = self.spec.records(files[self.index])
+                self.taken = 0
+            got = list(itertools.islice(self.current, n - len(out)))
+            self.taken += len(got)
+            for record in got:
+                element = np.empty((), dtype=object)
+                element[()] = record
+                out.append([element])
+            if len(out) < n:
+                self._close_current()
+                self.index += 1
+        return out
 
     def _close_current(self):
         if self.current is not None:
