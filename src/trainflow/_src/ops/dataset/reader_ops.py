@@ -48,10 +48,10 @@ def open_stream(path, kind):
 
 class FilesValue(dv.DatasetValue):
     """The records of `files`, read in order by `records(path)` (an iterator that may have
-    a close())."""
+    a close()): each a string element, or (with `element`) an element itself."""
 
-    def __init__(self, files, records):
-        self.files, self.records = files, records
+    def __init__(self, files, records, element=False):
+        self.files, self.records, self.element = files, records, element
 
     def iterator(self):
         return FilesIterator(self)
@@ -73,7 +73,7 @@ class FilesIterator(dv.ElementIterator):
             record = next(self.current, None)
             if record is not None:
                 self.taken += 1
-                return [np.asarray(record, dtype=object)]
+                return record if self.spec.element else [np.asarray(record, dtype=object)]
             self._close_current()
             self.index += 1
         return dv.END
@@ -87,6 +87,9 @@ class FilesIterator(dv.ElementIterator):
                 self.taken = 0
             got = list(itertools.islice(self.current, n - len(out)))
             self.taken += len(got)
+            if self.spec.element:
+                out.extend(got)
+                got = ()
             for record in got:
                 element = np.empty((), dtype=object)
                 element[()] = record

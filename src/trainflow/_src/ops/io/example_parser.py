@@ -74,14 +74,14 @@ def _dense_fixed(examples_values, key, shape, np_dtype, default, names):
                 raise _invalid(f"Name: {_name(names, i)}, Feature: {key} (data type: "
                                f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]}) is required but "
                                "could not be found.")
-            out[i] = default.reshape(shape)
+            out[i, ...] = default.reshape(shape)
             continue
         if vals.size != size:
             raise _invalid(f"Name: {_name(names, i)}, Key: {key}, Index: {i}.  Number of "
                            f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]} values != expected.  "
                            f"Values size: {vals.size} but output shape: "
                            f"[{','.join(str(d) for d in shape)}]")
-        out[i] = vals.reshape(shape)
+        out[i, ...] = vals.reshape(shape)
     return out
 
 

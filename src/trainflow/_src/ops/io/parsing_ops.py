@@ -111,7 +111,7 @@ def _string_const(values, name):
     return arr
 
 
-def _dense_default_tensors(params):
+def dense_default_tensors(params):
     out = []
     for _key, dtype, shape, default, variable in zip(
             params.dense_keys, params.dense_types, params.dense_shapes,
@@ -160,7 +160,7 @@ def parse_example(serialized, features, name=None, example_names=None):
     params.requested = set(features)
     with name_scope(name, "ParseExample", [serialized, example_names]):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
-        defaults = _dense_default_tensors(params)
+        defaults = dense_default_tensors(params)
         names = example_names if example_names is not None else []
         op = apply_op(
             "ParseExampleV2", serialized=serialized,
