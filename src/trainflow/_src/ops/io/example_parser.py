@@ -155,20 +155,18 @@ _SINGLE_PLANS = {}
 
 
 def _single_plan(dense_keys, dense_dtypes, dense_shapes, dense_variable):
-    """(key, kind, dtype, is_object, size, shape) per dense feature, or None if one is variable;
-    kept by the identity of the (cached, reused) config lists."""
-    objs = (dense_keys, dense_dtypes, dense_shapes, dense_variable)
-    ident = tuple(map(id, objs))
-    hit = _SINGLE_PLANS.get(ident)
-    if hit is not None and all(a is b for a, b in zip(hit[0], objs)):
-        return hit[1]
+    """(key, kind, dtype, is_object, size, shape) per dense feature, or None if one is
+    variable; kept by the identity of the (cached, reused) key list."""
+    hit = _SINGLE_PLANS.get(id(dense_keys))
+    if hit is not None and hit[0] is dense_keys and hit[1] is dense_dtypes:
+        return hit[2]
     plan = None if any(dense_variable) else [
         (key, _KIND[np.dtype(t)], np.dtype(t), np.dtype(t) == _OBJECT, math.prod(shape),
          tuple(shape))
         for key, t, shape in zip(dense_keys, dense_dtypes, dense_shapes)]
     if len(_SINGLE_PLANS) > 256:
         _SINGLE_PLANS.clear()
-    _SINGLE_PLANS[ident] = (objs, plan)
+    _SINGLE_PLANS[id(dense_keys)] = (dense_keys, dense_dtypes, plan)
     return plan
 
 
@@ -185,19 +183,21 @@ def _single_dense(record, dense_keys, dense_dtypes, dense_shapes, dense_variable
     out = []
     for key, kind, np_dtype, is_object, size, shape in plan:
         f = fmap.get(key)
-        if f is None or f.WhichOneof("kind") != kind:
+        if f is None:
             return None
+        # (a list of another kind reads as empty here: the size check sends it on)
         vals = getattr(f, kind).value
-        if len(vals) != size:
+        if len(vals) != size or size == 0:
             return None
-        if is_object:
-            arr = np.empty(shape, dtype=object)
-            if size == 1:
+        if size == 1 and not shape:
+            if is_object:
+                arr = np.empty((), dtype=object)
                 arr[()] = vals[0]
             else:
-                arr.reshape(-1)[:] = list(vals)
-        elif size == 1:
-            arr = np.array(vals[0], dtype=np_dtype).reshape(shape)
+                arr = np.array(vals[0], dtype=np_dtype)
+        elif is_object:
+            arr = np.empty(shape, dtype=object)
+            arr.reshape(-1)[:] = list(vals)
         else:
             arr = np.array(vals, dtype=np_dtype).reshape(shape)
         out.append(arr)
