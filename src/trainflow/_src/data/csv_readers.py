@@ -9,6 +9,7 @@ import zlib
 
 from trainflow._src.data import structure as st
 from trainflow._src.data.dataset_ops import AUTOTUNE, DatasetV1
+from trainflow._src.data.reader_seams import maybe_shuffle_and_repeat, read_files, skip_errors
 from trainflow._src.data.readers import optional_param
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import constant
@@ -180,25 +181,6 @@ def _column_indices(select_columns, column_names):
     return sorted(indices)
 
 
-def maybe_shuffle_and_repeat(dataset, num_epochs, shuffle, shuffle_buffer_size, shuffle_seed):
-    """TF's `_maybe_shuffle_and_repeat`: shuffle (where this build has it), then repeat."""
-    shuffle_fn = getattr(dataset, "shuffle", None)
-    if shuffle and shuffle_fn is not None:
-        dataset = shuffle_fn(shuffle_buffer_size, shuffle_seed)
-    if num_epochs != 1:
-        dataset = dataset.repeat(num_epochs)
-    return dataset
-
-
-def read_files(filenames, read_one, cycle_length):
-    """The records of each file of the dataset `filenames`, `cycle_length` files at a time
-    (interleaved where this build has interleave)."""
-    interleave = getattr(filenames, "interleave", None)
-    if cycle_length == 1 or interleave is None:
-        return filenames.flat_map(read_one)
-    return interleave(read_one, cycle_length=cycle_length, num_parallel_calls=cycle_length)
-
-
 def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None,
                      label_name=None, select_columns=None, field_delim=",",
                      use_quote_delim=True, na_value="", header=True, num_epochs=None,
@@ -247,13 +229,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
                                field_delim=field_delim, use_quote_delim=use_quote_delim,
                                na_value=na_value, select_cols=select_columns, header=header,
                                compression_type=compression_type)
-        if ignore_errors:
-            ignore = getattr(dataset, "ignore_errors", None)
-            if ignore is None:
-                raise ValueError("make_csv_dataset(ignore_errors=True) needs "
-                                 "tf.data.experimental.ignore_errors, not in this build")
-            dataset = ignore()
-        return dataset
+        return skip_errors(dataset) if ignore_errors else dataset
 
     def map_fn(*columns):
         features = collections.OrderedDict(zip(column_names, columns))
@@ -264,7 +240,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     dataset = DatasetV1.from_tensor_slices(filenames)
     if shuffle and hasattr(dataset, "shuffle"):
         dataset = dataset.shuffle(len(filenames), shuffle_seed)
-    dataset = read_files(dataset, filename_to_dataset, num_parallel_reads)
+    dataset = read_files(dataset, filename_to_dataset, num_parallel_reads, sloppy)
     dataset = maybe_shuffle_and_repeat(dataset, num_epochs, shuffle, shuffle_buffer_size,
                                        shuffle_seed)
     dataset = dataset.batch(batch_size, drop_remainder=num_epochs is None)

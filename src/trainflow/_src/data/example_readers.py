@@ -1,6 +1,6 @@
 """`tf.data.experimental.parse_example_dataset` and `make_batched_features_dataset`."""
 from trainflow._src.data import structure as st
-from trainflow._src.data.csv_readers import maybe_shuffle_and_repeat, read_files
+from trainflow._src.data.reader_seams import maybe_shuffle_and_repeat, read_files
 from trainflow._src.data.dataset_ops import AUTOTUNE, DatasetV1
 from trainflow._src.data.readers import TFRecordDatasetV1
 from trainflow._src.framework import dtypes
@@ -79,7 +79,8 @@ def make_batched_features_dataset(file_pattern, batch_size, features,
                          "`features` keys.")
     dataset = DatasetV1.list_files(file_pattern, shuffle=shuffle, seed=shuffle_seed)
     args = list(reader_args or [])
-    dataset = read_files(dataset, lambda filename: reader(filename, *args), reader_num_threads)
+    dataset = read_files(dataset, lambda filename: reader(filename, *args), reader_num_threads,
+                         sloppy_ordering)
     dataset = maybe_shuffle_and_repeat(dataset, num_epochs, shuffle, shuffle_buffer_size,
                                        shuffle_seed)
     dataset = dataset.batch(batch_size, drop_remainder=drop_final_batch or num_epochs is None)

@@ -8,7 +8,8 @@ threads by `interleave` (cycle_length=num_parallel_reads, block_length=1), whose
 is TF's: one record of each open file in turn.
 """
 from trainflow._src.data import structure as st
-from trainflow._src.data.dataset_ops import DatasetV1
+from trainflow._src.data.dataset_ops import AUTOTUNE, DatasetV1
+from trainflow._src.data.reader_seams import read_files
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
@@ -58,12 +59,12 @@ def dataset_reader(make_one, filenames, num_parallel_reads=None):
         filename = convert_to_tensor(filename, dtypes.string, name="filename")
         return make_one(filename)
 
-    interleave = getattr(filenames, "interleave", None)
-    if num_parallel_reads is None or interleave is None:
-        # (interleave comes with the parallel part of tf.data; until then, file by file)
+    if num_parallel_reads is None:
         return filenames.flat_map(read_one_file)
-    return interleave(read_one_file, cycle_length=num_parallel_reads, block_length=1,
-                      num_parallel_calls=num_parallel_reads)
+    interleave = getattr(filenames, "interleave", None)
+    if num_parallel_reads == AUTOTUNE and interleave is not None:
+        return interleave(read_one_file, num_parallel_calls=num_parallel_reads)
+    return read_files(filenames, read_one_file, num_parallel_reads)
 
 
 class _ReaderDataset(DatasetV1):
