@@ -58,9 +58,7 @@ class SliceValue(dv.DatasetValue):
         self.count = sizes.pop() if sizes else 0
 
     def iterator(self):
-        # (np.asarray keeps a string slice an object array, not a bytes object)
-        return _ListIterator(self.count, lambda i: [np.asarray(c[i], dtype=c.dtype)
-                                                    for c in self.components])
+        return _ListIterator(self.count, lambda i: [c[i, ...] for c in self.components])
 
     def cardinality(self):
         return self.count
