@@ -100,3 +100,25 @@ def test_single_record_matches_exact_path(monkeypatch, record, specs):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape
         assert g.tolist() == w.tolist()
+
+
+@pytest.mark.parametrize("ints", [[0, 1, 127, 128, -1, -2 ** 63, 2 ** 63 - 1, 2 ** 62, 300]])
+def test_int64_scalar_column_decodes_every_varint_width(monkeypatch, ints):
+    records = [_example(i=_i([v]), x=_f([float(v), 1.0, 2.0])) for v in ints] * 3
+    specs = {"i": (np.int64, (), []), "x": (np.float32, (3,), [])}
+    got = _parse(records, specs)
+    assert got[0].tolist() == ints * 3
+    monkeypatch.setattr(example_columns, "fast_column", lambda *args: None)
+    want = _parse(records, specs)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.tolist() == w.tolist()
+
+
+def test_fast_column_steps_aside_for_other_forms():
+    records = [_example(i=_i([1, 2]), f=_f([])), _example(i=_i([3, 4]), f=_f([]))] * 10
+    arr = np.empty(len(records), dtype=object)
+    arr[:] = records
+    columns = example_columns.feature_columns(arr, ["i", "f"])
+    assert example_columns.fast_column(columns, "i", np.int64, ()) is None
+    assert example_columns.fast_column(columns, "f", np.float32, (1,)) is None
+    assert example_columns.fast_column(columns, "i", np.int64, (2,)) is None

@@ -10,13 +10,18 @@ the caller parses record by record.
 """
 import numpy as np
 
+from trainflow._src.formats.varint import encode_varint
+
 _MAX_ENTRIES = 64
 _PAD = 8
 
 
 def _varint(data, pos):
     """(value, byte count) of the varints at `pos`; None if one is over 3 bytes."""
-    b0 = data[pos].astype(np.int64)
+    b0 = data[pos]
+    if (b0 < 0x80).all():  # the common case: one byte each
+        return b0.astype(np.int64), 1
+    b0 = b0.astype(np.int64)
     b1 = data[pos + 1].astype(np.int64)
     b2 = data[pos + 2].astype(np.int64)
     one = b0 < 0x80
@@ -27,6 +32,37 @@ def _varint(data, pos):
     value = np.where(one, b0, (b0 & 0x7F) | ((b1 & 0x7F) << 7))
     value = np.where(three, value | (b2 << 14), value)
     return value, np.where(one, 1, np.where(two, 2, 3))
+
+
+def _entry(data, p, e):
+    """(key start, key length, value start, value length, entry end) of the map entries
+    at `p` (each ending by `e`), or None."""
+    if (data[p] != 0x0A).any():
+        return None
+    got = _varint(data, p + 1)
+    if got is None:
+        return None
+    entry_len, w = got
+    s = p + 1 + w                      # the entry's fields
+    stop = s + entry_len
+    if (stop > e).any() or (data[s] != 0x0A).any():
+        return None
+    got = _varint(data, s + 1)
+    if got is None:
+        return None
+    key_len, w = got
+    ks = s + 1 + w
+    vt = ks + key_len                  # the value's tag
+    if (vt >= stop).any() or (data[vt] != 0x12).any():
+        return None
+    got = _varint(data, vt + 1)
+    if got is None:
+        return None
+    val_len, w = got
+    vs = vt + 1 + w
+    if (vs + val_len != stop).any():
+        return None
+    return ks, key_len, vs, val_len, stop
 
 
 def _entries(data, starts, ends):
@@ -46,37 +82,22 @@ def _entries(data, starts, ends):
     found = []
     for _ in range(_MAX_ENTRIES):
         active = pos < end
-        if not active.any():
+        if active.all():
+            r, p, e = rows, pos, end
+        elif active.any():
+            r, p, e = rows[active], pos[active], end[active]
+        else:
             break
-        r, p, e = rows[active], pos[active], end[active]
-        if (data[p] != 0x0A).any():
-            return None
-        got = _varint(data, p + 1)
+        got = _entry(data, p, e)
         if got is None:
             return None
-        entry_len, w = got
-        s = p + 1 + w                      # the entry's fields
-        stop = s + entry_len
-        if (stop > e).any() or (data[s] != 0x0A).any():
-            return None
-        got = _varint(data, s + 1)
-        if got is None:
-            return None
-        key_len, w = got
-        ks = s + 1 + w
-        vt = ks + key_len                  # the value's tag
-        if (vt >= stop).any() or (data[vt] != 0x12).any():
-            return None
-        got = _varint(data, vt + 1)
-        if got is None:
-            return None
-        val_len, w = got
-        vs = vt + 1 + w
-        if (vs + val_len != stop).any():
-            return None
+        ks, key_len, vs, val_len, stop = got
         found.append((r, ks, key_len, vs, val_len))
-        pos = pos.copy()
-        pos[active] = stop
+        if r is rows:
+            pos = stop
+        else:
+            pos = pos.copy()
+            pos[active] = stop
     else:
         return None
     if not found:
@@ -84,8 +105,22 @@ def _entries(data, starts, ends):
     return [np.concatenate(parts) for parts in zip(*found)]
 
 
-def feature_parts(records, keys):
-    """{key: list of each record's Feature bytes} for `keys`, or None (see the module)."""
+class Columns:
+    """Where each wanted key's Feature bytes lie in the joined records: `starts` and
+    `lengths` (one per record) into `data` (the joined bytes as uint8, zero padded)."""
+
+    def __init__(self, joined, data, spans):
+        self.joined, self.data, self.spans = joined, data, spans
+
+    def parts(self, key):
+        """Each record's Feature bytes of `key`."""
+        joined = self.joined
+        starts, lengths = self.spans[key]
+        return [joined[s:s + m] for s, m in zip(starts.tolist(), lengths.tolist())]
+
+
+def feature_columns(records, keys):
+    """A Columns of `keys` over `records`, or None (see the module)."""
     n = len(records)
     if n == 0:
         return None
@@ -97,7 +132,7 @@ def feature_parts(records, keys):
     if entries is None:
         return None
     rec, ks, kl, vs, vl = entries
-    out = {}
+    spans = {}
     for key in keys:
         kb = key.encode() if isinstance(key, str) else key
         match = kl == len(kb)
@@ -114,5 +149,71 @@ def feature_parts(records, keys):
         idx = idx[order]
         if (rec[idx] != np.arange(n)).any():
             return None
-        out[key] = [joined[s:s + m] for s, m in zip(vs[idx].tolist(), vl[idx].tolist())]
-    return out
+        spans[key] = (vs[idx], vl[idx])
+    return Columns(joined, data, spans)
+
+
+def feature_parts(records, keys):
+    """{key: list of each record's Feature bytes} for `keys`, or None (see the module)."""
+    columns = feature_columns(records, keys)
+    if columns is None:
+        return None
+    return {key: columns.parts(key) for key in keys}
+
+
+def _gather(data, starts, offset, width):
+    return data[starts[:, None] + (offset + np.arange(width))]
+
+
+def _float_column(columns, key, size):
+    """Packed floats: 0x12 L1 0x0a L2 <4*size bytes>, the same bytes in every record."""
+    starts, lengths = columns.spans[key]
+    body = 4 * size
+    inner = b"\x0a" + encode_varint(body)
+    prefix = b"\x12" + encode_varint(len(inner) + body) + inner
+    if not (lengths == len(prefix) + body).all():
+        return None
+    data = columns.data
+    head = _gather(data, starts, 0, len(prefix))
+    if not (head == np.frombuffer(prefix, np.uint8)).all():
+        return None
+    return _gather(data, starts, len(prefix), body).view("<f4").astype(np.float32)
+
+
+def _int64_scalar_column(columns, key):
+    """One varint: 0x1a L1 0x0a L2 <varint>, with L1 == L2 + 2 and L2 its length."""
+    starts, lengths = columns.spans[key]
+    data = columns.data
+    width = lengths - 4
+    if ((width < 1) | (width > 10)).any():
+        return None
+    head = _gather(data, starts, 0, 4).astype(np.int64)
+    if not ((head[:, 0] == 0x1A) & (head[:, 1] == width + 2) & (head[:, 2] == 0x0A)
+            & (head[:, 3] == width)).all():
+        return None
+    raw = _gather(data, starts, 4, 10).astype(np.uint64)
+    inside = np.arange(10) < width[:, None]
+    more = raw >= 0x80
+    # each byte but the last of a varint has its high bit set, the last does not
+    last = np.arange(10) == (width[:, None] - 1)
+    if not (np.where(last, ~more, more) | ~inside).all():
+        return None
+    shifts = (7 * np.arange(10)).astype(np.uint64)
+    value = np.bitwise_or.reduce(np.where(inside, (raw & np.uint64(0x7F)) << shifts,
+                                          np.uint64(0)), axis=1)
+    return value.view(np.int64)
+
+
+def fast_column(columns, key, np_dtype, shape):
+    """The [records] + shape array of `key` decoded from the spans, or None."""
+    size = int(np.prod(shape, dtype=np.int64))
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype == np.float32 and size > 0:
+        values = _float_column(columns, key, size)
+    elif np_dtype == np.int64 and size == 1:
+        values = _int64_scalar_column(columns, key)
+    else:
+        return None
+    if values is None:
+        return None
+    return values.reshape((len(values),) + tuple(shape))

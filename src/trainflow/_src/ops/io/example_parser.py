@@ -212,12 +212,15 @@ def _fast_dense(flat_in, dense_keys, dense_dtypes, dense_shapes, dense_variable)
     if not dense_keys or all(dense_variable) or flat_in.size < _FAST_MIN_RECORDS:
         return fast
     fixed = [k for k, v in zip(dense_keys, dense_variable) if not v]
-    parts = example_columns.feature_parts(flat_in, fixed)
-    if parts is not None:
+    columns = example_columns.feature_columns(flat_in, fixed)
+    if columns is not None:
         for key, np_dtype, shape, variable in zip(dense_keys, dense_dtypes, dense_shapes,
                                                   dense_variable):
             if not variable:
-                column = example_fast.column_from_parts(parts[key], np_dtype, shape)
+                column = example_columns.fast_column(columns, key, np_dtype, shape)
+                if column is None:
+                    column = example_fast.column_from_parts(columns.parts(key), np_dtype,
+                                                            shape)
                 if column is not None:
                     fast[key] = column
     maps = example_fast.raw_maps(flat_in) if len(fast) < len(fixed) else None
