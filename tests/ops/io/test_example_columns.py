@@ -122,3 +122,10 @@ def test_fast_column_steps_aside_for_other_forms():
     assert example_columns.fast_column(columns, "i", np.int64, ()) is None
     assert example_columns.fast_column(columns, "f", np.float32, (1,)) is None
     assert example_columns.fast_column(columns, "i", np.int64, (2,)) is None
+
+
+@pytest.mark.parametrize("value", [0, 5, -1, 2 ** 40])
+def test_int64_feature_last_in_the_batch(value):
+    # the varint gather reads past the last record's end: the padding must cover it
+    records = [_example(i=_i([value]))] * 20
+    assert _parse(records, {"i": (np.int64, (), [])})[0].tolist() == [value] * 20

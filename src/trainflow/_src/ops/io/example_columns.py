@@ -13,7 +13,7 @@ import numpy as np
 from trainflow._src.formats.varint import encode_varint
 
 _MAX_ENTRIES = 64
-_PAD = 8
+_PAD = 16  # bytes past the end a gather may read (14 for a 10-byte varint)
 
 
 def _varint(data, pos):
