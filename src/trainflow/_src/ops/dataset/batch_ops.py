@@ -34,12 +34,17 @@ def stack_components(elements, op=None):
 def _stack_scalars(elements, k, dtype):
     """Component `k` of `elements` as a vector when every one is a 0-d array of `dtype`
     (None otherwise: the general path checks and words the error)."""
-    column = [e[k] for e in elements]
-    for value in column:
-        if not isinstance(value, np.ndarray) or value.shape != () or value.dtype != dtype:
+    items = []
+    append = items.append
+    ndarray = np.ndarray
+    for e in elements:
+        value = e[k]
+        if type(value) is not ndarray or value.shape or \
+                (value.dtype is not dtype and value.dtype != dtype):
             return None
-    out = np.empty(len(column), dtype=dtype)
-    out[:] = [value[()] for value in column]
+        append(value[()])
+    out = np.empty(len(items), dtype=dtype)
+    out[:] = items
     return out
 
 
