@@ -151,11 +151,12 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         inputs = {"input_dataset": self._variant_tensor, "other_arguments": fn.captured}
         if num_parallel_calls is None:
             return self._apply("MapDataset", fn.output, inputs, f=fn.graph,
-                               preserve_cardinality=True)
+                               preserve_cardinality=False)
         inputs["num_parallel_calls"] = convert_to_tensor(num_parallel_calls, dtypes.int64,
                                                          name="num_parallel_calls")
+        # TF 1.15's DatasetV1.map: an OutOfRangeError of the function ends the sequence.
         return self._apply("ParallelMapDatasetV2", fn.output, inputs, f=fn.graph,
-                           preserve_cardinality=True)
+                           preserve_cardinality=False)
 
     def filter(self, predicate):
         """The elements for which `predicate` returns True (a scalar bool tensor)."""

@@ -4,6 +4,8 @@ from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- reordering and grouping
 
 # -- functional and parallel
+from trainflow._src.data.parallel_experimental import (  # noqa: F401
+    map_and_batch, parallel_interleave)
 
 # -- readers and files
 
