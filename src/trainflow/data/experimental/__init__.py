@@ -4,8 +4,12 @@ from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- reordering and grouping
 
 # -- functional and parallel
+from trainflow._src.data.grouping import (  # noqa: F401
+    Reducer, bucket_by_sequence_length, group_by_reducer, group_by_window, scan)
 from trainflow._src.data.parallel_experimental import (  # noqa: F401
-    map_and_batch, parallel_interleave)
+    RandomDataset, choose_from_datasets, copy_to_device, map_and_batch,
+    map_and_batch_with_legacy_function, parallel_interleave, prefetch_to_device,
+    sample_from_datasets)
 
 # -- readers and files
 
