@@ -142,14 +142,16 @@ class _GroupByWindowIterator(dv.ChildIterator):
                 return dv.END
 
     def save(self):
-        return {"source": self.source.save(), "groups": dict(self.groups),
+        return {"source": self.source.save(),
+                "groups": {k: list(v) for k, v in self.groups.items()},
                 "window_sizes": dict(self.window_sizes), "end_of_input": self.end_of_input,
                 "current": None if self.current is None else
                 (self.current_window, self.current.save())}
 
     def restore(self, saved):
         self.source.restore(saved["source"])
-        self.groups, self.window_sizes = dict(saved["groups"]), dict(saved["window_sizes"])
+        self.groups = {k: list(v) for k, v in saved["groups"].items()}
+        self.window_sizes = dict(saved["window_sizes"])
         self.end_of_input = saved["end_of_input"]
         if saved["current"] is not None:
             (key, elements), inner = saved["current"]
@@ -282,22 +284,21 @@ class _RandomIterator(dv.ElementIterator):
         else:
             self.key = ((seed & (2**64 - 1)) << 64) | (seed2 & (2**64 - 1))
         self.count = 0
-        self._rng = None
+        self._bits = None
 
     def next(self, state):
-        if self._rng is None:
-            bits = np.random.Philox(key=self.key)
-            bits.advance(self.count)
-            self._rng = np.random.Generator(bits)
+        if self._bits is None:
+            self._bits = np.random.Philox(key=self.key)
+            if self.count:
+                self._bits.random_raw(self.count)  # back to the saved position
         self.count += 1
-        return [np.asarray(self._rng.integers(-2**63, 2**63 - 1, dtype=np.int64,
-                                              endpoint=True))]
+        return [np.asarray(self._bits.random_raw()).astype(np.uint64).view(np.int64)]
 
     def save(self):
         return {"key": self.key, "count": self.count}
 
     def restore(self, saved):
-        self.key, self.count, self._rng = saved["key"], saved["count"], None
+        self.key, self.count, self._bits = saved["key"], saved["count"], None
 
 
 def _scan(input_dataset, initial_state, other_arguments, *, ctx):

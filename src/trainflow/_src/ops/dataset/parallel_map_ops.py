@@ -125,22 +125,22 @@ class ParallelMapIterator(dv.ChildIterator):
             try:
                 element = self.source.next(token)
             except Exception as e:  # noqa: BLE001 - delivered in order to the consumer
-                if token.cancelled:
-                    return
+                if token.cancelled and isinstance(e, errors.CancelledError):
+                    return  # stopped while waiting on the input: nothing was read
                 slot = _Slot(result=e, done=True)
             else:
                 slot = _Slot(element=element, result=dv.END, done=element is dv.END)
-            with self.cond:
-                if token.cancelled:
-                    return
+            with self.cond:  # kept even when stopping: the input has moved past it
                 self.slots.append(slot)
-                if element is dv.END:
+                if slot.result is dv.END and slot.done:
                     self.input_done = True
                 self.cond.notify_all()
             if slot.done and slot.result is dv.END:
                 return
             if not slot.done:
                 work.put(slot)
+            if token.cancelled:
+                return
 
     def _compute(self, token, work):
         while not token.cancelled:
