@@ -142,6 +142,10 @@ WORKLOADS = [
              lambda s: ["--module", _module(s), "--repeat", "1", "--json"],
              _by_module(("input pipeline (queues)", "records_per_s")),
              [("input pipeline (queues)", "records/s", True, "")]),
+    Workload("data_map", "data_map.py",
+             lambda s: ["--module", _module(s), "--repeat", "1", "--json"],
+             _by_module(("tf.data map, 2 parallel calls", "elements_per_s")),
+             [("tf.data map, 2 parallel calls", "elements/s", True, "")]),
     Workload("tfrecord_io", "tfrecord_io.py", lambda s: ["--backend", s], _records,
              [(f"TFRecord {v} {c}", "records/s", True, "") for c in ("none", "gzip")
               for v in ("write", "read")]),

@@ -1,14 +1,14 @@
 """ParallelMapDatasetV2 (map with num_parallel_calls) and MapAndBatchDataset: a function
 applied to elements on several worker threads, results delivered in input order.
 
-A runner thread reads the input and hands elements to `num_parallel_calls` workers,
-with at most that many results in flight (computed or not yet taken). Errors of the
+`num_parallel_calls` workers each read the next input element (in turn, so the
+results' places follow the input order) and compute it, with at most that many results
+in flight (computed or not yet taken). Errors of the
 input or of the function reach the consumer at their element's place, and reading goes
 on after them, as the sequential map does. close() cancels the threads and joins them.
 """
 import collections
 import os
-import queue
 import threading
 import time
 
@@ -93,60 +93,59 @@ class ParallelMapIterator(dv.ChildIterator):
     def __init__(self, source, fn, calls, op):
         super().__init__(source)
         self.fn, self.calls, self.op = fn, calls, op
-        self.cond = threading.Condition()
+        self.cond = threading.Condition()  # guards slots, pending, input_done
+        self.input_lock = threading.Lock()  # one worker reads the input at a time
         self.slots = collections.deque()
+        self.pending = collections.deque()  # restored slots still to compute
         self.input_done = False  # END of the input is in `slots` (or was taken)
         self.finished = False  # END was returned
         self.threads = []
         self.token = None
-        self.work = None
 
-    # -- background ---------------------------------------------------------------------
+    # -- background: each worker reads an element (in turn), computes it, repeats --------
     def _start(self):
         self.token = token = background.Cancellation()
-        self.work = work = queue.Queue()
-        for slot in self.slots:  # restored slots whose results are still to compute
-            if not slot.done:
-                work.put(slot)
-        self.threads = [background.start_thread(lambda: self._compute(token, work),
+        self.pending = collections.deque(s for s in self.slots if not s.done)
+        self.threads = [background.start_thread(lambda: self._work(token),
                                                 "tf.data parallel map")
                         for _ in range(self.calls)]
-        if not self.input_done:
-            self.threads.append(background.start_thread(lambda: self._read(token, work),
-                                                         "tf.data parallel map input"))
 
-    def _read(self, token, work):
-        while True:
+    def _claim(self, token):
+        """The next slot to compute (a restored one, or a fresh input element's, appended
+        in input order), or None when there is none or the worker must stop."""
+        with self.cond:
+            if self.pending:
+                return self.pending.popleft()
+        with self.input_lock:
             with self.cond:
                 try:
-                    token.wait(self.cond, lambda: len(self.slots) < self.calls)
+                    token.wait(self.cond, lambda: self.input_done or
+                               len(self.slots) < self.calls)
                 except errors.CancelledError:
-                    return
+                    return None
+                if self.input_done:
+                    return None
             try:
                 element = self.source.next(token)
             except Exception as e:  # noqa: BLE001 - delivered in order to the consumer
                 if token.cancelled and isinstance(e, errors.CancelledError):
-                    return  # stopped while waiting on the input: nothing was read
+                    return None  # stopped while waiting on the input: nothing was read
                 slot = _Slot(result=e, done=True)
             else:
                 slot = _Slot(element=element, result=dv.END, done=element is dv.END)
             with self.cond:  # kept even when stopping: the input has moved past it
                 self.slots.append(slot)
-                if slot.result is dv.END and slot.done:
-                    self.input_done = True
+                self.input_done = self.input_done or slot.result is dv.END and slot.done
                 self.cond.notify_all()
-            if slot.done and slot.result is dv.END:
-                return
-            if not slot.done:
-                work.put(slot)
-            if token.cancelled:
-                return
+        return None if slot.done or token.cancelled else slot
 
-    def _compute(self, token, work):
+    def _work(self, token):
         while not token.cancelled:
-            try:
-                slot = work.get(timeout=0.1)
-            except queue.Empty:
+            slot = self._claim(token)
+            if slot is None:
+                with self.cond:
+                    if token.cancelled or self.input_done and not self.pending:
+                        return
                 continue
             try:
                 result = self.fn(slot.element)
@@ -163,7 +162,7 @@ class ParallelMapIterator(dv.ChildIterator):
         deadline = time.monotonic() + 5.0
         for thread in self.threads:
             background.join(thread, max(0.0, deadline - time.monotonic()))
-        self.threads, self.token, self.work = [], None, None
+        self.threads, self.token = [], None
 
     # -- the consumer -----------------------------------------------------------------
     def next(self, state):
