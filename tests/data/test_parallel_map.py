@@ -298,3 +298,67 @@ def test_parallel_map_runs_concurrently():
         dataset = D.range(8).map(lambda x: tf.py_func(wait, [x], tf.int64),
                                  num_parallel_calls=4)
         assert elements(dataset) == list(range(8))
+
+
+def _case_fn(x, y, with_cond):
+    def multiply():
+        return x * 2
+
+    def divide():
+        return x // 2
+
+    def defaults_two():
+        return tf.cond(tf.equal(tf.mod(x, 2), 0), multiply, divide, name="cond_mult")
+
+    pairs = {tf.logical_or(tf.equal(y, 2), tf.equal(y, 3)): defaults_two if with_cond
+             else divide}
+    return tf.case(pairs, default=multiply, exclusive=True)
+
+
+@pytest.mark.parametrize("with_cond", [False, True],
+                         ids=["testCaseInWhileInMap", "testCaseAndCondInWhileInMap"])
+@pytest.mark.parametrize("num", [2, 3, 4])
+def test_case_in_while_in_map(with_cond, num):
+    """tf.case (and tf.cond) inside tf.map_fn inside the map function."""
+    row = np.arange(6)
+    with tf.Graph().as_default():
+        got = elements(D.from_tensors(row).map(
+            lambda e: tf.map_fn(lambda x: _case_fn(x, num, with_cond), e),
+            num_parallel_calls=2))
+    if num in (2, 3):
+        want = [(x // 2 if x % 2 else x * 2) if with_cond else x // 2 for x in row]
+    else:
+        want = [x * 2 for x in row]
+    np.testing.assert_array_equal(got[0], want)
+
+
+def test_stateful_map_keeps_state_across_iterators():
+    """testStatefulMapKeepsStateAcrossIterators: a repeated random map is not replayed."""
+    with tf.Graph().as_default():
+        dataset = D.from_tensors(0).repeat(10).map(
+            lambda _: tf.random_uniform((), seed=11)).repeat(1000).batch(10)
+        get_next = tf.data.make_one_shot_iterator(dataset).get_next()
+        with tf.Session() as sess:
+            first = sess.run(get_next)
+            assert any(np.any(first != sess.run(get_next)) for _ in range(99))
+
+
+@pytest.mark.parametrize("calls", [None, 2], ids=["sequential", "parallel"])
+def test_capture_same_resource_multiple_times(calls):
+    """testCaptureSameResourceMultipleTimes: two queue objects naming one shared queue."""
+    values = np.random.RandomState(2).randint(100, size=[40])
+    with tf.Graph().as_default():
+        queue = tf.FIFOQueue(200, tf.int64, shapes=[], shared_name="shared_queue")
+        queue_2 = tf.FIFOQueue(200, tf.int64, shapes=[], shared_name="shared_queue")
+        enqueue, close = queue.enqueue_many(values), queue.close()
+        dataset = D.from_tensors(0).repeat(-1).map(
+            lambda _: (queue.dequeue(), queue_2.dequeue()), num_parallel_calls=calls)
+        it = tf.data.make_initializable_iterator(dataset)
+        get_next = it.get_next()
+        with tf.Session() as sess:
+            sess.run(enqueue)
+            sess.run(close)
+            sess.run(it.initializer)
+            got = _drain(sess, get_next)
+    assert len(got) == 20
+    assert sorted(v for pair in got for v in pair) == sorted(values.tolist())
