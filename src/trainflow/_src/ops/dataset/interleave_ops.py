@@ -7,6 +7,7 @@ elements from each in turn; an exhausted iterator's place takes the next input e
 when the cycle comes back to it. The parallel kinds read each open iterator ahead on its
 own thread (a PrefetchIterator), so the cycle's elements are computed concurrently.
 """
+import collections
 import os
 
 from trainflow._src.framework import errors
@@ -15,6 +16,7 @@ from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_function import cached_function
 from trainflow._src.ops.dataset.dataset_op import register_dataset
 from trainflow._src.ops.dataset.map_ops import FUNCTION_ATTRS
+from trainflow._src.ops.dataset.parallel_map_ops import error_data, error_from_data
 from trainflow._src.ops.dataset.prefetch_ops import PrefetchIterator
 
 
@@ -28,12 +30,14 @@ def _positive(value, what, op, autotune=None):
 
 
 class InterleaveValue(dv.DatasetValue):
-    """The datasets `fn` makes of `source`'s elements, interleaved; `buffer` > 0 reads each
-    open one ahead by that many elements on a thread."""
+    """The datasets `fn` makes of `source`'s elements, interleaved. `buffer` > 0 makes it
+    the parallel kind: each open dataset is read that many elements ahead on a thread, the
+    cycle is filled at the start, `prefetch` more input datasets are opened ahead, and an
+    error takes the place of the element it replaces (TF's parallel interleave)."""
 
-    def __init__(self, source, fn, cycle, block, buffer=0):
-        self.source, self.fn, self.cycle, self.block, self.buffer = \
-            source, fn, cycle, block, buffer
+    def __init__(self, source, fn, cycle, block, buffer=0, prefetch=0):
+        self.source, self.fn, self.cycle, self.block, self.buffer, self.prefetch = \
+            source, fn, cycle, block, buffer, prefetch
 
     def iterator(self):
         return InterleaveIterator(self.source.iterator(), self)
@@ -42,97 +46,167 @@ class InterleaveValue(dv.DatasetValue):
         return (self.source,)
 
 
+class _ErrorIterator(dv.ElementIterator):
+    """The place of an input element that failed (reading it, or making its dataset):
+    raises the error once, then ends."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def next(self, state):
+        if self.error is None:
+            return dv.END
+        error, self.error = self.error, None
+        raise error
+
+
+def _counts_as_element(error):
+    return isinstance(error, errors.OpError) and not isinstance(
+        error, (errors.CancelledError, errors.DeadlineExceededError))
+
+
 class InterleaveIterator(dv.ChildIterator):
-    """TF's InterleaveDatasetOp iterator (the same order)."""
+    """TF's interleave order: `cycle` open iterators (`slots`, each [element, iterator]),
+    `block` elements from each in turn; a finished one's place takes the next input."""
 
     def __init__(self, source, spec):
         super().__init__(source)
         self.spec = spec
-        self.args = [None] * spec.cycle  # the input element of each open iterator
-        self.current = [None] * spec.cycle
+        self.parallel = spec.buffer > 0
+        self.slots = [None] * spec.cycle
+        self.future = collections.deque()  # [element, iterator] opened ahead (parallel)
         self.cycle_index = 0
         self.block_index = 0
         self.end_of_input = False
         self.num_open = 0
+        self.started = not self.parallel
 
     def _make(self, element):
         it = dv.as_dataset(self.spec.fn(element)[0]).iterator()
-        return PrefetchIterator(it, self.spec.buffer) if self.spec.buffer > 0 else it
+        return PrefetchIterator(it, self.spec.buffer) if self.parallel else it
 
-    def _open(self, element):
-        it = self._make(element)
+    def _read(self, state):
+        """[element, its iterator] of the next input element; None at the input's end."""
+        if self.end_of_input:
+            return None
+        try:
+            element = self.source.next(state)
+            if element is dv.END:
+                self.end_of_input = True
+                return None
+            it = self._make(element)
+        except Exception as e:
+            if not self.parallel or not _counts_as_element(e):
+                raise
+            return [None, _ErrorIterator(e)]
         if isinstance(it, PrefetchIterator):
             it._start()  # read ahead now: that is the parallelism
-        return it
+        return [element, it]
+
+    def _take_input(self, state):
+        item = self.future.popleft() if self.future else self._read(state)
+        while self.parallel and len(self.future) < self.spec.prefetch:
+            ahead = self._read(state)
+            if ahead is None:
+                break
+            self.future.append(ahead)
+        return item
+
+    def _fill(self, i, state):
+        item = self._take_input(state)
+        if item is not None:
+            self.slots[i] = item
+            self.num_open += 1
+
+    def _advance_block(self):
+        self.block_index += 1
+        if self.block_index == self.spec.block:
+            self._advance_cycle()
 
     def _advance_cycle(self):
         self.block_index = 0
         self.cycle_index = (self.cycle_index + 1) % self.spec.cycle
 
     def next(self, state):
-        while not self.end_of_input or self.num_open > 0:
+        if not self.started:
+            self.started = True
+            for i in range(self.spec.cycle):
+                self._fill(i, state)
+        while not self.end_of_input or self.num_open > 0 or self.future:
             i = self.cycle_index
-            if self.current[i] is not None:
-                out = self.current[i].next(state)
+            if self.slots[i] is not None:
+                try:
+                    out = self.slots[i][1].next(state)
+                except Exception as e:
+                    if self.parallel and _counts_as_element(e):
+                        self._advance_block()
+                    raise
                 if out is not dv.END:
-                    self.block_index += 1
-                    if self.block_index == self.spec.block:
-                        self._advance_cycle()
+                    self._advance_block()
                     return out
-                self.current[i].close()
-                self.current[i] = self.args[i] = None
+                self.slots[i][1].close()
+                self.slots[i] = None
                 self.num_open -= 1
+                if self.parallel:
+                    self._fill(i, state)
                 self._advance_cycle()
-            elif not self.end_of_input:
-                element = self.source.next(state)
-                if element is dv.END:
-                    self.end_of_input = True
-                    continue
-                self.current[i] = self._open(element)
-                self.args[i] = element
-                self.num_open += 1
+            elif not self.end_of_input or self.future:
+                self._fill(i, state)
             else:
                 self._advance_cycle()
         return dv.END
 
-    def save(self):
-        return {"source": self.source.save(), "args": list(self.args),
-                "current": [None if c is None else self._inner_state(c)
-                            for c in self.current],
-                "cycle_index": self.cycle_index, "block_index": self.block_index,
-                "end_of_input": self.end_of_input, "num_open": self.num_open}
-
+    # -- save / restore -------------------------------------------------------------------
     @staticmethod
-    def _inner_state(it):
+    def _save_item(item):
+        if item is None:
+            return None
+        element, it = item
+        if isinstance(it, _ErrorIterator):
+            return {"error": None if it.error is None else error_data(it.error)}
         if isinstance(it, PrefetchIterator):
             saved = it.save()
-            return {"inner": saved["source"], "buffer": saved["buffer"],
+            return {"element": element, "inner": saved["source"], "buffer": saved["buffer"],
                     "finished": saved["finished"]}
-        return {"inner": it.save()}
+        return {"element": element, "inner": it.save()}
+
+    def _restore_item(self, saved):
+        if saved is None:
+            return None
+        if "error" in saved:
+            error = saved["error"]
+            return [None, _ErrorIterator(None if error is None else
+                                         error_from_data(error, None))]
+        it = self._make(saved["element"])
+        if isinstance(it, PrefetchIterator):
+            it.restore({"source": saved["inner"], "buffer": saved["buffer"],
+                        "finished": saved["finished"]})
+        else:
+            it.restore(saved["inner"])
+        return [saved["element"], it]
+
+    def save(self):
+        return {"source": self.source.save(),
+                "slots": [self._save_item(item) for item in self.slots],
+                "future": [self._save_item(item) for item in self.future],
+                "cycle_index": self.cycle_index, "block_index": self.block_index,
+                "end_of_input": self.end_of_input, "num_open": self.num_open,
+                "started": self.started}
 
     def restore(self, saved):
         self.close_open()
         self.source.restore(saved["source"])
-        for key in ("cycle_index", "block_index", "end_of_input", "num_open"):
+        for key in ("cycle_index", "block_index", "end_of_input", "num_open", "started"):
             setattr(self, key, saved[key])
-        self.args = list(saved["args"])
-        self.current = [None] * self.spec.cycle
-        for i, inner in enumerate(saved["current"]):
-            if inner is None:
-                continue
-            it = self._make(self.args[i])
-            if isinstance(it, PrefetchIterator):
-                it.restore({"source": inner["inner"], "buffer": inner.get("buffer", []),
-                            "finished": inner.get("finished", False)})
-            else:
-                it.restore(inner["inner"])
-            self.current[i] = it
+        self.slots = [self._restore_item(item) for item in saved["slots"]]
+        self.future = collections.deque(self._restore_item(item) for item in saved["future"])
 
     def close_open(self):
-        for it in self.current:
-            if it is not None:
-                it.close()
-        self.current = [None] * self.spec.cycle
+        for item in list(self.slots) + list(self.future):
+            if item is not None:
+                item[1].close()
+        self.slots = [None] * self.spec.cycle
+        self.future.clear()
 
     def close(self):
         self.close_open()
@@ -163,19 +237,25 @@ def _parallel_interleave_v4(input_dataset, other_arguments, cycle_length, block_
                                  num_parallel_calls, ctx=ctx)
     buffer = dv.scalar_value(buffer_output_elements, "buffer_output_elements")
     value.buffer = value.block if buffer == background.AUTOTUNE else max(1, buffer)
+    prefetch = dv.scalar_value(prefetch_input_elements, "prefetch_input_elements")
+    value.prefetch = value.cycle if prefetch == background.AUTOTUNE else max(0, prefetch)
     return value
 
 
 def _legacy_parallel_interleave(input_dataset, other_arguments, cycle_length, block_length,
                                 sloppy, buffer_output_elements, prefetch_input_elements,
                                 *, ctx):
-    del sloppy, prefetch_input_elements  # the order is always the deterministic one
+    del sloppy  # the order is always the deterministic one (sloppy allows it)
     cycle = _positive(cycle_length, "cycle_length", ctx.op)
     block = _positive(block_length, "block_length", ctx.op)
     buffer = _positive(buffer_output_elements, "buffer_output_elements", ctx.op)
+    prefetch = dv.scalar_value(prefetch_input_elements, "prefetch_input_elements")
+    if prefetch < 0:
+        raise errors.InvalidArgumentError(
+            None, ctx.op, "prefetch_input_elements must be greater than or equal to zero.")
     return InterleaveValue(dv.as_dataset(input_dataset),
                            cached_function(ctx, "f", other_arguments), cycle, block,
-                           buffer=buffer)
+                           buffer=buffer, prefetch=prefetch)
 
 
 _INPUTS = ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
