@@ -9,6 +9,9 @@ own thread (a PrefetchIterator), so the cycle's elements are computed concurrent
 """
 import collections
 import os
+import time
+
+import numpy as np
 
 from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import background
@@ -33,11 +36,13 @@ class InterleaveValue(dv.DatasetValue):
     """The datasets `fn` makes of `source`'s elements, interleaved. `buffer` > 0 makes it
     the parallel kind: each open dataset is read that many elements ahead on a thread, the
     cycle is filled at the start, `prefetch` more input datasets are opened ahead, and an
-    error takes the place of the element it replaces (TF's parallel interleave)."""
+    error takes the place of the element it replaces (TF's parallel interleave). `sloppy`
+    returns the first ready element of the cycle instead of waiting for the next in order."""
 
-    def __init__(self, source, fn, cycle, block, buffer=0, prefetch=0):
+    def __init__(self, source, fn, cycle, block, buffer=0, prefetch=0, sloppy=False):
         self.source, self.fn, self.cycle, self.block, self.buffer, self.prefetch = \
             source, fn, cycle, block, buffer, prefetch
+        self.sloppy = sloppy and buffer > 0
 
     def iterator(self):
         return InterleaveIterator(self.source.iterator(), self)
@@ -132,6 +137,8 @@ class InterleaveIterator(dv.ChildIterator):
             self.started = True
             for i in range(self.spec.cycle):
                 self._fill(i, state)
+        if self.spec.sloppy:
+            return self._next_sloppy(state)
         while not self.end_of_input or self.num_open > 0 or self.future:
             i = self.cycle_index
             if self.slots[i] is not None:
@@ -154,6 +161,53 @@ class InterleaveIterator(dv.ChildIterator):
                 self._fill(i, state)
             else:
                 self._advance_cycle()
+        return dv.END
+
+    @staticmethod
+    def _ready(item):
+        it = item[1]
+        if not isinstance(it, PrefetchIterator):
+            return True
+        if it.thread is None and not it.finished and not it.buffer:
+            it._start()  # restored: its reading ahead starts again
+        return bool(it.buffer) or it.finished
+
+    def _advance_from(self, j):
+        """Counts an element of slot `j` (sloppy): a full block moves the cycle past j."""
+        self.block_index += 1
+        if self.block_index == self.spec.block:
+            self.block_index = 0
+            self.cycle_index = (j + 1) % self.spec.cycle
+
+    def _next_sloppy(self, state):
+        """The first ready element, scanning the cycle from its position (TF's sloppy
+        parallel interleave: no waiting behind a slow dataset)."""
+        while self.num_open > 0 or self.future or not self.end_of_input:
+            for k in range(self.spec.cycle):
+                j = (self.cycle_index + k) % self.spec.cycle
+                item = self.slots[j]
+                if item is None:
+                    if self.future or not self.end_of_input:
+                        self._fill(j, state)
+                    continue
+                if not self._ready(item):
+                    continue
+                try:
+                    out = item[1].next(state)
+                except Exception as e:
+                    if _counts_as_element(e):
+                        self._advance_from(j)
+                    raise
+                if out is not dv.END:
+                    self._advance_from(j)
+                    return out
+                item[1].close()
+                self.slots[j] = None
+                self.num_open -= 1
+                self._fill(j, state)
+            if self.num_open > 0:
+                state.check()
+                time.sleep(0.001)  # none ready: the open datasets' threads are working
         return dv.END
 
     # -- save / restore -------------------------------------------------------------------
@@ -225,9 +279,12 @@ def _parallel_interleave(input_dataset, other_arguments, cycle_length, block_len
     cycle = _positive(cycle_length, "cycle_length", ctx.op, os.cpu_count() or 1)
     block = _positive(block_length, "block_length", ctx.op)
     _positive(num_parallel_calls, "num_parallel_calls", ctx.op, cycle)
+    attrs = ctx.op._attrs
+    sloppy = bool(attrs.get("sloppy", False)) or attrs.get("deterministic") in ("false",
+                                                                               b"false")
     return InterleaveValue(dv.as_dataset(input_dataset),
                            cached_function(ctx, "f", other_arguments), cycle, block,
-                           buffer=block)
+                           buffer=block, sloppy=sloppy)
 
 
 def _parallel_interleave_v4(input_dataset, other_arguments, cycle_length, block_length,
@@ -245,7 +302,6 @@ def _parallel_interleave_v4(input_dataset, other_arguments, cycle_length, block_
 def _legacy_parallel_interleave(input_dataset, other_arguments, cycle_length, block_length,
                                 sloppy, buffer_output_elements, prefetch_input_elements,
                                 *, ctx):
-    del sloppy  # the order is always the deterministic one (sloppy allows it)
     cycle = _positive(cycle_length, "cycle_length", ctx.op)
     block = _positive(block_length, "block_length", ctx.op)
     buffer = _positive(buffer_output_elements, "buffer_output_elements", ctx.op)
@@ -255,7 +311,7 @@ def _legacy_parallel_interleave(input_dataset, other_arguments, cycle_length, bl
             None, ctx.op, "prefetch_input_elements must be greater than or equal to zero.")
     return InterleaveValue(dv.as_dataset(input_dataset),
                            cached_function(ctx, "f", other_arguments), cycle, block,
-                           buffer=buffer, prefetch=prefetch)
+                           buffer=buffer, prefetch=prefetch, sloppy=bool(np.asarray(sloppy)))
 
 
 _INPUTS = ["input_dataset: variant", "other_arguments: Targuments", "cycle_length: int64",
