@@ -283,3 +283,31 @@ def test_device_copies_keep_the_dataset():
         dataset = D.range(4).apply(E.copy_to_device("/gpu:0"))
         assert dataset.output_types == tf.int64
         assert elements(dataset.apply(E.prefetch_to_device("/gpu:0", 2))) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("initial_dist", [None, [0.7, 0.2, 0.1]], ids=["estimated", "given"])
+def test_rejection_resample(initial_dist):
+    """ResampleTest.testDistribution: the classes of the output follow the target."""
+    classes = np.random.RandomState(0).choice(3, size=3000, p=[0.7, 0.2, 0.1]).astype(np.int32)
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        dataset = D.from_tensor_slices((classes, np.arange(3000))).apply(
+            E.rejection_resample(lambda c, i: c, [1 / 3, 1 / 3, 1 / 3], initial_dist, seed=5))
+        assert dataset.output_types == (tf.int32, (tf.int32, tf.int64))
+        got = elements(dataset.take(800))
+    assert len(got) == 800
+    assert all(c == data[0] == classes[data[1]] for c, data in got)
+    freq = np.bincount([c for c, _ in got], minlength=3) / len(got)
+    np.testing.assert_allclose(freq, [1 / 3] * 3, atol=0.06)
+
+
+def test_rejection_resample_static_cases():
+    """A target equal to the initial distribution keeps the data as it is; a target the
+    data must be filtered for drops the rest."""
+    with tf.Graph().as_default():
+        same = D.range(6).map(lambda x: tf.cast(x % 2, tf.int32)).apply(
+            E.rejection_resample(lambda c: c, [0.5, 0.5], [0.5, 0.5]))
+        assert [c for c, _ in elements(same)] == [0, 1, 0, 1, 0, 1]
+        only_one = D.range(6).map(lambda x: tf.cast(x % 2, tf.int32)).apply(
+            E.rejection_resample(lambda c: c, [0.0, 1.0], [0.5, 0.5]))
+        assert [c for c, _ in elements(only_one)] == [1, 1, 1]

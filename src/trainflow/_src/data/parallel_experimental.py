@@ -132,8 +132,7 @@ def sample_from_datasets(datasets, weights=None, seed=None):
     n = len(datasets)
     if isinstance(weights, DatasetV1):
         comps = weights._structure.components
-        if len(comps) != 1 or comps[0].dtype not in (dtypes.float32, dtypes.float64) or \
-                not comps[0].shape.is_compatible_with(TensorShape([n])):
+        if any(c.dtype not in (dtypes.float32, dtypes.float64) for c in comps):
             raise TypeError("`weights` must be a dataset of `tf.float32` or `tf.float64` "
                             "tensors.")
         pairs = DatasetV1.zip((RandomDataset(seed).batch(2), weights))
@@ -156,8 +155,12 @@ def sample_from_datasets(datasets, weights=None, seed=None):
 
 
 def _fixed(weights, n):
-    weights = array_ops.reshape(weights, [n])
-    return weights
+    """The weights as a vector of `n` (a nest of scalars is stacked, as TF takes
+    rejection_resample's ((p, 1 - p),) elements)."""
+    comps = st.flatten(weights)
+    if len(comps) == 1:
+        return array_ops.reshape(comps[0], [n])
+    return array_ops.stack([array_ops.reshape(c, []) for c in comps])
 
 
 def copy_to_device(target_device, source_device="/cpu:0"):

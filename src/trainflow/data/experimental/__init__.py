@@ -10,6 +10,7 @@ from trainflow._src.data.parallel_experimental import (  # noqa: F401
     RandomDataset, choose_from_datasets, copy_to_device, map_and_batch,
     map_and_batch_with_legacy_function, parallel_interleave, prefetch_to_device,
     sample_from_datasets)
+from trainflow._src.data.resampling import rejection_resample  # noqa: F401
 
 # -- readers and files
 
