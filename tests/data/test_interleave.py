@@ -43,9 +43,12 @@ def repeated(values, count):
     ([4, 5, 6], 7, 2, [4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6, 6, 4, 4, 5, 5, 6,
                        6, 5, 6, 6, 5, 6, 6]),
     ([4, 0, 6], 2, 1, [4, 4, 6, 4, 6, 4, 6, 6, 4, 6, 4, 6, 4, 4, 6, 6, 6, 6, 6, 6]),
+    ([4, 5, 6], 2, 2, [4, 4, 5, 5, 4, 4, 5, 5, 5, 6, 6, 4, 4, 6, 6, 4, 4, 6, 6, 5, 5, 6, 6, 5,
+                       5, 6, 6, 5, 6, 6]),
 ])
 def test_python_implementation(values, cycle, block, want):
-    """testPythonImplementation: the reference order the other tests compare with."""
+    """testPythonImplementation (and the contrib ParallelInterleaveDatasetTest's
+    testPythonImplementation[BlockLength|EmptyLists]): the reference order."""
     assert list(reference_interleave(repeated(values, 2), cycle, block)) == want
 
 

@@ -42,6 +42,23 @@ PIPELINES = [
     "D.range(3).apply(E.prefetch_to_device('/cpu:0')).apply(E.copy_to_device('/cpu:0'))",
     "D.range(4).map(lambda x: tf.check_numerics(1.0 / tf.cast(x - 2, tf.float32), 'inf'),"
     " num_parallel_calls=2)",
+    "D.range(6).map(lambda x: tf.cast(x % 2, tf.int32)).apply(E.rejection_resample("
+    "lambda c: c, [0.5, 0.5], [0.5, 0.5]))",
+    "D.range(6).map(lambda x: tf.cast(x % 2, tf.int32)).apply(E.rejection_resample("
+    "lambda c: c, [0.0, 1.0], [0.5, 0.5]))",
+    "D.range(1, 7).apply(E.parallel_interleave(lambda x: D.range(x), 3, 2, False, 1, 2))",
+    "D.range(10).map(lambda x: {'k': x % 3, 'v': x}).apply(E.group_by_window("
+    "lambda d: d['k'], lambda k, w: w.map(lambda d: d['v'] * 10 + k), 2))",
+    "D.range(5).apply(E.scan({'a': tf.constant(0, tf.int64)}, "
+    "lambda s, x: ({'a': s['a'] + x}, s['a'])))",
+    "D.range(4).apply(E.group_by_window(lambda x: x, lambda k, w: w, "
+    "window_size_func=lambda k: k * 0))",
+    "E.choose_from_datasets([D.range(2)], D.from_tensors(np.int64(3)))",
+    "D.range(3).interleave(lambda x: D.range(x), 0)",
+    "D.range(3).map(lambda x: x, num_parallel_calls=-3)",
+    "D.range(3).prefetch(-5)",
+    "D.range(5).apply(E.map_and_batch(lambda x: tf.check_numerics("
+    "1.0 / tf.cast(x - 1, tf.float32), 'inf'), 2))",
 ]
 
 SCRIPT = textwrap.dedent("""
