@@ -362,3 +362,36 @@ def test_capture_same_resource_multiple_times(calls):
             got = _drain(sess, get_next)
     assert len(got) == 20
     assert sorted(v for pair in got for v in pair) == sorted(values.tolist())
+
+
+@pytest.mark.parametrize("calls", [None, 1], ids=["sequential", "parallel"])
+def test_capture_variable(calls):
+    """testCaptureVariable: the function updates a resource variable."""
+    with tf.Graph().as_default():
+        counter = tf.get_variable("counter", (), tf.int32, use_resource=True)
+        dataset = D.from_tensors(0).repeat(10).map(lambda _: counter.assign_add(1),
+                                                   num_parallel_calls=calls)
+        it = tf.data.make_initializable_iterator(dataset)
+        get_next = it.get_next()
+        with tf.Session() as sess:
+            sess.run(counter.initializer)
+            sess.run(it.initializer)
+            got = _drain(sess, get_next)
+            assert sess.run(counter) == 10
+    assert sorted(got) == list(range(1, 11))
+    if calls is None:
+        assert got == list(range(1, 11))
+
+
+def test_capture_uninitialized_variable_error():
+    """testCaptureUninitializedVariableError (TF 2.x's FailedPrecondition, r1.x's
+    NotFound)."""
+    with tf.Graph().as_default():
+        counter = tf.get_variable("counter", (), tf.int32, use_resource=True)
+        dataset = D.from_tensors(0).repeat(10).map(lambda _: counter.assign_add(1))
+        it = tf.data.make_initializable_iterator(dataset)
+        get_next = it.get_next()
+        with tf.Session() as sess:
+            sess.run(it.initializer)
+            with pytest.raises((tf.errors.NotFoundError, tf.errors.FailedPreconditionError)):
+                sess.run(get_next)
