@@ -154,6 +154,10 @@ WORKLOADS = [
                         ("tf.data batch(1000).map(parse_example)", "batched_records_per_s")),
              [("tf.data map(parse_single_example)", "examples/s", True, ">= 1.0x TF"),
               ("tf.data batch(1000).map(parse_example)", "records/s", True, ">= 1.0x TF")]),
+    Workload("data_map", "data_map.py",
+             lambda s: ["--module", _module(s), "--repeat", "1", "--json"],
+             _by_module(("tf.data map, 2 parallel calls", "elements_per_s")),
+             [("tf.data map, 2 parallel calls", "elements/s", True, "")]),
     Workload("tfrecord_io", "tfrecord_io.py", lambda s: ["--backend", s], _records,
              [(f"TFRecord {v} {c}", "records/s", True, "") for c in ("none", "gzip")
               for v in ("write", "read")]),

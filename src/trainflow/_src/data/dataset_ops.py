@@ -159,8 +159,9 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
                                preserve_cardinality=False)  # TF 1.15's DatasetV1.map
         inputs["num_parallel_calls"] = convert_to_tensor(num_parallel_calls, dtypes.int64,
                                                          name="num_parallel_calls")
+        # TF 1.15's DatasetV1.map: an OutOfRangeError of the function ends the sequence.
         return self._apply("ParallelMapDatasetV2", fn.output, inputs, f=fn.graph,
-                           preserve_cardinality=True)
+                           preserve_cardinality=False)
 
     def filter(self, predicate):
         """The elements for which `predicate` returns True (a scalar bool tensor)."""

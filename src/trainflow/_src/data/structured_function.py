@@ -54,6 +54,8 @@ def trace(fn, element_structure, transformation, graph, arg_structure=None):
                                                        template.flat_shapes))]
         element = element_codec.decode(template, args)
         result = call_with_element(fn, element)
+        if isinstance(result, list):  # as TF 1.x: a returned list (py_func's) is a tuple
+            result = tuple(result)
         tensors, output = st.normalize(result, convert_to_tensor)
         fg.outputs = element_codec.encode(tensors)
     captured = []

@@ -71,6 +71,13 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
         "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
+    "trainflow._src.ops.dataset.generator_ops": "GeneratorDataset",
+    "trainflow._src.ops.dataset.grouping_ops": (
+        "DirectedInterleaveDataset GroupByReducerDataset GroupByWindowDataset RandomDataset "
+        "ScanDataset"),
+    "trainflow._src.ops.dataset.interleave_ops": (
+        "InterleaveDataset ParallelInterleaveDataset ParallelInterleaveDatasetV2 "
+        "ParallelInterleaveDatasetV3 ParallelInterleaveDatasetV4"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
@@ -80,6 +87,8 @@ _OP_MODULES = {
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
     "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.parallel_map_ops": (
+        "MapAndBatchDataset ParallelMapDataset ParallelMapDatasetV2"),
     "trainflow._src.ops.dataset.parse_example_ops": "ParseExampleDatasetV2",
     "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
     "trainflow._src.ops.dataset.reader_ops": (
@@ -296,6 +305,13 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
         "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
+    "trainflow._src.ops.dataset.generator_ops": "GeneratorDataset",
+    "trainflow._src.ops.dataset.grouping_ops": (
+        "DirectedInterleaveDataset GroupByReducerDataset GroupByWindowDataset RandomDataset "
+        "ScanDataset"),
+    "trainflow._src.ops.dataset.interleave_ops": (
+        "InterleaveDataset ParallelInterleaveDataset ParallelInterleaveDatasetV2 "
+        "ParallelInterleaveDatasetV3 ParallelInterleaveDatasetV4"),
     "trainflow._src.ops.dataset.iterator_ops": (
         "IteratorFromStringHandleV2 IteratorGetNext IteratorGetNextSync "
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
@@ -305,6 +321,8 @@ _GRADIENT_MODULES = {
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
     "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.parallel_map_ops": (
+        "MapAndBatchDataset ParallelMapDataset ParallelMapDatasetV2"),
     "trainflow._src.ops.dataset.parse_example_ops": "ParseExampleDatasetV2",
     "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
     "trainflow._src.ops.dataset.reader_ops": (

@@ -11,6 +11,13 @@ from trainflow._src.data.reordering_experimental import (  # noqa: F401
     unbatch, unique)
 
 # -- functional and parallel
+from trainflow._src.data.grouping import (  # noqa: F401
+    Reducer, bucket_by_sequence_length, group_by_reducer, group_by_window, scan)
+from trainflow._src.data.parallel_experimental import (  # noqa: F401
+    RandomDataset, choose_from_datasets, copy_to_device, map_and_batch,
+    map_and_batch_with_legacy_function, parallel_interleave, prefetch_to_device,
+    sample_from_datasets)
+from trainflow._src.data.resampling import rejection_resample  # noqa: F401
 
 # -- readers and files
 from trainflow._src.data.csv_readers import CsvDatasetV1 as CsvDataset  # noqa: F401

@@ -60,8 +60,10 @@ class IteratorResource:
                                                        self.output_shapes)):
             value = np.asarray(value)
             want = dtype.as_numpy_dtype
-            if value.dtype.kind in "SU" and np.dtype(want) == object:
-                value = value.astype(object)  # strings held as fixed-width NumPy bytes
+            if want is np.object_ and value.dtype.kind in "SU":  # a string kernel's bytes_
+                value = np.array([s.encode() if isinstance(s, str) else s
+                                  for s in value.ravel().tolist()],
+                                 dtype=object).reshape(value.shape)
             if value.dtype != want:
                 raise errors.InvalidArgumentError(
                     None, op, f"Data type mismatch at component {k}: expected "

@@ -30,18 +30,24 @@ class _MapIterator(dv.ChildIterator):
     def __init__(self, source, fn):
         super().__init__(source)
         self.fn = fn
+        self.done = False
 
     def next(self, state):
-        element = self.source.next(state)
+        element = dv.END if self.done else self.source.next(state)
         if element is dv.END:
             return dv.END
-        return self.fn(element)
+        try:
+            return self.fn(element)
+        except errors.OutOfRangeError:  # TF 1.x: the function's OutOfRange ends the map
+            self.done = True
+            return dv.END
 
     def save(self):
-        return {"source": self.source.save()}
+        return {"source": self.source.save(), "done": self.done}
 
     def restore(self, saved):
         self.source.restore(saved["source"])
+        self.done = saved.get("done", False)
 
 
 def predicate_true(fn, element, op):

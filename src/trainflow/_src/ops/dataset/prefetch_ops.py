@@ -103,9 +103,13 @@ class PrefetchIterator(dv.ChildIterator):
         super().close()
 
 
-def _prefetch(input_dataset, buffer_size):
-    return PrefetchValue(dv.as_dataset(input_dataset),
-                         dv.scalar_value(buffer_size, "buffer_size"))
+def _prefetch(input_dataset, buffer_size, *, ctx):
+    size = dv.scalar_value(buffer_size, "buffer_size")
+    if size < background.AUTOTUNE:
+        raise errors.InvalidArgumentError(
+            None, ctx.op, "buffer_size must be >= 0 or set buffer_size to be -1 for "
+                          "auto-tuning")
+    return PrefetchValue(dv.as_dataset(input_dataset), size)
 
 
 register_dataset("PrefetchDataset", ["input_dataset: variant", "buffer_size: int64"],

@@ -106,6 +106,7 @@ class _TakeIterator(dv.ChildIterator):
 
     def next(self, state):
         if 0 <= self.count <= self.taken:
+            self.source.close()  # as TF: the input is released at the end (generators)
             return dv.END
         element = self.source.next(state)
         if element is not dv.END:

@@ -198,7 +198,7 @@ class ResourceVariable(Variable):
     def _after(self, op, read_value):
         if not read_value:
             return op
-        with self.graph.control_dependencies([op]):
+        with op.graph.control_dependencies([op]):  # op's graph: a function's, inside one
             return self._read_variable_op()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
