@@ -120,6 +120,8 @@ class Scaffold:
                                                        _default_summary_op)
         if self._saver is None:
             self._saver = get_saver_or_default()
+        if hasattr(self._saver, "build"):
+            self._saver.build()  # TF builds a defer_build Saver here
         get_default_graph().finalize()
         logging.info("Graph was finalized.")
         return self

@@ -1,0 +1,2 @@
+"""`tf.estimator.experimental`."""
+from trainflow._src.estimator.model_fn import call_logit_fn  # noqa: F401
