@@ -29,7 +29,7 @@ def _one_of_every_n_export_versions(n):
         for p in paths:
             if p.export_version is None:
                 continue
-            interval = math.floor((p.export_version - 1) / n) if p.export_version else -1
+            interval = math.floor((p.export_version - 1) / n) if p.export_version else 0
             existing = keeper_map.get(interval, None)
             if (not existing) or (existing.export_version < p.export_version):
                 keeper_map[interval] = p

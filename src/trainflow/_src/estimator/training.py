@@ -218,7 +218,8 @@ class _TrainingExecutor:
         if config.task_type not in tasks:
             raise ValueError(f"Task type {config.task_type} is not supported. Supported task "
                              f"types are {sorted(tasks)}")
-        return tasks[config.task_type]()
+        tasks[config.task_type]()  # TF returns nothing from a distributed task
+        return None
 
     def run_local(self):
         config = self._estimator.config
@@ -277,7 +278,7 @@ class _TrainingExecutor:
                     result.metrics[GraphKeys.GLOBAL_STEP] >= self._train_spec.max_steps):
                 logging.info("Exiting evaluation, global_step=%s >= train max_steps=%s",
                              result.metrics[GraphKeys.GLOBAL_STEP], self._train_spec.max_steps)
-                return result.metrics
+                return
             difference = self._eval_spec.throttle_secs - (time.time() - start)
             if difference > 0:
                 logging.info("Waiting %f secs before starting next eval run.", difference)
