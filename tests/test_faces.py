@@ -33,6 +33,7 @@ FACES = {
     "trainflow.estimator": "tf.estimator",
     "trainflow.estimator.experimental": "tf.estimator.experimental",
     "trainflow.estimator.export": "tf.estimator.export",
+    "trainflow.estimator.inputs": "tf.estimator.inputs",
     "trainflow.gfile": "tf.gfile",
     "trainflow.graph_util": "tf.graph_util",
     "trainflow.image": "tf.image",

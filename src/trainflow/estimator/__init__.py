@@ -2,6 +2,7 @@
 RunConfig, train_and_evaluate, exporters, warm starting, and the hooks TF re-exports."""
 from trainflow.estimator import experimental  # noqa: F401
 from trainflow.estimator import export  # noqa: F401
+from trainflow.estimator import inputs  # noqa: F401
 from trainflow._src.estimator.estimator import Estimator, VocabInfo, WarmStartSettings  # noqa: F401
 from trainflow._src.estimator.exporter import (  # noqa: F401
     BestExporter, Exporter, FinalExporter, LatestExporter)
