@@ -312,3 +312,43 @@ def test_export_outputs_become_signatures(tmp_path):
         meta = tf.saved_model.loader.load(sess, ["serve"], d)
         # regress needs a single string input: left out, as TF does.
         assert set(meta.signature_def) == {"serving_default"}
+
+
+def test_export_all_saved_models_train_eval_predict(est, tmp_path):
+    from trainflow.estimator.experimental import build_raw_supervised_input_receiver_fn
+    est.train(input_fn(), steps=2)
+    features = {"x": tf.placeholder(tf.float32, [None, 3])}
+    supervised = build_raw_supervised_input_receiver_fn(features,
+                                                        tf.placeholder(tf.float32, [None, 1]))
+    export_dir = est.experimental_export_all_saved_models(
+        str(tmp_path / "export"), {ModeKeys.TRAIN: supervised, ModeKeys.EVAL: supervised,
+                                   ModeKeys.PREDICT: serving_fn()}).decode()
+    expected = {"train": ("train", "tensorflow/supervised/training"),
+                "eval": ("eval", "tensorflow/supervised/eval"),
+                "serve": ("serving_default", "tensorflow/serving/predict")}
+    for tag, (key, method) in expected.items():
+        with tf.Graph().as_default(), tf.Session() as sess:
+            meta = tf.saved_model.loader.load(sess, [tag], export_dir)
+            sig = meta.signature_def[key]
+            assert sig.method_name == method
+            if tag != "serve":
+                assert set(sig.inputs) == {"x", "label"}
+                assert {"loss", "metrics/mae/value", "metrics/mae/update_op"} <= set(sig.outputs)
+                loss = sess.run(sig.outputs["loss"].name, {sig.inputs["x"].name: X[:4],
+                                                           sig.inputs["label"].name: Y[:4]})
+                w = est.get_variable_value("dense/kernel")
+                b = est.get_variable_value("dense/bias")
+                assert loss == pytest.approx(np.mean((X[:4] @ w + b - Y[:4]) ** 2), rel=1e-5)
+
+
+def test_export_saved_model_experimental_mode(est, tmp_path):
+    from trainflow.estimator.experimental import build_raw_supervised_input_receiver_fn
+    est.train(input_fn(), steps=1)
+    fn = build_raw_supervised_input_receiver_fn({"x": tf.placeholder(tf.float32, [None, 3])},
+                                                tf.placeholder(tf.float32, [None, 1]))
+    d = est.export_saved_model(str(tmp_path / "e"), fn,
+                               experimental_mode=ModeKeys.EVAL).decode()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert set(tf.saved_model.loader.load(sess, ["eval"], d).signature_def) == {"eval"}
+    with pytest.raises(ValueError, match="must have distinct names"):
+        build_raw_supervised_input_receiver_fn({"a": tf.constant(1)}, {"a": tf.constant(1)})

@@ -5,7 +5,8 @@ import os
 
 from trainflow._src import tf_logging as logging
 from trainflow._src.estimator.export_output import (  # noqa: F401 - re-exported
-    ClassificationOutput, ExportOutput, PredictOutput, RegressionOutput)
+    ClassificationOutput, EvalOutput, ExportOutput, PredictOutput, RegressionOutput,
+    TrainOutput, export_outputs_for_mode)
 from trainflow._src.estimator.mode_keys import ModeKeys
 from trainflow._src.estimator.util import get_timestamped_dir
 from trainflow._src.framework import dtypes, errors, tensor_shape
@@ -114,26 +115,69 @@ def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=Non
     return serving_input_receiver_fn
 
 
+def _placeholder_from_tensor(t, default_batch_size=None):
+    shape_list = t.get_shape().as_list()
+    shape_list[0] = default_batch_size
+    return placeholder(dtype=t.dtype, shape=tensor_shape.TensorShape(shape_list),
+                       name=t.op.name)
+
+
+def _placeholders_from_receiver_tensors_dict(input_vals, default_batch_size=None):
+    return {name: _placeholder_from_tensor(t, default_batch_size)
+            for name, t in input_vals.items()}
+
+
 def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
     """A serving_input_receiver_fn whose features are placeholders shaped like `features`
     (a dict of tensors; batch dimension `default_batch_size`), named like them."""
     def serving_input_receiver_fn():
-        receiver_tensors = {}
-        for name, t in features.items():
-            shape_list = t.get_shape().as_list()
-            shape_list[0] = default_batch_size
-            receiver_tensors[name] = placeholder(dtype=t.dtype,
-                                                 shape=tensor_shape.TensorShape(shape_list),
-                                                 name=t.op.name)
+        receiver_tensors = _placeholders_from_receiver_tensors_dict(features,
+                                                                    default_batch_size)
         return ServingInputReceiver(receiver_tensors, receiver_tensors.copy())
     return serving_input_receiver_fn
+
+
+class SupervisedInputReceiver(collections.namedtuple(
+        "SupervisedInputReceiver", ["features", "labels", "receiver_tensors"])):
+    """What a TRAIN or EVAL export's input_receiver_fn returns: features and labels for the
+    model_fn, and the tensors a request feeds."""
+
+    def __new__(cls, features, labels, receiver_tensors):
+        for input_vals in (features, labels):
+            wrap_and_check_input_tensors(input_vals, "feature", allow_int_keys=True)
+        receiver_tensors = wrap_and_check_input_tensors(receiver_tensors, "receiver_tensor")
+        return super().__new__(cls, features=features, labels=labels,
+                               receiver_tensors=receiver_tensors)
+
+
+def build_raw_supervised_input_receiver_fn(features, labels, default_batch_size=None):
+    """An input_receiver_fn for TRAIN/EVAL exports: placeholders shaped like `features` and
+    `labels` (tensors or dicts of tensors), all of them receiver tensors."""
+    if isinstance(features, dict) and isinstance(labels, dict):
+        overlap = set(features) & set(labels)
+        if overlap:
+            raise ValueError("Features and labels must have distinct names. Overlapping "
+                             f"names: {overlap}")
+
+    def supervised_input_receiver_fn():
+        def placeholders(values, default_name):
+            if isinstance(values, dict):
+                made = _placeholders_from_receiver_tensors_dict(values, default_batch_size)
+                return made, made
+            made = _placeholder_from_tensor(values, default_batch_size)
+            return made, {default_name: made}
+        feature_out, feature_receivers = placeholders(features, SINGLE_FEATURE_DEFAULT_NAME)
+        label_out, label_receivers = placeholders(labels, SINGLE_LABEL_DEFAULT_NAME)
+        receiver_tensors = dict(feature_receivers)
+        receiver_tensors.update(label_receivers)
+        return SupervisedInputReceiver(feature_out, label_out, receiver_tensors)
+    return supervised_input_receiver_fn
 
 
 def build_all_signature_defs(receiver_tensors, export_outputs,
                              receiver_tensors_alternatives=None, serving_only=True):
     """{signature name: SignatureDef} for every export output (and every alternative
     receiver as `<receiver>:<output>`); outputs that can't take the receiver are left out."""
-    del serving_only
     if not isinstance(receiver_tensors, dict):
         receiver_tensors = {SINGLE_RECEIVER_DEFAULT_NAME: receiver_tensors}
     if export_outputs is None or not isinstance(export_outputs, dict):
@@ -155,8 +199,10 @@ def build_all_signature_defs(receiver_tensors, export_outputs,
                 excluded[name] = str(e)
     for name, why in excluded.items():
         logging.warning("Export includes no signature for '%s' because: %s", name, why)
-    return {k: v for k, v in signature_def_map.items()
-            if signature_def_utils.is_valid_signature(v)}
+    if serving_only:
+        return {k: v for k, v in signature_def_map.items()
+                if signature_def_utils.is_valid_signature(v)}
+    return signature_def_map
 
 
 def get_timestamped_export_dir(export_dir_base):
@@ -197,6 +243,16 @@ class ExportMixin:
             export_dir_base, {ModeKeys.PREDICT: serving_input_receiver_fn},
             assets_extra=assets_extra, as_text=as_text, checkpoint_path=checkpoint_path,
             strip_default_attrs=strip_default_attrs)
+
+    def experimental_export_all_saved_models(self, export_dir_base, input_receiver_fn_map,
+                                             assets_extra=None, as_text=False,
+                                             checkpoint_path=None):
+        """Exports one SavedModel with a MetaGraphDef per mode of `input_receiver_fn_map`
+        ({ModeKeys: input_receiver_fn}; TRAIN and EVAL take SupervisedInputReceivers)."""
+        return self._export_all_saved_models(export_dir_base, input_receiver_fn_map,
+                                             assets_extra=assets_extra, as_text=as_text,
+                                             checkpoint_path=checkpoint_path,
+                                             strip_default_attrs=True)
 
     def _export_checkpoint_path(self, checkpoint_path):
         if checkpoint_path:
@@ -249,8 +305,11 @@ class ExportMixin:
             spec = self._call_model_fn(features=receiver.features,
                                        labels=getattr(receiver, "labels", None), mode=mode,
                                        config=self.config)
+            export_outputs = export_outputs_for_mode(
+                spec.mode, serving_export_outputs=spec.export_outputs,
+                predictions=spec.predictions, loss=spec.loss, metrics=spec.eval_metric_ops)
             signature_def_map = build_all_signature_defs(
-                receiver.receiver_tensors, spec.export_outputs,
+                receiver.receiver_tensors, export_outputs,
                 getattr(receiver, "receiver_tensors_alternatives", None),
                 serving_only=(mode == ModeKeys.PREDICT))
             with Session(config=self._session_config) as session:

@@ -3,6 +3,9 @@ signature it becomes (TF 1.15's saved_model/model_utils/export_output.py)."""
 import abc
 
 from trainflow._src.framework import dtypes
+from trainflow._src.framework.constant_op import constant
+from trainflow._src.framework.operation import Operation
+from trainflow._src.framework.scopes import control_dependencies
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.saved_model import signature_constants
 from trainflow._src.saved_model import signature_def_utils
@@ -131,3 +134,95 @@ def get_export_outputs(export_outputs, predictions):
                          "as the default.  Do this by naming one of them with "
                          "signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY.")
     return export_outputs
+
+
+class _SupervisedOutput(ExportOutput):
+    """Loss, predictions and metrics of a TRAIN or EVAL export (keys prefixed `loss`,
+    `predictions`, `metrics/<name>/value` and `metrics/<name>/update_op`)."""
+
+    LOSS_NAME = "loss"
+    PREDICTIONS_NAME = "predictions"
+    METRICS_NAME = "metrics"
+    METRIC_VALUE_SUFFIX = "value"
+    METRIC_UPDATE_SUFFIX = "update_op"
+
+    def __init__(self, loss=None, predictions=None, metrics=None):
+        self._loss = self._predictions = self._metrics = None
+        if loss is not None:
+            self._loss = self._prefix_output_keys(
+                self._wrap_and_check_outputs(loss, self.LOSS_NAME), self.LOSS_NAME)
+        if predictions is not None:
+            self._predictions = self._prefix_output_keys(
+                self._wrap_and_check_outputs(predictions, self.PREDICTIONS_NAME),
+                self.PREDICTIONS_NAME)
+        if metrics is not None:
+            self._metrics = self._wrap_and_check_metrics(metrics)
+
+    def _prefix_key(self, key, output_name):
+        if key.find(output_name) != 0:
+            key = output_name + self._SEPARATOR_CHAR + key
+        return key
+
+    def _prefix_output_keys(self, output_dict, output_name):
+        return {self._prefix_key(k, output_name): v for k, v in output_dict.items()}
+
+    def _wrap_and_check_metrics(self, metrics):
+        if not isinstance(metrics, dict):
+            raise ValueError(f"{self.METRICS_NAME} output value must be a dict; got {metrics}.")
+        outputs = {}
+        for key, (metric_val, metric_op) in metrics.items():
+            key = self._prefix_key(self._check_output_key(key, self.METRICS_NAME),
+                                   self.METRICS_NAME)
+            if not isinstance(metric_val, Tensor):
+                raise ValueError(f"{key} output value must be a Tensor; got {metric_val}.")
+            if not isinstance(metric_op, (Tensor, Operation)):
+                raise ValueError(f"{key} update_op must be a Tensor or Operation; got "
+                                 f"{metric_op}.")
+            metric_op_tensor = metric_op
+            if not isinstance(metric_op, Tensor):
+                with control_dependencies([metric_op]):
+                    metric_op_tensor = constant([], name="metric_op_wrapper")
+            outputs[key + self._SEPARATOR_CHAR + self.METRIC_VALUE_SUFFIX] = metric_val
+            outputs[key + self._SEPARATOR_CHAR + self.METRIC_UPDATE_SUFFIX] = metric_op_tensor
+        return outputs
+
+    @property
+    def loss(self):
+        return self._loss
+
+    @property
+    def predictions(self):
+        return self._predictions
+
+    @property
+    def metrics(self):
+        return self._metrics
+
+
+class TrainOutput(_SupervisedOutput):
+    """The outputs of a TRAIN-mode export (a `tensorflow/supervised/training` signature)."""
+
+    def as_signature_def(self, receiver_tensors):
+        return signature_def_utils.supervised_train_signature_def(
+            receiver_tensors, self.loss, self.predictions, self.metrics)
+
+
+class EvalOutput(_SupervisedOutput):
+    """The outputs of an EVAL-mode export (a `tensorflow/supervised/eval` signature)."""
+
+    def as_signature_def(self, receiver_tensors):
+        return signature_def_utils.supervised_eval_signature_def(
+            receiver_tensors, self.loss, self.predictions, self.metrics)
+
+
+def export_outputs_for_mode(mode, serving_export_outputs=None, predictions=None, loss=None,
+                            metrics=None):
+    """The export outputs of a mode: the serving ones for PREDICT, a TrainOutput under
+    `train` or an EvalOutput under `eval`."""
+    if mode == "infer":
+        return get_export_outputs(serving_export_outputs, predictions)
+    if mode == "train":
+        return {"train": TrainOutput(loss=loss, predictions=predictions, metrics=metrics)}
+    if mode == "eval":
+        return {"eval": EvalOutput(loss=loss, predictions=predictions, metrics=metrics)}
+    raise ValueError(f"Export output type not found for mode: {mode}")
