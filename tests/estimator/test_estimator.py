@@ -352,3 +352,222 @@ def test_export_saved_model_experimental_mode(est, tmp_path):
         assert set(tf.saved_model.loader.load(sess, ["eval"], d).signature_def) == {"eval"}
     with pytest.raises(ValueError, match="must have distinct names"):
         build_raw_supervised_input_receiver_fn({"a": tf.constant(1)}, {"a": tf.constant(1)})
+
+
+# -- more of TF's estimator_test ---------------------------------------------------------
+def test_override_a_method_is_refused():
+    class Overrides(Estimator):
+        def train(self, input_fn, hooks=None, steps=None, max_steps=None,
+                  saving_listeners=None):
+            return None
+    with pytest.raises(ValueError, match="cannot override members of Estimator"):
+        Overrides(model_fn, params={})
+
+    class Extends(Estimator):
+        def new_method(self):
+            return 1
+
+        def latest_checkpoint(self):  # an allowed override
+            return None
+    assert Extends(model_fn, params={}).new_method() == 1
+
+
+def test_property_accessors(tmp_path):
+    config = RunConfig(tf_random_seed=3)
+    e = Estimator(model_fn, model_dir=str(tmp_path), config=config, params={"lr": 1.0})
+    assert e.config.tf_random_seed == 3 and e.params == {"lr": 1.0}
+    assert e.model_dir == str(tmp_path) and e.config.model_dir == str(tmp_path)
+
+
+def test_model_fn_forms(tmp_path):
+    class Model:
+        def model_fn(self, features, labels, mode):
+            return model_fn(features, labels, mode, {})
+    forms = [Model().model_fn, lambda features, labels, mode: model_fn(features, labels, mode,
+                                                                       {}),
+             __import__("functools").partial(model_fn, params={})]
+    for i, fn in enumerate(forms):
+        e = Estimator(fn, model_dir=str(tmp_path / str(i)))
+        e.train(input_fn(), steps=1)
+        assert e.get_variable_value("global_step") == 1
+
+
+def test_model_fn_property_binds_params(est):
+    seen = {}
+
+    def fn(features, labels, mode, params, config):
+        seen.update(params=params, config=config)
+        return EstimatorSpec(mode, loss=tf.constant(0.0), train_op=tf.no_op())
+    e = Estimator(fn, model_dir=est.model_dir, params={"a": 1})
+    with tf.Graph().as_default():
+        spec = e.model_fn({"x": tf.constant(X)}, None, ModeKeys.EVAL, e.config)
+    assert isinstance(spec, EstimatorSpec) and seen["params"] == {"a": 1}
+
+
+def test_features_labels_mode_and_config_reach_model_fn(est):
+    seen = {}
+
+    def fn(features, labels, mode, config):
+        seen[mode] = (sorted(features), labels is not None, config.model_dir)
+        pred = tf.layers.dense(features["x"], 1)
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions=pred)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return EstimatorSpec(mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(
+            0.1).minimize(loss, global_step=tf.train.get_global_step()))
+    e = Estimator(fn, model_dir=est.model_dir)
+    e.train(input_fn(), steps=1)
+    e.evaluate(input_fn(), steps=1)
+    next(e.predict(predict_input_fn))
+    assert seen == {ModeKeys.TRAIN: (["x"], True, e.model_dir),
+                    ModeKeys.EVAL: (["x"], True, e.model_dir),
+                    ModeKeys.PREDICT: (["x"], False, e.model_dir)}
+
+
+def test_graph_has_global_step_and_random_seed(tmp_path):
+    seen = {}
+
+    def fn(features, labels, mode):
+        seen[mode] = (tf.train.get_global_step() is not None,
+                      tf.get_default_graph().seed)
+        return EstimatorSpec(mode, loss=tf.constant(0.0),
+                             train_op=tf.assign_add(tf.train.get_global_step(), 1),
+                             predictions=tf.constant([1.0]))
+    e = Estimator(fn, model_dir=str(tmp_path), config=RunConfig(tf_random_seed=11))
+    e.train(input_fn(), steps=1)
+    e.evaluate(input_fn(), steps=1)
+    assert seen == {ModeKeys.TRAIN: (True, 11), ModeKeys.EVAL: (True, 11)}
+
+
+class _Recorder(tf.train.SessionRunHook):
+    def __init__(self):
+        self.calls = 0
+
+    def after_run(self, run_context, run_values):
+        self.calls += 1
+
+
+def test_spec_hooks_are_used_in_each_mode(tmp_path):
+    hooks = {"train": _Recorder(), "chief": _Recorder(), "eval": _Recorder(),
+             "predict": _Recorder()}
+
+    def fn(features, labels, mode):
+        pred = tf.layers.dense(features["x"], 1)
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions=pred, prediction_hooks=[hooks["predict"]])
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return EstimatorSpec(
+            mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.train.get_global_step()),
+            training_hooks=[hooks["train"]], training_chief_hooks=[hooks["chief"]],
+            evaluation_hooks=[hooks["eval"]])
+    e = Estimator(fn, model_dir=str(tmp_path))
+    user = _Recorder()
+    e.train(input_fn(), steps=3, hooks=[user])
+    e.evaluate(input_fn(), steps=2)
+    list(e.predict(predict_input_fn))
+    assert (user.calls, hooks["train"].calls, hooks["chief"].calls) == (3, 3, 3)
+    assert hooks["eval"].calls == 2 and hooks["predict"].calls == 3
+
+
+def test_scaffold_is_used(tmp_path):
+    calls = []
+
+    def fn(features, labels, mode):
+        pred = tf.layers.dense(features["x"], 1)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        scaffold = tf.train.Scaffold(init_fn=lambda scaffold, sess: calls.append(mode))
+        return EstimatorSpec(mode, loss=loss, scaffold=scaffold,
+                             predictions=pred, train_op=tf.train.GradientDescentOptimizer(
+                                 0.1).minimize(loss, global_step=tf.train.get_global_step()))
+    e = Estimator(fn, model_dir=str(tmp_path))
+    e.train(input_fn(), steps=1)
+    assert calls == [ModeKeys.TRAIN]  # init_fn runs only when nothing is restored
+
+
+def test_tuple_metrics_and_tensor_summary(est):
+    def fn(features, labels, mode):
+        pred = tf.layers.dense(features["x"], 1)
+        loss = tf.losses.mean_squared_error(labels, pred)
+        mean, update = tf.metrics.mean(pred)
+        return EstimatorSpec(mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(
+            0.1).minimize(loss, global_step=tf.train.get_global_step()),
+            eval_metric_ops={"mean_pred": (mean, update)})
+    e = Estimator(fn, model_dir=est.model_dir)
+    e.train(input_fn(), steps=1)
+    results = e.evaluate(input_fn(), steps=1)
+    assert set(results) == {"loss", "mean_pred", "global_step"}
+
+
+def test_input_fn_returning_a_three_tuple(est):
+    with pytest.raises(ValueError, match="input_fn should return"):
+        est.train(lambda: (tf.constant(X), tf.constant(Y), tf.constant(Y)), steps=1)
+
+
+def test_predict_from_checkpoint_path_and_invalid_path(tmp_path):
+    e = Estimator(model_fn, model_dir=str(tmp_path), params={},
+                  config=RunConfig(save_checkpoints_steps=2))
+    e.train(input_fn())
+    first = next(e.predict(predict_input_fn,
+                           checkpoint_path=str(tmp_path / "model.ckpt-2")))["y"]
+    latest = next(e.predict(predict_input_fn))["y"]
+    assert not np.allclose(first, latest)
+    with pytest.raises(ValueError):
+        next(e.predict(predict_input_fn, checkpoint_path=str(tmp_path / "nothing")))
+
+
+def test_predict_batch_length_mismatch(tmp_path):
+    def fn(features, mode):
+        return EstimatorSpec(mode, predictions={"a": features["x"],
+                                                "b": tf.constant([[1.0]])})
+    e = Estimator(fn, model_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="Batch length of predictions should be same"):
+        list(e.predict(predict_input_fn))
+
+
+def test_export_int_feature_keys_and_tensor_features(est, tmp_path):
+    from trainflow.estimator.export import TensorServingInputReceiver
+
+    def fn(features, labels, mode):
+        x = features if isinstance(features, tf.Tensor) else features[0]
+        pred = tf.layers.dense(x, 1, name="dense")
+        if mode == ModeKeys.PREDICT:
+            return EstimatorSpec(mode, predictions={"y": pred})
+        loss = tf.losses.mean_squared_error(labels, pred)
+        return EstimatorSpec(mode, loss=loss, train_op=tf.train.GradientDescentOptimizer(
+            0.1).minimize(loss, global_step=tf.train.get_global_step()))
+    e = Estimator(fn, model_dir=str(tmp_path / "m"))
+    e.train(lambda: (tf.constant(X), tf.constant(Y)), steps=1)
+
+    def tensor_receiver():
+        p = tf.placeholder(tf.float32, [None, 3])
+        return TensorServingInputReceiver(p, {"x": p})
+
+    def int_key_receiver():
+        p = tf.placeholder(tf.float32, [None, 3])
+        return tf.estimator.export.ServingInputReceiver({0: p}, {"x": p})
+    for receiver in (tensor_receiver, int_key_receiver):
+        d = e.export_saved_model(str(tmp_path / "e"), receiver).decode()
+        with tf.Graph().as_default(), tf.Session() as sess:
+            sig = tf.saved_model.loader.load(sess, ["serve"], d).signature_def[
+                "serving_default"]
+            assert set(sig.inputs) == {"x"} and set(sig.outputs) == {"y"}
+
+
+def test_export_var_not_found(tmp_path, est):
+    est.train(input_fn(), steps=1)
+
+    def other_fn(features, labels, mode):
+        pred = tf.layers.dense(features["x"], 1, name="other")
+        return EstimatorSpec(mode, predictions={"y": pred})
+    e = Estimator(other_fn, model_dir=est.model_dir)
+    with pytest.raises(ValueError, match="Could not load all requested variables"):
+        e.export_saved_model(str(tmp_path / "e"), serving_fn())
+
+
+def test_export_from_warm_start(est, tmp_path):
+    est.train(input_fn(), steps=1)
+    e = Estimator(model_fn, model_dir=str(tmp_path / "fresh"), params={},
+                  warm_start_from=est.model_dir)
+    d = e.export_saved_model(str(tmp_path / "e"), serving_fn()).decode()
+    assert os.path.exists(os.path.join(d, "saved_model.pb"))

@@ -163,6 +163,7 @@ class Estimator(export_lib.ExportMixin):
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None,
                  warm_start_from=None):
+        Estimator._assert_members_are_not_overridden(self)
         self._config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
         self._model_dir = self._config.model_dir
         self._session_config = self._config.session_config
@@ -174,6 +175,24 @@ class Estimator(export_lib.ExportMixin):
         self._model_fn = model_fn
         self._params = copy.deepcopy(params or {})
         self._warm_start_settings = _get_default_warm_start_settings(warm_start_from)
+
+    _ALLOWED_OVERRIDES = {"model_fn", "_create_and_assert_global_step",
+                          "_export_all_saved_models", "latest_checkpoint",
+                          "_validate_features_in_predict_input", "_call_input_fn",
+                          "_add_meta_graph_for_mode"}
+
+    def _assert_members_are_not_overridden(self):
+        """TF's rule: a subclass may add methods but override only a few."""
+        members = {}
+        for klass in reversed(Estimator.__mro__[:-1]):
+            members.update({k: v for k, v in vars(klass).items() if not k.startswith("__")})
+        overridden = sorted(
+            m for m, value in vars(type(self)).items()
+            if m in members and m not in self._ALLOWED_OVERRIDES and members[m] is not value
+            and type(self) is not Estimator)
+        if overridden:
+            raise ValueError("Subclasses of Estimator cannot override members of Estimator. "
+                             f"{self.__class__} does override {overridden}")
 
     @property
     def model_dir(self):
