@@ -13,7 +13,7 @@ from trainflow._src.estimator import model_fn as model_fn_lib
 from trainflow._src.estimator import run_config
 from trainflow._src.estimator.mode_keys import ModeKeys
 from trainflow._src.estimator.util import fn_args, parse_input_fn_result
-from trainflow._src.framework.graph import Graph
+from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.random_seed import set_random_seed
 from trainflow._src.framework.scopes import add_to_collection, device, get_collection
@@ -384,34 +384,37 @@ class Estimator(export_lib.ExportMixin):
         batches or until the input ends; returns the metrics, `loss` and `global_step`, and
         writes them as summaries in eval_dir(name)."""
         hooks = _check_hooks_type(hooks)
-        if steps is not None:
-            if steps <= 0:
-                raise ValueError(f"Must specify steps > 0, given: {steps}")
-            hooks.append(evaluation.StopAfterNEvalsHook(num_evals=steps))
+        hooks.extend(self._convert_eval_steps_to_hooks(steps))
         if not checkpoint_path:
             latest_path = self.latest_checkpoint()
             if not latest_path:
                 logging.info(f"Could not find trained model in model_dir: {self._model_dir}, "
                              "running initialization to evaluate.")
             checkpoint_path = latest_path
-        with Graph().as_default() as g:
-            set_random_seed(self._config.tf_random_seed)
-            global_step_tensor = self._create_and_assert_global_step(g)
-            features, labels, input_hooks = self._get_features_and_labels_from_input_fn(
-                input_fn, ModeKeys.EVAL)
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
-            self._maybe_warm_start(checkpoint_path)
-            results = self._evaluate_with_spec(spec, global_step_tensor, input_hooks, hooks,
-                                               checkpoint_path)
-        output_dir = self.eval_dir(name)
-        step = results[GraphKeys.GLOBAL_STEP]
-        evaluation.write_dict_to_summary(output_dir, results, step)
-        if checkpoint_path:
-            evaluation.write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
-        return results
+        with Graph().as_default():
+            scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(
+                input_fn, hooks, checkpoint_path)
+            return self._evaluate_run(checkpoint_path, scaffold, update_op, eval_dict,
+                                      all_hooks, self.eval_dir(name))
 
-    def _evaluate_with_spec(self, spec, global_step_tensor, input_hooks, hooks,
-                            checkpoint_path):
+    @staticmethod
+    def _convert_eval_steps_to_hooks(steps):
+        if steps is None:
+            return []
+        if steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        return [evaluation.StopAfterNEvalsHook(num_evals=steps)]
+
+    def _evaluate_build_graph(self, input_fn, hooks=None, checkpoint_path=None):
+        """Builds the EVAL graph in the default graph: (scaffold, update_op, eval_dict,
+        all_hooks)."""
+        g = get_default_graph()
+        set_random_seed(self._config.tf_random_seed)
+        global_step_tensor = self._create_and_assert_global_step(g)
+        features, labels, input_hooks = self._get_features_and_labels_from_input_fn(
+            input_fn, ModeKeys.EVAL)
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self.config)
+        self._maybe_warm_start(checkpoint_path)
         if model_fn_lib.LOSS_METRIC_KEY in spec.eval_metric_ops:
             raise ValueError(f'Metric with name "{model_fn_lib.LOSS_METRIC_KEY}" is not '
                              "allowed, because Estimator already defines a default metric "
@@ -422,11 +425,21 @@ class Estimator(export_lib.ExportMixin):
             raise ValueError("Metric with name `global_step` is not allowed, because Estimator "
                              "already defines a default metric with the same name.")
         eval_dict[GraphKeys.GLOBAL_STEP] = global_step_tensor
-        all_hooks = list(input_hooks) + list(hooks) + list(spec.evaluation_hooks or [])
-        return evaluation.evaluate_once(
+        all_hooks = list(input_hooks) + list(hooks or []) + list(spec.evaluation_hooks or [])
+        return _eval_scaffold(spec.scaffold), update_op, eval_dict, all_hooks
+
+    def _evaluate_run(self, checkpoint_path, scaffold, update_op, eval_dict, all_hooks,
+                      output_dir):
+        """Runs one evaluation of the built graph and writes its summaries."""
+        results = evaluation.evaluate_once(
             checkpoint_path=checkpoint_path, master=self._config.evaluation_master,
-            scaffold=_eval_scaffold(spec.scaffold), eval_ops=update_op, final_ops=eval_dict,
-            hooks=all_hooks, config=self._session_config)
+            scaffold=scaffold, eval_ops=update_op, final_ops=eval_dict, hooks=all_hooks,
+            config=self._session_config)
+        step = results[GraphKeys.GLOBAL_STEP]
+        evaluation.write_dict_to_summary(output_dir, results, step)
+        if checkpoint_path:
+            evaluation.write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
+        return results
 
     # -- predict --------------------------------------------------------------------------
     def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
