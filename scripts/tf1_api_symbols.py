@@ -28,6 +28,31 @@ RNN_CELL = """BasicLSTMCell BasicRNNCell DeviceWrapper DropoutWrapper GRUCell LS
 LSTMStateTuple MultiRNNCell RNNCell ResidualWrapper""".split()
 
 
+# `tf.estimator` is tensorflow_estimator's (removed in TF 2.16); its TF 1.15
+# `tf.compat.v1.estimator` names, from tensorflow_estimator 1.15's estimator_export calls:
+ESTIMATOR = """BaselineClassifier BaselineEstimator BaselineRegressor BestExporter BinaryClassHead
+BoostedTreesClassifier BoostedTreesEstimator BoostedTreesRegressor CheckpointSaverHook
+CheckpointSaverListener DNNClassifier DNNEstimator DNNLinearCombinedClassifier
+DNNLinearCombinedEstimator DNNLinearCombinedRegressor DNNRegressor Estimator EstimatorSpec
+EvalSpec Exporter FeedFnHook FinalExporter FinalOpsHook GlobalStepWaiterHook Head
+LatestExporter LinearClassifier LinearEstimator LinearRegressor LoggingTensorHook
+LogisticRegressionHead ModeKeys MultiClassHead MultiHead MultiLabelHead
+NanLossDuringTrainingError NanTensorHook PoissonRegressionHead ProfilerHook RegressionHead
+RunConfig SecondOrStepTimer SessionRunArgs SessionRunContext SessionRunHook SessionRunValues
+StepCounterHook StopAtStepHook SummarySaverHook TrainSpec VocabInfo WarmStartSettings
+add_metrics classifier_parse_example_spec regressor_parse_example_spec train_and_evaluate
+experimental.InMemoryEvaluatorHook experimental.KMeans experimental.LinearSDCA
+experimental.build_raw_supervised_input_receiver_fn experimental.call_logit_fn
+experimental.dnn_logit_fn_builder experimental.linear_logit_fn_builder
+experimental.make_early_stopping_hook experimental.make_stop_at_checkpoint_step_hook
+experimental.stop_if_higher_hook experimental.stop_if_lower_hook
+experimental.stop_if_no_decrease_hook experimental.stop_if_no_increase_hook
+export.ClassificationOutput export.ExportOutput export.PredictOutput export.RegressionOutput
+export.ServingInputReceiver export.TensorServingInputReceiver
+export.build_parsing_serving_input_receiver_fn export.build_raw_serving_input_receiver_fn
+inputs.numpy_input_fn inputs.pandas_input_fn""".split()
+
+
 def prefix_is_api(module):
     return module.__name__.startswith(("tensorflow._api", "tensorflow.compat"))
 
@@ -65,6 +90,8 @@ def main():
         out.update("tf.layers." + name for name in LAYERS)
     if not any(p.startswith("tf.nn.rnn_cell.") for p in out):
         out.update("tf.nn.rnn_cell." + name for name in RNN_CELL)
+    if not any(p.startswith("tf.estimator.") for p in out):
+        out.update("tf.estimator." + name for name in ESTIMATOR)
     version = tf.version.VERSION
     sys.stdout.write(f"# TensorFlow {version}'s tf.compat.v1 namespace (TF 1.15's API "
                      "with the few names TF 2.x added to it); made by "

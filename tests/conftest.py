@@ -17,7 +17,8 @@ import pytest
 _TESTS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_TESTS, "helpers"))
 
-from tf_interop import TF_SKIP_REASON  # noqa: E402 - needs the helpers folder on sys.path
+from tf_interop import (  # noqa: E402 - needs the helpers folder on sys.path
+    TF_ESTIMATOR_SKIP_REASON, TF_SKIP_REASON)
 
 if os.environ.get("TRAINFLOW_XLA") == "1" and "--tf_xla_auto_jit" not in \
         os.environ.get("TF_XLA_FLAGS", ""):
@@ -26,7 +27,8 @@ if os.environ.get("TRAINFLOW_XLA") == "1" and "--tf_xla_auto_jit" not in \
 
 
 def _runs_tensorflow(item):
-    return any(m.kwargs.get("reason") == TF_SKIP_REASON for m in item.iter_markers("skipif"))
+    return any(m.kwargs.get("reason") in (TF_SKIP_REASON, TF_ESTIMATOR_SKIP_REASON)
+               for m in item.iter_markers("skipif"))
 
 
 def _needs_jax(item):

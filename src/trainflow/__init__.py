@@ -141,8 +141,8 @@ from trainflow._src.framework.versions import (  # noqa: E402, F401
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "gfile",
-               "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
+_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
+               "gfile", "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
                "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
                "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
                "summary", "test", "train", "version", "xla")

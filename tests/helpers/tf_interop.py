@@ -12,6 +12,12 @@ from tf_fork_server import ForkServerClient
 TF_PYTHON = os.environ.get("TRAINFLOW_TF_PYTHON")
 TF_SKIP_REASON = "TRAINFLOW_TF_PYTHON is not set"
 needs_tf = pytest.mark.skipif(not TF_PYTHON, reason=TF_SKIP_REASON)
+# A python with TensorFlow 2.15 and tensorflow-estimator 2.15 (the last TensorFlow with
+# tf.estimator; Python <= 3.11), for the Estimator model_dir tests.
+TF_ESTIMATOR_PYTHON = os.environ.get("TRAINFLOW_TF_ESTIMATOR_PYTHON")
+TF_ESTIMATOR_SKIP_REASON = "TRAINFLOW_TF_ESTIMATOR_PYTHON is not set"
+needs_tf_estimator = pytest.mark.skipif(not TF_ESTIMATOR_PYTHON,
+                                        reason=TF_ESTIMATOR_SKIP_REASON)
 # TensorFlow quiet, on the CPU, and without oneDNN's differently rounded kernels.
 TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "3", "TF_ENABLE_ONEDNN_OPTS": "0", "CUDA_VISIBLE_DEVICES": ""}
 

@@ -126,7 +126,8 @@ def markdown(symbols, op_types):
         "",
         f"{have} of the {len(symbols)} public symbols of TensorFlow 2.21's `tf.compat.v1` "
         "(TF 1.15's `tf.*` API with the few names TF 2.x added to it) exist in "
-        "`trainflow.compat.v1` (not counted: `tf.raw_ops`, `tf.keras`, `tf.estimator`).",
+        "`trainflow.compat.v1` (not counted: `tf.raw_ops`, `tf.keras`; `tf.estimator`'s "
+        "names are tensorflow_estimator 1.15's, which TensorFlow 2.16 dropped).",
         "",
         "| namespace | available | of |",
         "|---|---:|---:|",

@@ -4,7 +4,7 @@ from trainflow._src import tf_logging as logging
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.ops.control_flow import control_flow_ops
-from trainflow._src.ops.state import variable_helpers
+from trainflow._src.ops.state import tables, variable_helpers
 from trainflow._src.ops.summary.summary_ops import merge_all
 from trainflow._src.train.saver import Saver
 
@@ -120,6 +120,8 @@ class Scaffold:
                                                        _default_summary_op)
         if self._saver is None:
             self._saver = get_saver_or_default()
+        if hasattr(self._saver, "build"):
+            self._saver.build()  # TF builds a defer_build Saver here
         get_default_graph().finalize()
         logging.info("Graph was finalized.")
         return self
@@ -185,5 +187,6 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        """Initializes the local variables (TF also initializes lookup tables here)."""
-        return control_flow_ops.group(variable_helpers.local_variables_initializer())
+        """Initializes the local variables and the lookup tables, as TF's does."""
+        return control_flow_ops.group(variable_helpers.local_variables_initializer(),
+                                      tables.tables_initializer())
