@@ -3,6 +3,7 @@ hold up interpreter exit, a step whose caller went away or whose server stopped 
 cancelled on every task, and a ps task's `server.join()` returns once its chief closes the
 task's SERVER_DONE_QUEUE."""
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -151,7 +152,7 @@ def test_join_returns_when_the_done_queue_is_closed():
 
 
 # -- whole processes --------------------------------------------------------------------
-def test_sync_replicas_trainer_processes_exit_on_their_own():
+def test_sync_replicas_trainer_processes_exit_on_their_own(tmp_path):
     """TF's mnist_replica in miniature (Supervisor never stopped, session never closed,
     the chief's queue runner blocked in the ps's accumulator at the end): 1 ps and 2
     workers, all three processes end by themselves."""
@@ -159,22 +160,33 @@ def test_sync_replicas_trainer_processes_exit_on_their_own():
     hosts = [f"--ps_hosts=localhost:{ports[0]}",
              f"--worker_hosts=localhost:{ports[1]},localhost:{ports[2]}"]
     extra = ["--train_steps=12", "--done_queue", "--sync_replicas"]
-    procs = [_spawn([replica_trainer.__file__, *hosts, f"--job_name={job}",
-                     f"--task_index={i}", *extra])
-             for job, i in (("ps", 0), ("worker", 0), ("worker", 1))]
+    tasks = [("ps", 0), ("worker", 0), ("worker", 1)]
+    logs = [tmp_path / f"{job}{i}.log" for job, i in tasks]
+    env = dict(_ENV, PYTHONFAULTHANDLER="1")
+    procs = []
+    for (job, i), log in zip(tasks, logs):
+        with open(log, "w") as out:
+            procs.append(subprocess.Popen(
+                [sys.executable, replica_trainer.__file__, *hosts, f"--job_name={job}",
+                 f"--task_index={i}", *extra], env=env, stdout=out,
+                stderr=subprocess.STDOUT))
     deadline = time.monotonic() + 120
-    outs = []
     try:
         for p in procs:
-            out, _ = p.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            outs.append(out)
+            p.wait(max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        pytest.fail("a task did not exit: " + " | ".join(
-            f"{p.args[1:]} alive" for p in procs if p.poll() is None))
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGABRT)  # faulthandler writes every thread's stack
+                p.wait(10)
+        pytest.fail("a task did not exit:\n" + "\n".join(
+            f"--- {log.name}\n{log.read_text()[-6000:]}" for log in logs))
     finally:
         for p in procs:
-            p.kill()
-            p.wait(10)
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
+    outs = [log.read_text() for log in logs]
     assert [p.returncode for p in procs] == [0, 0, 0], outs
     assert "ps done" in outs[0]
     assert "worker 0 done: global step" in outs[1] and "worker 1 done" in outs[2]

@@ -101,10 +101,21 @@ def main(argv=None):
     images /= 16.0
     onehot = np.eye(10, dtype=np.float32)[labels]
     start, step = 0, 0
+    # With sync replicas a worker may wait for a token that never comes once the others
+    # have stopped (TF's as well): its last step gives up after a while.
+    options = tf.RunOptions(timeout_in_ms=15000)
     while step < args.train_steps:
         idx = np.arange(start, start + args.batch_size) % 1500
         start += args.batch_size
-        _, step = sess.run([train_step, global_step], {x: images[idx], y_: onehot[idx]})
+        try:
+            _, step = sess.run([train_step, global_step], {x: images[idx], y_: onehot[idx]},
+                               options=options)
+        except tf.errors.DeadlineExceededError:
+            if not args.sync_replicas:
+                raise
+            step = sess.run(global_step)
+            print(f"worker {args.task_index}: no sync token after global step {step}")
+            break
     val = sess.run(xent, {x: images[1500:], y_: onehot[1500:]})
     print(f"worker {args.task_index} done: global step {step}, validation cross entropy "
           f"{val:g}", flush=True)
