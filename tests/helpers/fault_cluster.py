@@ -33,6 +33,7 @@ class Task:
         self.cluster, self.job, self.index = cluster, job, index
         self.proc = None
         self.done = None
+        self.steps_since_start = 0
         self.serving = threading.Event()
         self.log = []
 
@@ -43,6 +44,7 @@ class Task:
     def start(self):
         self.serving.clear()
         self.done = None
+        self.steps_since_start = 0
         self.proc = subprocess.Popen(
             [sys.executable, fault_trainer.__file__, *self.cluster.argv(self.job, self.index)],
             env=_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -53,6 +55,7 @@ class Task:
             self.log.append(line)
             del self.log[:-200]
             if line.startswith("step "):
+                self.steps_since_start += 1
                 self.cluster.record(self, int(line.split()[1]))
             elif line.startswith("done "):
                 self.done = line.split()[1]
@@ -78,8 +81,9 @@ class FaultCluster:
     """
 
     def __init__(self, directory, workers=2, last_step=150, save_steps=10, step_sleep=0.02,
-                 seed=0):
+                 seed=0, stop_file=None):
         self.directory = directory
+        self.stop_file = stop_file
         self.last_step, self.save_steps, self.step_sleep = last_step, save_steps, step_sleep
         ports = free_ports(1 + workers)
         self.ps_hosts = f"localhost:{ports[0]}"
@@ -89,6 +93,7 @@ class FaultCluster:
         self.rng = random.Random(seed)
         self._lock = threading.Lock()
         self.steps = []          # (time, task name, global step)
+        self.kills = []          # (time, "ps" / "chief" / "worker", global step before)
         self.checkpoints = []    # (time, checkpoint step), as the state file named them
         self.figures = {"kills": 0, "resumes": 0, "hangs": 0, "corrupt_checkpoints": 0,
                         "below_checkpoint": 0, "max_step_drop": 0, "checkpoints_read": 0}
@@ -99,7 +104,8 @@ class FaultCluster:
         return [f"--job_name={job}", f"--task_index={index}", f"--ps_hosts={self.ps_hosts}",
                 f"--worker_hosts={self.worker_hosts}", f"--checkpoint_dir={self.directory}",
                 f"--last_step={self.last_step}", f"--save_steps={self.save_steps}",
-                f"--step_sleep={self.step_sleep}"]
+                f"--step_sleep={self.step_sleep}"] + (
+                    [f"--stop_file={self.stop_file}"] if self.stop_file else [])
 
     # -- records -----------------------------------------------------------------------
     def record(self, task, step):
@@ -146,13 +152,20 @@ class FaultCluster:
             time.sleep(0.05)
         return False
 
+    def request_stop(self):
+        """Ends training (the workers' stop-file hook) before `last_step`."""
+        with open(self.stop_file, "w"):
+            pass
+
     def finished(self):
         return all(w.done is not None for w in self.workers)
 
     def kill_and_restart(self, task, down_s=0.0, resume_timeout=90):
         """SIGKILLs `task`, restarts it after `down_s` seconds, and waits until the
-        global step passes where it was at the kill (a resume). Returns whether it did."""
+        global step passes where it was at the kill and, for a worker, the restarted
+        worker trains again (a resume). Returns whether it did."""
         before = self.max_step()
+        self.kills.append((time.monotonic(), self._kind(task), before))
         task.kill()
         self.figures["kills"] += 1
         self.check_checkpoints()
@@ -160,11 +173,16 @@ class FaultCluster:
         task.start()
         deadline = time.monotonic() + resume_timeout
         while time.monotonic() < deadline:
-            if self.max_step() > before + 1 or self.finished():
+            back = task.job == "ps" or task.steps_since_start > 0
+            if (back and self.max_step() > before + 1) or self.finished():
                 self.figures["resumes"] += 1
                 return True
             time.sleep(0.05)
         return False
+
+    @staticmethod
+    def _kind(task):
+        return "ps" if task.job == "ps" else "chief" if task.index == 0 else "worker"
 
     def random_task(self):
         return self.rng.choice([self.ps, *self.workers])
@@ -224,6 +242,15 @@ class FaultCluster:
             self.figures["max_step_drop"] = max(self.figures["max_step_drop"],
                                                 running_max - step)
             running_max = max(running_max, step)
+        # The global step lost to each kill: how far below its value at the kill the
+        # steps reported before the next kill went, the largest per kind of task killed.
+        drops = {}
+        bounds = [t for t, _, _ in self.kills[1:]] + [float("inf")]
+        for (t0, kind, before), t1 in zip(self.kills, bounds):
+            after = [s for t, _, s in steps if t0 <= t < t1]
+            lost = max(0, before - min(after)) if after else 0
+            drops[kind] = max(drops.get(kind, 0), lost)
+        self.figures["max_step_drop_by_killed"] = drops
 
     def logs(self):
         return {t.name: "".join(t.log[-30:]) for t in [self.ps, *self.workers]}

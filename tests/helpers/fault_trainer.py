@@ -12,6 +12,7 @@ checkpoint every --save_steps global steps and restores the newest one when it (
 ps) comes back, as TensorFlow's chief does.
 """
 import argparse
+import os
 import time
 
 import numpy as np
@@ -30,7 +31,20 @@ def _args(argv=None):
     p.add_argument("--save_steps", type=int, default=10)
     p.add_argument("--step_sleep", type=float, default=0.02)
     p.add_argument("--timeout_ms", type=int, default=10000)
+    p.add_argument("--stop_file", default=None,
+                   help="training also stops once this file exists")
     return p.parse_args(argv)
+
+
+class _StopFileHook(tf.train.SessionRunHook):
+    """Requests a stop once `path` exists (how the long fault run ends training)."""
+
+    def __init__(self, path):
+        self._path = path
+
+    def after_run(self, run_context, run_values):
+        if os.path.exists(self._path):
+            run_context.request_stop()
 
 
 def _graph(cluster, task):
@@ -59,12 +73,15 @@ def main(argv=None):
     config = tf.ConfigProto(operation_timeout_in_ms=args.timeout_ms, device_filters=[
         "/job:ps", f"/job:worker/task:{args.task_index}"])
     step = None
+    hooks = [tf.train.StopAtStepHook(last_step=args.last_step)]
+    if args.stop_file:
+        hooks.append(_StopFileHook(args.stop_file))
     with tf.train.MonitoredTrainingSession(
             master=server.target, is_chief=args.task_index == 0,
             checkpoint_dir=args.checkpoint_dir, save_checkpoint_steps=args.save_steps,
             save_summaries_steps=None, save_summaries_secs=None, log_step_count_steps=None,
             config=config, stop_grace_period_secs=5,
-            hooks=[tf.train.StopAtStepHook(last_step=args.last_step)]) as sess:
+            hooks=hooks) as sess:
         while not sess.should_stop():
             _, step = sess.run([train, gs])
             print(f"step {step}", flush=True)

@@ -31,6 +31,10 @@ def test_kills_of_a_worker_the_ps_and_the_chief(tmp_path):
     assert figures["hangs"] == 0 and figures["corrupt_checkpoints"] == 0
     assert figures["checkpoints_read"] > 0
     assert figures["below_checkpoint"] == 0, figures
+    # A restarted ps is restored from the newest checkpoint: at most one checkpoint
+    # interval (and a step in flight per worker) is lost; a worker's restart loses none.
+    drops = figures["max_step_drop_by_killed"]
+    assert drops["ps"] <= 10 + 2 and drops["worker"] <= 2, figures
     assert max(s for _, _, s in cluster.steps) >= 120
 
 
