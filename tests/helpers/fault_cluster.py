@@ -56,7 +56,8 @@ class Task:
             del self.log[:-200]
             if line.startswith("step "):
                 self.steps_since_start += 1
-                self.cluster.record(self, int(line.split()[1]))
+                _, step, began = line.split()
+                self.cluster.record(self, int(step), float(began))
             elif line.startswith("done "):
                 self.done = line.split()[1]
             elif line.startswith("serving"):
@@ -92,7 +93,7 @@ class FaultCluster:
         self.workers = [Task(self, "worker", i) for i in range(workers)]
         self.rng = random.Random(seed)
         self._lock = threading.Lock()
-        self.steps = []          # (time, task name, global step)
+        self.steps = []          # (time the step began, task name, global step)
         self.kills = []          # (time, "ps" / "chief" / "worker", global step before)
         self.checkpoints = []    # (time, checkpoint step), as the state file named them
         self.figures = {"kills": 0, "resumes": 0, "hangs": 0, "corrupt_checkpoints": 0,
@@ -108,10 +109,10 @@ class FaultCluster:
                     [f"--stop_file={self.stop_file}"] if self.stop_file else [])
 
     # -- records -----------------------------------------------------------------------
-    def record(self, task, step):
-        now = time.monotonic()
+    def record(self, task, step, began):
+        """A step of `task` that began at time `began` (time.time()) read `step`."""
         with self._lock:
-            self.steps.append((now, task.name, step))
+            self.steps.append((began, task.name, step))
 
     def max_step(self):
         with self._lock:
@@ -132,7 +133,7 @@ class FaultCluster:
                 step = None
             if step is not None and step != last:
                 with self._lock:
-                    self.checkpoints.append((time.monotonic(), step))
+                    self.checkpoints.append((time.time(), step))
                 last = step
             time.sleep(0.02)
 
@@ -165,7 +166,7 @@ class FaultCluster:
         global step passes where it was at the kill and, for a worker, the restarted
         worker trains again (a resume). Returns whether it did."""
         before = self.max_step()
-        self.kills.append((time.monotonic(), self._kind(task), before))
+        self.kills.append((time.time(), self._kind(task), before))
         task.kill()
         self.figures["kills"] += 1
         self.check_checkpoints()
@@ -227,8 +228,9 @@ class FaultCluster:
                 self.figures["corrupt_checkpoints"] += 1
 
     def analyse(self):
-        """Counts reported steps below the newest checkpoint written before them (less
-        one in-flight step per worker), and the largest drop below the running maximum."""
+        """Counts reported steps below the newest checkpoint written before they began
+        (less one in-flight step per worker), and the largest drop below the running
+        maximum."""
         slack = len(self.workers)
         with self._lock:
             steps, ckpts = sorted(self.steps), list(self.checkpoints)

@@ -6,7 +6,8 @@ MonitoredTrainingSession and checkpoints, for the cluster fault tests (`fault_cl
 
 A ps serves until it is killed. A worker trains a small least-squares model whose
 variables (and the global step) live on the ps; after each step it prints
-"step <global step>" (the harness follows progress and regressions from these lines) and
+"step <global step> <time the step began>" (the harness follows progress and
+regressions from these lines) and
 "done <global step>" when StopAtStepHook ends training. The chief (task 0) writes a
 checkpoint every --save_steps global steps and restores the newest one when it (or the
 ps) comes back, as TensorFlow's chief does.
@@ -83,8 +84,9 @@ def main(argv=None):
             config=config, stop_grace_period_secs=5,
             hooks=hooks) as sess:
         while not sess.should_stop():
+            began = time.time()
             _, step = sess.run([train, gs])
-            print(f"step {step}", flush=True)
+            print(f"step {step} {began:.6f}", flush=True)
             time.sleep(args.step_sleep)
     print(f"done {step}", flush=True)
 
