@@ -50,6 +50,10 @@ def run(kills, seed, save_steps=10, exit_deadline_s=120):
         cluster.wait_progress(save_steps, timeout=60)
         cluster.request_stop()
         codes = cluster.finish(deadline_s=exit_deadline_s)
+        for task, code in zip(cluster.workers, codes):
+            if code != 0:
+                print(f"--- {task.name} exited with {code}:\n{cluster.logs()[task.name]}",
+                      flush=True)
     finally:
         cluster.close()
     figures = dict(cluster.figures, kills_by_task=by_task, worker_exit_codes=codes,

@@ -94,7 +94,7 @@ class FaultCluster:
         self.rng = random.Random(seed)
         self._lock = threading.Lock()
         self.steps = []          # (time the step began, task name, global step)
-        self.kills = []          # (time, "ps" / "chief" / "worker", global step before)
+        self.kills = []          # (time, "ps" / "chief" / "worker", current global step)
         self.checkpoints = []    # (time, checkpoint step), as the state file named them
         self.figures = {"kills": 0, "resumes": 0, "hangs": 0, "corrupt_checkpoints": 0,
                         "below_checkpoint": 0, "max_step_drop": 0, "checkpoints_read": 0}
@@ -117,6 +117,11 @@ class FaultCluster:
     def max_step(self):
         with self._lock:
             return max((s for _, _, s in self.steps), default=-1)
+
+    def current_step(self):
+        """The global step the latest step read (below max_step() after a restore)."""
+        with self._lock:
+            return max(self.steps, default=(0, "", -1))[2]
 
     def _newest_checkpoint_step(self):
         state = cm.get_checkpoint_state(self.directory)
@@ -166,7 +171,7 @@ class FaultCluster:
         global step passes where it was at the kill and, for a worker, the restarted
         worker trains again (a resume). Returns whether it did."""
         before = self.max_step()
-        self.kills.append((time.time(), self._kind(task), before))
+        self.kills.append((time.time(), self._kind(task), self.current_step()))
         task.kill()
         self.figures["kills"] += 1
         self.check_checkpoints()
