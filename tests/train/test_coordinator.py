@@ -1,4 +1,6 @@
 """Coordinator and LooperThread: stop requests, exception reporting, join and grace."""
+import contextlib
+import logging
 import threading
 import time
 
@@ -58,6 +60,19 @@ def test_clean_stop_exceptions_are_not_reported():
         tf.train.Coordinator().request_stop("not an exception")
 
 
+@contextlib.contextmanager
+def _captured_log():
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logger = tf.get_logger()
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+
+
 def test_join_reports_stragglers():
     coord = tf.train.Coordinator()
     release = threading.Event()
@@ -65,8 +80,13 @@ def test_join_reports_stragglers():
     t.start()
     try:
         coord.request_stop()
-        with pytest.raises(RuntimeError, match="threads still running: straggler"):
-            coord.join([t], stop_grace_period_secs=0.05)
+        with _captured_log() as records:
+            with pytest.raises(RuntimeError, match="threads still running: straggler"):
+                coord.join([t], stop_grace_period_secs=0.05)
+        # The thread given up on is logged with its name and where it is stuck.
+        logged = "\n".join(r.getMessage() for r in records)
+        assert "Thread straggler is still running" in logged
+        assert "in wait" in logged and "threading.py" in logged
         coord.clear_stop()
         coord.request_stop()
         coord.join([t], stop_grace_period_secs=0.01, ignore_live_threads=True)

@@ -13,7 +13,7 @@ from trainflow._src.framework.graph import Graph
 from trainflow._src.framework import graph_def as graph_def_lib
 from trainflow._src.protos import config_pb2, graph_pb2, master_pb2, worker_pb2
 from trainflow._src.runtime import planner
-from trainflow._src.distributed import master_partial_run, partition, placement
+from trainflow._src.distributed import daemon_pool, master_partial_run, partition, placement
 
 _STATUS_RETRY_S = 0.2
 _DISCOVERY_TIMEOUT_S = 60.0
@@ -285,8 +285,7 @@ class MasterService:
         self._handles = itertools.count(1)
         self._lock = threading.Lock()
         self._incarnations = {}
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=32,
-                                                          thread_name_prefix="tf-master")
+        self.pool = daemon_pool.DaemonPool(max_workers=32, thread_name_prefix="tf-master")
 
     def worker(self, task):
         return self._worker_stub(task)
@@ -420,5 +419,12 @@ class MasterService:
             s.close()
         return master_pb2.ResetResponse()
 
-    def close(self):
+    def close(self, wait_s=_ABORT_WAIT_S):
+        """Closes every master session (their steps end with CancelledError on every
+        task), waiting at most `wait_s` seconds for the tasks to answer."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        closing = [self.pool.submit(s.close) for s in sessions]
+        concurrent.futures.wait(closing, timeout=wait_s)
         self.pool.shutdown(wait=False, cancel_futures=True)

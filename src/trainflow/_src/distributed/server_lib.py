@@ -8,6 +8,7 @@ binds only the address its cluster entry names; run clusters on trusted networks
 import itertools
 import random
 import threading
+import time
 
 from trainflow._src.distributed.master import MasterService
 from trainflow._src.distributed.worker import WorkerService
@@ -17,9 +18,12 @@ from trainflow._src.protos.tensorflow_server_pb2 import ServerDef
 from trainflow._src.runtime import targets
 from trainflow._src.runtime.resources import ResourceManager
 from trainflow._src.train.cluster_spec import ClusterSpec
-from trainflow._src.distributed import placement, wire
+from trainflow._src.distributed import daemon_pool, placement, wire
 
 _ids = itertools.count(1)
+# A client closing the queue of this shared_name on a task ends that task's join().
+SERVER_DONE_QUEUE = "trainflow_server_done"
+_DONE_POLL_S = 0.2
 
 
 def _make_server_def(server_or_cluster_def, job_name, task_index, protocol, config):
@@ -87,8 +91,7 @@ class Server:
             raise errors.NotFoundError(
                 None, None, "No server factory registered for the given ServerDef: protocol "
                 f"{self._server_def.protocol!r} (trainflow serves \"grpc\")")
-        import grpc
-        import concurrent.futures
+        import grpc  # lazy: grpcio only when a server is created
 
         sd = self._server_def
         cluster = ClusterSpec(sd.cluster)
@@ -102,10 +105,10 @@ class Server:
         # A RecvTensor holds a server thread until its tensor is produced, and each step
         # of each peer may have remote_recv.WINDOW of them waiting here: the pool is
         # large enough that they never keep the RunGraph that produces them from starting
-        # (threads are only made when calls are in flight together).
+        # (threads are only made when calls are in flight together). Its threads are
+        # daemons: a handler blocked in a step never keeps the process from exiting.
         self._grpc = grpc.server(
-            concurrent.futures.ThreadPoolExecutor(max_workers=512,
-                                                  thread_name_prefix="tf-server"),
+            daemon_pool.DaemonPool(max_workers=512, thread_name_prefix="tf-server"),
             options=wire.CHANNEL_OPTIONS)
         try:
             bound = self._grpc.add_insecure_port(f"{host}:{port}")
@@ -192,8 +195,29 @@ class Server:
 
     def join(self, timeout=None):
         """Blocks until the server stops (or `timeout` seconds pass, a trainflow extra).
-        Returns whether it stopped."""
-        return self._stopped.wait(timeout)
+        Returns whether it stopped.
+
+        A task also ends here when a client closes the queue with shared_name
+        `SERVER_DONE_QUEUE` placed on it (how a chief tells its ps tasks that training is
+        done, in TensorFlow's own protocol: a FIFOQueue and its QueueClose run on the ps;
+        a TensorFlow ps just keeps a closed queue). `join()` then stops the server and
+        returns True.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            wait = _DONE_POLL_S if deadline is None else \
+                min(_DONE_POLL_S, max(0.0, deadline - time.monotonic()))
+            if self._stopped.wait(wait):
+                return True
+            if self._done_queue_closed():
+                self.stop()
+                return True
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+
+    def _done_queue_closed(self):
+        queue = self._resources.lookup("queue", SERVER_DONE_QUEUE)
+        return queue is not None and queue.is_closed()
 
     def stop(self, grace=0.5):
         """Stops serving and drops the task's state (a trainflow extra: TensorFlow's

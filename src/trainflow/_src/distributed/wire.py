@@ -54,8 +54,11 @@ _RESPONSE_CODECS = {
 }
 
 # gRPC lets a message be at most 4 MiB by default; tensors are bigger.
+# As TensorFlow's channels: no message size limit, and a task that comes back is reached
+# again within a second (gRPC's default backoff grows to two minutes).
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", -1),
-                   ("grpc.max_receive_message_length", -1)]
+                   ("grpc.max_receive_message_length", -1),
+                   ("grpc.max_reconnect_backoff_ms", 1000)]
 
 
 def method_path(service, method):

@@ -67,6 +67,7 @@ class WorkerService:
         self._lock = threading.Lock()
         self.rendezvous = rendezvous.RendezvousTable()
         self._channels = {}
+        self._running = 0
 
     # -- service methods ---------------------------------------------------------------
     def GetStatus(self, request, context):  # noqa: N802 - gRPC method names
@@ -136,13 +137,24 @@ class WorkerService:
             options = options or config_pb2.RunOptions()
             options.trace_level = config_pb2.RunOptions.FULL_TRACE
             metadata = config_pb2.RunMetadata()
+        watch = _StepWatch(self.rendezvous, request.step_id)
+        if getattr(context, "add_callback", None) is not None:
+            # The RPC ends before the step when the master cancels it, closes, or dies: the
+            # step's blocked kernels then end with CancelledError (TF's call cancellation).
+            context.add_callback(watch.rpc_ended)
         prev = rendezvous.set_current(step)
+        self._count_running(1)
         try:
-            part.session.run(part.ops, options=options, run_metadata=metadata)
+            part.session._run_cancellable(part.ops, options, metadata, watch.attach)  # noqa: SLF001
         except errors.OpError as e:
+            watch.finish()
             self.rendezvous.cleanup(request.step_id, e)
             raise
+        except BaseException:
+            watch.finish()
+            raise
         finally:
+            self._count_running(-1)
             rendezvous.set_current(prev)
             recvs.close()
         resp = worker_pb2.RunGraphResponse()
@@ -155,6 +167,7 @@ class WorkerService:
         for key in request.recv_key:
             value, _ = rv.recv(key, deadline)
             wire.to_tensor_proto(value, resp.recv.add(name=key).tensor)
+        watch.finish()
         if not request.is_partial or request.is_last_partial_run:
             self.rendezvous.finish(request.step_id)
         return resp
@@ -181,6 +194,14 @@ class WorkerService:
         return worker_pb2.MarkRecvFinishedResponse()
 
     # -- helpers -----------------------------------------------------------------------
+    def _count_running(self, delta):
+        with self._lock:
+            self._running += delta
+
+    def steps_running(self):
+        """How many RunGraph steps are running on this task now."""
+        return self._running
+
     def _stub(self, task):
         with self._lock:
             stub = self._channels.get(task)
@@ -191,10 +212,56 @@ class WorkerService:
             return stub
 
     def close(self):
+        """Cancels every step running here (CancelledError to its waiters) and forgets
+        the registered graphs."""
         self.rendezvous.abort_all(errors.CancelledError(None, None, "Server stopped"))
         with self._lock:
+            parts = [part for _, part in self._graphs.values()]
             self._graphs.clear()
             self._channels.clear()
+        for part in parts:
+            part.session.close()
+
+
+class _StepWatch:
+    """Cancels one RunGraph's step when its RPC ends before the step does."""
+
+    __slots__ = ("_lock", "_rendezvous", "_step_id", "_state", "_ended", "_finished")
+
+    def __init__(self, rendezvous_table, step_id):
+        self._lock = threading.Lock()
+        self._rendezvous = rendezvous_table
+        self._step_id = step_id
+        self._state = None
+        self._ended = self._finished = False
+
+    def attach(self, state):
+        """Called with the step's RunState before it starts."""
+        with self._lock:
+            self._state = state
+            ended = self._ended
+        if ended:
+            state.cancel(_RPC_CANCELLED)
+
+    def finish(self):
+        """The step is over: a later end of the RPC is the normal one."""
+        with self._lock:
+            self._finished = True
+
+    def rpc_ended(self):
+        with self._lock:
+            if self._finished:
+                return
+            self._ended = True
+            state = self._state
+        if state is not None:
+            state.cancel(_RPC_CANCELLED)
+        self._rendezvous.cleanup(self._step_id,
+                                 errors.CancelledError(None, None, _RPC_CANCELLED))
+
+
+_RPC_CANCELLED = ("RunGraph was cancelled: the master cancelled the step, closed its "
+                  "session or went away")
 
 
 def _deadline(context):

@@ -192,8 +192,16 @@ class BaseSession:
                                   options, run_metadata)
         return structure.build(values)
 
+    def _run_cancellable(self, fetches, options, run_metadata, on_state):
+        """`run(fetches)` without feeds, calling `on_state(RunState)` before the step
+        starts: how a worker cancels the one step whose RPC ended (its peer went away)."""
+        structure = FetchStructure(self._graph, fetches)
+        values = self._run_elements(tuple(structure.elements), (), (), options, run_metadata,
+                                    on_state=on_state)
+        return structure.build(values)
+
     def _run_elements(self, elements, feed_tensors, feed_values, options, run_metadata,
-                      plan=None):
+                      plan=None, on_state=None):
         if plan is None:
             plan = self._plan_for(elements, feed_tensors)
         timeout = self._default_timeout_ms
@@ -210,6 +218,8 @@ class BaseSession:
             if self._closed:
                 raise errors.CancelledError(None, None, "Session has been closed.")
             active[state] = None
+        if on_state is not None:
+            on_state(state)
         prev = run_state.set_current(state)
         try:
             if trace is not None:

@@ -6,6 +6,7 @@ import contextlib
 import sys
 import threading
 import time
+import traceback
 
 from trainflow._src import tf_logging as logging
 from trainflow._src.framework import errors
@@ -121,6 +122,7 @@ class Coordinator:
           RuntimeError: if threads are still alive after the grace period (unless
             `ignore_live_threads`).
         """
+        stop_grace_period_secs_initial = stop_grace_period_secs
         with self._lock:
             threads = set(self._registered_threads) | set(threads or ())
         while any(t.is_alive() for t in threads) and not self.wait_for_stop(1.0):
@@ -130,7 +132,9 @@ class Coordinator:
             time.sleep(stop_wait_secs)
             stop_grace_period_secs -= stop_wait_secs
             stop_wait_secs = max(min(2 * stop_wait_secs, stop_grace_period_secs), 0.001)
-        stragglers = [t.name for t in threads if t.is_alive()]
+        alive = [t for t in threads if t.is_alive()]
+        log_stragglers(alive, stop_grace_period_secs_initial)
+        stragglers = [t.name for t in alive]
         with self._lock:
             self._joined = True
             self._registered_threads = set()
@@ -155,6 +159,19 @@ class Coordinator:
             if self._exc_info_to_raise:
                 _, ex, tb = self._exc_info_to_raise
                 raise ex.with_traceback(tb)
+
+
+def log_stragglers(threads, waited_secs):
+    """Logs the name and the stack of each of `threads` (still alive after a join gave up
+    on them after `waited_secs` seconds), so a hang at shutdown says where it is."""
+    if not threads:
+        return
+    frames = sys._current_frames()  # noqa: SLF001 - the only way to see another stack
+    for t in threads:
+        frame = frames.get(t.ident)
+        stack = "".join(traceback.format_stack(frame)) if frame is not None else "(no stack)\n"
+        logging.warning("Thread %s is still running %g s after the stop request; giving "
+                        "up on it. Its stack:\n%s", t.name, waited_secs, stack.rstrip())
 
 
 class LooperThread(threading.Thread):
