@@ -39,6 +39,8 @@ FACES = {
     "trainflow.layers": "tf.layers",
     "trainflow.linalg": "tf.linalg",
     "trainflow.logging": "tf.logging",
+    "trainflow.lookup": "tf.lookup",
+    "trainflow.lookup.experimental": "tf.lookup.experimental",
     "trainflow.manip": "tf.manip",
     "trainflow.nest": "tf.nest",
     "trainflow.losses": "tf.losses",

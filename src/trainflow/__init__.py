@@ -143,8 +143,8 @@ __version__ = VERSION
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
 _NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "gfile",
                "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
-               "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
-               "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
+               "lookup", "losses", "manip", "math", "metrics", "nest", "nn", "python_io",
+               "queue", "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
                "summary", "test", "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.

@@ -132,6 +132,11 @@ _OP_MODULES = {
         "MatrixSolve MatrixTriangularSolve Svd"),
     "trainflow._src.ops.linalg.matrix_diag": (
         "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3"),
+    "trainflow._src.ops.lookup.lookup_ops": (
+        "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
+        "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
+        "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
+        "MutableHashTableV2"),
     "trainflow._src.ops.math.argmax_scan": (
         "ArgMax ArgMin Cumprod Cumsum"),
     "trainflow._src.ops.math.bitwise": (
@@ -389,6 +394,11 @@ _GRADIENT_MODULES = {
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
     "trainflow._src.ops.linalg.matrix_diag": (
         "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3"),
+    "trainflow._src.ops.lookup.lookup_ops": (
+        "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
+        "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
+        "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
+        "MutableHashTableV2"),
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
