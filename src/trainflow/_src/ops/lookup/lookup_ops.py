@@ -54,6 +54,9 @@ def _hash_table(name, attrs, inputs):
 def _mutable(name, attrs, inputs):
     shape = attrs.get("value_shape")
     shape = () if shape is None else tuple(shape.as_list())
+    if len(shape) > 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Default value must be a vector, got shape {table_impl._fmt(shape)}")
     return table_impl.TableResource(name, _np(attrs["key_dtype"]), _np(attrs["value_dtype"]),
                                     shape)
 

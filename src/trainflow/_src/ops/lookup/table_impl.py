@@ -62,6 +62,8 @@ class TableResource:
                 None, None, f"Expected shape {_fmt(self.value_shape)} or [] for "
                             f"default_value, got {_fmt(default.shape)}")
         default = np.broadcast_to(default, self.value_shape)
+        if not self.value_shape:
+            default = default[()]  # a scalar, not a 0-d array, into an object array
         out = np.empty((keys.size,) + self.value_shape, dtype=self.value_dtype)
         with self.lock:
             get = self._data.get
@@ -72,7 +74,8 @@ class TableResource:
     def _items(self, keys, values):
         n = np.asarray(keys).size
         vals = np.asarray(values, dtype=self.value_dtype).reshape((n,) + self.value_shape)
-        return zip(key_list(keys), (vals[i].copy() for i in range(n)))
+        dtype = self.value_dtype
+        return zip(key_list(keys), (np.array(vals[i], dtype=dtype) for i in range(n)))
 
     def insert(self, keys, values):
         keys, values = self.check_key_value(keys, values)
