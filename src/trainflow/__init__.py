@@ -55,6 +55,7 @@ from trainflow._src.ops.sparse.sparse_matmul import sparse_tensor_dense_matmul  
 from trainflow._src.ops.sparse.sparse_add import sparse_add  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape  # noqa: F401
 from trainflow._src.ops.sparse.sparse_concat import sparse_concat  # noqa: F401
+from trainflow._src.ops.sparse.sparse_ops import sparse_fill_empty_rows  # noqa: F401
 from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
     sparse_mask, sparse_retain, sparse_transpose)

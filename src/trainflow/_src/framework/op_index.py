@@ -158,7 +158,7 @@ _OP_MODULES = {
     "trainflow._src.ops.math.einsum": (
         "Einsum"),
     "trainflow._src.ops.math.histogram_ops": (
-        "DenseBincount HistogramFixedWidth"),
+        "Bucketize DenseBincount HistogramFixedWidth"),
     "trainflow._src.ops.math.matmul": (
         "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr"),
     "trainflow._src.ops.math.numerics": (
@@ -221,7 +221,7 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseReorder SparseToDense"),
+        "SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": (
@@ -414,6 +414,8 @@ _GRADIENT_MODULES = {
         "CumulativeLogsumexp"),
     "trainflow._src.ops.math.einsum": (
         "Einsum"),
+    "trainflow._src.ops.math.histogram_ops": (
+        "Bucketize"),
     "trainflow._src.ops.math.matmul_grad": (
         "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul"),
     "trainflow._src.ops.math.numerics": (
@@ -473,7 +475,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseReorder SparseToDense"),
+        "SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceSum"),
     "trainflow._src.ops.sparse.sparse_serialize": (

@@ -1,10 +1,11 @@
 """Sparse <-> dense: SparseToDense and SparseReorder ops, sparse_placeholder,
-sparse_tensor_to_dense / sparse_to_dense / sparse_reorder."""
+sparse_tensor_to_dense / sparse_to_dense / sparse_reorder; SparseFillEmptyRows (and its
+gradient op): `sparse_fill_empty_rows` gives every empty row one (row, 0, ...) entry."""
 import numpy as np
 
-from trainflow._src.framework import dtypes
+from trainflow._src.framework import dtypes, errors
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
@@ -13,14 +14,17 @@ from trainflow._src.ops.array.shape_util import (
     shape_of, with_rank, with_rank_at_most)
 from trainflow._src.framework.constant_op import placeholder, placeholder_with_default
 from trainflow._src.framework.sparse_tensor import _static_shape
+from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.framework.tensor_util import constant_value
 from trainflow._src.ops.array.create import range as range_, zeros, zeros_like
 from trainflow._src.ops.array.gather import gather, gather_nd, invert_permutation
 from trainflow._src.ops.array.identity import identity
 from trainflow._src.ops.array.shape import shape
 from trainflow._src.ops.math.reductions import reduce_sum
 
-__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder"]
+__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder",
+           "sparse_fill_empty_rows"]
 
 _ORDER_HINT = ("Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
                "correctly ordered copy.\n\n")
@@ -231,3 +235,90 @@ def sparse_placeholder(dtype, shape=None, name=None):
     result = SparseTensor(values=values, indices=indices, dense_shape=dense_shape)
     result._dense_shape_default = default
     return result
+
+
+# -- SparseFillEmptyRows ------------------------------------------------------------------
+def _fill_kernel(indices, values, dense_shape, default_value):
+    indices = np.asarray(indices, np.int64).reshape(-1, max(np.size(dense_shape), 1))
+    dense_shape = np.asarray(dense_shape, np.int64)
+    if np.ndim(default_value) != 0:
+        raise errors.InvalidArgumentError(None, None, "default_value must be a scalar")
+    n_rows = int(dense_shape[0]) if dense_shape.size else 0
+    rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
+    if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
+        bad = int(np.flatnonzero((rows < 0) | (rows >= n_rows))[0])
+        raise errors.InvalidArgumentError(
+            None, None, f"indices({bad}, 0) is invalid: {int(rows[bad])} >= {n_rows}")
+    counts = np.bincount(rows, minlength=n_rows) if n_rows else np.zeros(0, np.int64)
+    empty = counts == 0
+    filled = np.where(empty, 1, counts)
+    starts = np.concatenate([[0], np.cumsum(filled)[:-1]]).astype(np.int64) if n_rows \
+        else np.zeros(0, np.int64)
+    total = int(filled.sum()) if n_rows else 0
+    out_idx = np.zeros((total, indices.shape[1]), np.int64)
+    values = np.asarray(values)
+    out_val = np.empty(total, dtype=values.dtype)
+    reverse = np.empty(len(rows), np.int64)
+    seen = np.zeros(n_rows, np.int64)
+    for i, r in enumerate(rows):
+        pos = starts[r] + seen[r]
+        seen[r] += 1
+        reverse[i] = pos
+        out_idx[pos] = indices[i]
+        out_val[pos] = values[i]
+    for r in np.flatnonzero(empty):
+        out_idx[starts[r], 0] = r
+        out_val[starts[r]] = default_value
+    return out_idx, out_val, empty, reverse
+
+
+def _fill_shape(op):
+    n = op.inputs[0].get_shape().with_rank(2)[1]
+    dense_shape = constant_value(op.inputs[2])
+    rows = None if dense_shape is None or not np.size(dense_shape) else int(dense_shape[0])
+    return [TensorShape([None, n]), TensorShape([None]), TensorShape([rows]),
+            TensorShape([None])]
+
+
+register_op("SparseFillEmptyRows", inputs=["indices: int64", "values: T", "dense_shape: int64",
+                                           "default_value: T"],
+            outputs=["output_indices: int64", "output_values: T", "empty_row_indicator: bool",
+                     "reverse_index_map: int64"],
+            attrs=["T: type"], shape_fn=_fill_shape, kernel=_fill_kernel)
+
+
+def _fill_grad_kernel(reverse_index_map, grad_values):
+    grad_values = np.asarray(grad_values)
+    d_values = grad_values[np.asarray(reverse_index_map, np.int64)]
+    return d_values, (grad_values.sum() - d_values.sum()).astype(grad_values.dtype)
+
+
+register_op("SparseFillEmptyRowsGrad", inputs=["reverse_index_map: int64", "grad_values: T"],
+            outputs=["d_values: T", "d_default_value: T"], attrs=["T: type"],
+            shape_fn=lambda op: [op.inputs[0].get_shape(), TensorShape(())],
+            kernel=_fill_grad_kernel)
+
+
+NotDifferentiable("SparseFillEmptyRowsGrad")  # TF registers no gradient for it
+
+
+@RegisterGradient("SparseFillEmptyRows")
+def _fill_grad(op, unused_grad_indices, output_grad_values, unused_empty, unused_reverse):
+    d_values, d_default = apply_op("SparseFillEmptyRowsGrad",
+                                   reverse_index_map=op.outputs[3],
+                                   grad_values=output_grad_values).outputs
+    return [None, d_values, None, d_default]
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """Fills the empty rows of `sp_input` with one `default_value` entry at column 0.
+
+    Returns:
+      (the filled SparseTensor, a bool vector: which rows were empty).
+    """
+    with name_scope(name, "SparseFillEmptyRows", [sp_input]):
+        default_value = convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        out = apply_op("SparseFillEmptyRows", indices=sp_input.indices,
+                       values=sp_input.values, dense_shape=sp_input.dense_shape,
+                       default_value=default_value).outputs
+        return SparseTensor(out[0], out[1], sp_input.dense_shape), out[2]
