@@ -30,6 +30,7 @@ FACES = {
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",
     "trainflow.errors": "tf.errors",
+    "trainflow.feature_column": "tf.feature_column",
     "trainflow.gfile": "tf.gfile",
     "trainflow.graph_util": "tf.graph_util",
     "trainflow.image": "tf.image",

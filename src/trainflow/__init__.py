@@ -142,7 +142,8 @@ from trainflow._src.framework.versions import (  # noqa: E402, F401
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "gfile",
+_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors",
+               "feature_column", "gfile",
                "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
                "lookup", "losses", "manip", "math", "metrics", "nest", "nn", "python_io",
                "queue", "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
