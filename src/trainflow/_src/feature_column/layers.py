@@ -5,6 +5,7 @@ named as TensorFlow names them (`input_layer/<column>_embedding/embedding_weight
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
+from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor_or_sparse_tensor
 from trainflow._src.feature_column.categorical import CategoricalColumn, DenseColumn, \
@@ -213,3 +214,16 @@ def make_parse_example_spec(feature_columns):
                                  f"{key}. Given {value} and {result[key]}")
         result.update(config)
     return result
+
+
+def transform_features(features, feature_columns):
+    """{column: its transformed tensor} of `feature_columns` over `features` (TF's
+    `_transform_features`)."""
+    feature_columns = _normalize_feature_columns(feature_columns)
+    outputs = {}
+    with name_scope(None, default_name="transform_features", values=features.values()):
+        builder = LazyBuilder(features)
+        for column in sorted(feature_columns, key=lambda c: c.name):
+            with name_scope(None, default_name=column.name):
+                outputs[column] = builder.get(column)
+    return outputs

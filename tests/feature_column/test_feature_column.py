@@ -1,0 +1,281 @@
+"""Port of TensorFlow's feature_column_test (python/feature_column/feature_column_test.py):
+LazyColumnTest, NumericColumnTest, BucketizedColumnTest and the categorical, indicator,
+embedding, input_layer and linear_model tests ported so far. Each test names the TF test
+method it ports."""
+import copy
+
+import numpy as np
+import pytest
+
+import trainflow.compat.v1 as tf
+from trainflow._src.feature_column.categorical import FeatureColumn
+from trainflow._src.feature_column.layers import LazyBuilder, transform_features
+
+fc = tf.feature_column
+
+
+def _initialized_session():
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    sess.run(tf.tables_initializer())
+    return sess
+
+
+def _linear_var(name):
+    return [v for v in tf.global_variables() if v.op.name == f"linear_model/{name}"][0]
+
+
+def _example(**floats):
+    return tf.train.Example(features=tf.train.Features(feature={
+        k: tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        for k, v in floats.items()})).SerializeToString()
+
+
+# -- LazyColumnTest --------------------------------------------------------------------------
+class _Counter(FeatureColumn):
+    def __init__(self, out=None):
+        self.num_transform = 0
+        self.out = out
+
+    name = "TransformCounter"
+    _parse_example_spec = None
+
+    def _transform_feature(self, cache):
+        self.num_transform += 1
+        return self.out if self.out is not None else cache.get("a")
+
+
+def test_transformations_called_once():  # test_transormations_called_once
+    with tf.Graph().as_default():
+        builder = LazyBuilder(features={"a": [[2], [3.0]]})
+        column = _Counter()
+        builder.get(column)
+        builder.get(column)
+        assert column.num_transform == 1
+
+
+def test_returns_transform_output():  # test_returns_transform_output
+    builder = LazyBuilder(features={"a": [[2], [3.0]]})
+    column = _Counter("Output")
+    assert builder.get(column) == "Output" and builder.get(column) == "Output"
+
+
+def test_does_not_pollute_given_features_dict():  # test_does_not_pollute_given_features_dict
+    features = {"a": [[2], [3.0]]}
+    LazyBuilder(features=features).get(_Counter("Output"))
+    assert list(features) == ["a"]
+
+
+def test_error_if_feature_is_not_found():  # test_error_if_feature_is_not_found
+    with pytest.raises(ValueError, match="bbb is not in features dictionary"):
+        LazyBuilder(features={"a": [[2], [3.0]]}).get("bbb")
+
+
+def test_not_supported_feature_column():  # test_not_supported_feature_column
+    class NotAProperColumn(FeatureColumn):
+        name = "NotAProperColumn"
+        _parse_example_spec = None
+
+        def _transform_feature(self, cache):
+            return None
+
+    with pytest.raises(ValueError, match="NotAProperColumn is not supported"):
+        LazyBuilder(features={"a": [[2], [3.0]]}).get(NotAProperColumn())
+
+
+def test_key_should_be_string_or_feature_column():  # test_key_should_be_string_or_feature_colum
+    with pytest.raises(TypeError, match='"key" must be either a "str" or "_FeatureColumn".'):
+        LazyBuilder(features={"a": [[2], [3.0]]}).get(object())
+
+
+# -- NumericColumnTest -----------------------------------------------------------------------
+def test_numeric_defaults():  # test_defaults
+    a = fc.numeric_column("aaa")
+    assert (a.key, a.shape, a.default_value, a.dtype, a.normalizer_fn) == (
+        "aaa", (1,), None, tf.float32, None)
+
+
+@pytest.mark.parametrize("kwargs, shape, default", [
+    ({"shape": [1, 2], "default_value": [[3, 2.0]]}, (1, 2), ((3.0, 2.0),)),  # ..._as_tuple
+    ({"default_value": 4.0}, (1,), (4.0,)),  # test_default_value_saved_as_tuple
+    ({"shape": [2, 3], "default_value": 2.0}, (2, 3), ((2.0,) * 3, (2.0,) * 3)),
+    # test_scalar_deafult_value_fills_the_shape
+    ({"shape": [1, 2], "default_value": np.array([[3.0, 2.0]])}, (1, 2), ((3.0, 2.0),)),
+    # test_numpy_default_value
+])
+def test_numeric_shape_and_default_saved_as_tuples(kwargs, shape, default):
+    # test_shape_saved_as_tuple, test_default_value_saved_as_tuple,
+    # test_scalar_deafult_value_fills_the_shape, test_numpy_default_value
+    a = fc.numeric_column("aaa", **kwargs)
+    assert a.shape == shape and a.default_value == default
+
+
+def test_shape_and_default_value_compatibility():  # test_shape_and_default_value_compatibility
+    fc.numeric_column("aaa", shape=[2], default_value=[1, 2.0])
+    fc.numeric_column("aaa", shape=[3, 2], default_value=[[2, 3], [1, 2], [2, 3.0]])
+    for shape, value in (([2], [1, 2, 3.0]), ([3, 1], [[2, 3], [1, 2], [2, 3.0]]),
+                         ([3, 3], [[2, 3], [1, 2], [2, 3.0]])):
+        with pytest.raises(ValueError, match="The shape of default_value"):
+            fc.numeric_column("aaa", shape=shape, default_value=value)
+
+
+def test_default_value_type_check():  # test_default_value_type_check
+    fc.numeric_column("aaa", shape=[2], default_value=[1, 2.0], dtype=tf.float32)
+    fc.numeric_column("aaa", shape=[2], default_value=[1, 2], dtype=tf.int32)
+    with pytest.raises(TypeError, match="must be compatible with dtype"):
+        fc.numeric_column("aaa", shape=[2], default_value=[1, 2.0], dtype=tf.int32)
+    with pytest.raises(TypeError, match="default_value must be compatible with dtype"):
+        fc.numeric_column("aaa", default_value=["string"])
+
+
+def test_shape_must_be_positive_integer():  # test_shape_must_be_positive_integer
+    with pytest.raises(TypeError, match="shape dimensions must be integer"):
+        fc.numeric_column("aaa", shape=[1.0])
+    with pytest.raises(ValueError, match="shape dimensions must be greater than 0"):
+        fc.numeric_column("aaa", shape=[0])
+
+
+def test_dtype_is_convertible_to_float():  # test_dtype_is_convertable_to_float
+    with pytest.raises(ValueError, match="dtype must be convertible to float"):
+        fc.numeric_column("aaa", dtype=tf.string)
+
+
+def test_numeric_parse_spec():  # test_parse_spec
+    a = fc.numeric_column("aaa", shape=[2, 3], dtype=tf.int32)
+    assert a._parse_example_spec == {"aaa": tf.FixedLenFeature((2, 3), dtype=tf.int32)}
+
+
+@pytest.mark.parametrize("default, want", [  # test_parse_example_{no,with}_default_value
+    (None, [[20.0, 110.0]]), (11.0, [[20.0, 110.0], [11.0, 11.0]])])
+def test_numeric_parse_example(default, want):
+    price = fc.numeric_column("price", shape=[2], default_value=default)
+    serialized = [_example(price=[20.0, 110.0])]
+    if default is not None:
+        serialized.append(_example(something_else=[20.0, 110.0]))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        features = tf.parse_example(serialized=serialized,
+                                    features=fc.make_parse_example_spec([price]))
+        assert "price" in features
+        np.testing.assert_array_equal(sess.run(features["price"]), want)
+
+
+def test_normalizer_fn_must_be_callable():  # test_normalizer_fn_must_be_callable
+    with pytest.raises(TypeError, match="must be a callable"):
+        fc.numeric_column("price", normalizer_fn="NotACallable")
+
+
+def test_normalizer_fn_transform_feature():  # test_normalizer_fn_transform_feature
+    price = fc.numeric_column("price", shape=[2], normalizer_fn=lambda t: t + 2.0)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        output = transform_features({"price": [[1.0, 2.0], [5.0, 6.0]]}, [price])
+        np.testing.assert_array_equal(sess.run(output[price]), [[3.0, 4.0], [7.0, 8.0]])
+
+
+def test_numeric_get_dense_tensor():  # test_get_dense_tensor
+    price = fc.numeric_column("price", shape=[2], normalizer_fn=lambda t: t + 2.0)
+    with tf.Graph().as_default():
+        builder = LazyBuilder({"price": [[1.0, 2.0], [5.0, 6.0]]})
+        assert builder.get(price) is price._get_dense_tensor(builder)
+
+
+def test_sparse_tensor_not_supported():  # test_sparse_tensor_not_supported
+    price = fc.numeric_column("price")
+    with tf.Graph().as_default():
+        builder = LazyBuilder({"price": tf.SparseTensor(indices=[[0, 0]], values=[0.3],
+                                                        dense_shape=[1, 1])})
+        with pytest.raises(ValueError, match="must be a Tensor"):
+            price._transform_feature(builder)
+
+
+def test_numeric_deep_copy():  # test_deep_copy
+    a_copy = copy.deepcopy(fc.numeric_column("aaa", shape=[1, 2], default_value=[[3.0, 2.0]]))
+    assert (a_copy.name, a_copy.shape, a_copy.default_value) == ("aaa", (1, 2), ((3.0, 2.0),))
+
+
+def test_numeric_linear_model():  # NumericColumnTest.test_linear_model
+    price = fc.numeric_column("price")
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"price": [[1.0], [5.0]]}, [price])
+        bias, price_var = _linear_var("bias_weights"), _linear_var("price/weights")
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(bias), [0.0])
+            np.testing.assert_allclose(sess.run(price_var), [[0.0]])
+            np.testing.assert_allclose(sess.run(predictions), [[0.0], [0.0]])
+            sess.run(price_var.assign([[10.0]]))
+            np.testing.assert_allclose(sess.run(predictions), [[10.0], [50.0]])
+
+
+# -- BucketizedColumnTest --------------------------------------------------------------------
+def test_invalid_source_column_type_and_shape():
+    # test_invalid_source_column_type, test_invalid_source_column_shape
+    with pytest.raises(ValueError, match="source_column must be a column generated with "
+                                         "numeric_column"):
+        fc.bucketized_column(fc.categorical_column_with_hash_bucket("aaa", 10), [0, 1])
+    with pytest.raises(ValueError, match="source_column must be one-dimensional column"):
+        fc.bucketized_column(fc.numeric_column("aaa", shape=[2, 3]), [0, 1])
+
+
+@pytest.mark.parametrize("boundaries", [None, 1.0, [1, 0], [1, 1]])
+def test_invalid_boundaries(boundaries):  # test_invalid_boundaries
+    with pytest.raises(ValueError, match="boundaries must be a sorted list"):
+        fc.bucketized_column(fc.numeric_column("aaa"), boundaries=boundaries)
+
+
+def test_bucketized_name_spec_shapes():
+    # test_name, test_parse_spec, test_variable_shape, test_num_buckets
+    b = fc.bucketized_column(fc.numeric_column("aaa", shape=[2], dtype=tf.int32), [0, 1])
+    assert b.name == "aaa_bucketized"
+    assert b._parse_example_spec == {"aaa": tf.FixedLenFeature((2,), dtype=tf.int32)}
+    assert tuple(b._variable_shape.as_list()) == (2, 3)
+    assert b._num_buckets == 6
+
+
+def test_bucketized_parse_example():  # test_parse_example
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 50])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        features = tf.parse_example(serialized=[_example(price=[20.0, 110.0])],
+                                    features=fc.make_parse_example_spec([bucketized]))
+        np.testing.assert_array_equal(sess.run(features["price"]), [[20.0, 110.0]])
+
+
+def test_bucketized_transform_feature():  # test_transform_feature
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 2, 4, 6])
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        out = transform_features({"price": [[-1.0, 1.0], [5.0, 6.0]]}, [bucketized])
+        np.testing.assert_array_equal(sess.run(out[bucketized]), [[0, 1], [3, 4]])
+
+
+def test_bucketized_get_dense_tensor_one_input_value():  # test_get_dense_tensor_one_input_value
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[1]), [0, 2, 4, 6])
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        builder = LazyBuilder({"price": [[-1.0], [1.0], [5.0], [6.0]]})
+        np.testing.assert_allclose(sess.run(bucketized._get_dense_tensor(builder)), [
+            [[1.0, 0, 0, 0, 0]], [[0, 1.0, 0, 0, 0]], [[0, 0, 0, 1.0, 0]],
+            [[0, 0, 0, 0, 1.0]]])
+
+
+def test_bucketized_get_sparse_tensors_two_input_values():
+    # test_get_sparse_tensors_two_input_values
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 2, 4, 6])
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        builder = LazyBuilder({"price": [[-1.0, 1.0], [5.0, 6.0]]})
+        ids = sess.run(bucketized._get_sparse_tensors(builder).id_tensor)
+        np.testing.assert_array_equal(ids.indices, [[0, 0], [0, 1], [1, 0], [1, 1]])
+        np.testing.assert_array_equal(ids.values, [0, 6, 3, 9])
+        np.testing.assert_array_equal(ids.dense_shape, [2, 2])
+
+
+def test_bucketized_linear_model_two_input_values():  # BucketizedColumnTest.test_linear_model
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 2, 4, 6])
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"price": [[-1.0, 1.0], [5.0, 6.0]]}, [bucketized])
+        bias = _linear_var("bias_weights")
+        weights = _linear_var("price_bucketized/weights")
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(weights), np.zeros((10, 1)))
+            sess.run(weights.assign([[10.0], [20.0], [30.0], [40.0], [50.0],
+                                     [60.0], [70.0], [80.0], [90.0], [100.0]]))
+            # price -1. is in the 0th bucket (weight 10); 1. is in the 6th (70): 80.
+            np.testing.assert_allclose(sess.run(predictions), [[80.0], [140.0]])
+            sess.run(bias.assign([1.0]))
+            np.testing.assert_allclose(sess.run(predictions), [[81.0], [141.0]])
