@@ -279,3 +279,171 @@ def test_bucketized_linear_model_two_input_values():  # BucketizedColumnTest.tes
             np.testing.assert_allclose(sess.run(predictions), [[80.0], [140.0]])
             sess.run(bias.assign([1.0]))
             np.testing.assert_allclose(sess.run(predictions), [[81.0], [141.0]])
+
+
+def test_bucketized_get_dense_tensor_two_input_values():  # test_get_dense_tensor_two_input_values
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 2, 4, 6])
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        builder = LazyBuilder({"price": [[-1.0, 1.0], [5.0, 6.0]]})
+        np.testing.assert_allclose(sess.run(bucketized._get_dense_tensor(builder)), [
+            [[1.0, 0, 0, 0, 0], [0, 1.0, 0, 0, 0]], [[0, 0, 0, 1.0, 0], [0, 0, 0, 0, 1.0]]])
+
+
+def test_bucketized_get_sparse_tensors_one_input_value():  # test_get_sparse_tensors_one_input_value
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[1]), [0, 2, 4, 6])
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        pair = bucketized._get_sparse_tensors(LazyBuilder({"price": [[-1.0], [1.0], [5.0],
+                                                                     [6.0]]}))
+        assert pair.weight_tensor is None
+        ids = sess.run(pair.id_tensor)
+        np.testing.assert_array_equal(ids.indices, [[0, 0], [1, 0], [2, 0], [3, 0]])
+        np.testing.assert_array_equal(ids.values, [0, 1, 3, 4])
+        np.testing.assert_array_equal(ids.dense_shape, [4, 1])
+
+
+def test_bucketized_sparse_tensor_input_not_supported():  # test_sparse_tensor_input_not_supported
+    bucketized = fc.bucketized_column(fc.numeric_column("price"), boundaries=[0, 1])
+    with tf.Graph().as_default():
+        builder = LazyBuilder({"price": tf.SparseTensor(indices=[[0, 0]], values=[0.3],
+                                                        dense_shape=[1, 1])})
+        with pytest.raises(ValueError, match="must be a Tensor"):
+            bucketized._transform_feature(builder)
+
+
+def test_bucketized_deep_copy():  # BucketizedColumnTest.test_deep_copy
+    b = copy.deepcopy(fc.bucketized_column(fc.numeric_column("aaa", shape=[2]), [0, 1]))
+    assert b.name == "aaa_bucketized" and b.boundaries == (0, 1)
+    assert tuple(b._variable_shape.as_list()) == (2, 3)
+
+
+def test_bucketized_linear_model_one_input_value():  # test_linear_model_one_input_value
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[1]), [0, 2, 4, 6])
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"price": [[-1.0], [1.0], [5.0], [6.0]]}, [bucketized])
+        bias, weights = _linear_var("bias_weights"), _linear_var("price_bucketized/weights")
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(predictions), np.zeros((4, 1)))
+            sess.run(weights.assign([[10.0], [20.0], [30.0], [40.0], [50.0]]))
+            np.testing.assert_allclose(sess.run(predictions), [[10.0], [20.0], [40.0], [50.0]])
+            sess.run(bias.assign([1.0]))
+            np.testing.assert_allclose(sess.run(predictions), [[11.0], [21.0], [41.0], [51.0]])
+
+
+# -- HashedCategoricalColumnTest -------------------------------------------------------------
+_WIRE = {"values": ["omar", "stringer", "marlo"], "indices": [[0, 0], [1, 0], [1, 1]],
+         "dense_shape": [2, 2]}
+
+
+def test_hashed_defaults_and_deep_copy():  # test_defaults, test_deep_copy
+    original = fc.categorical_column_with_hash_bucket("aaa", 10)
+    for column in (original, copy.deepcopy(original)):
+        assert (column.name, column.key, column.hash_bucket_size, column._num_buckets,
+                column.dtype) == ("aaa", "aaa", 10, 10, tf.string)
+
+
+def test_hashed_argument_errors():
+    # test_bucket_size_should_be_given, test_bucket_size_should_be_positive,
+    # test_dtype_should_be_string_or_integer
+    with pytest.raises(ValueError, match="hash_bucket_size must be set."):
+        fc.categorical_column_with_hash_bucket("aaa", None)
+    with pytest.raises(ValueError, match="hash_bucket_size must be at least 1"):
+        fc.categorical_column_with_hash_bucket("aaa", 0)
+    fc.categorical_column_with_hash_bucket("aaa", 10, dtype=tf.string)
+    fc.categorical_column_with_hash_bucket("aaa", 10, dtype=tf.int32)
+    with pytest.raises(ValueError, match="dtype must be string or integer"):
+        fc.categorical_column_with_hash_bucket("aaa", 10, dtype=tf.float32)
+
+
+@pytest.mark.parametrize("dtype", [tf.string, tf.int32])  # test_parse_spec_{string,int}
+def test_hashed_parse_spec(dtype):
+    a = fc.categorical_column_with_hash_bucket("aaa", 10, dtype=dtype)
+    assert a._parse_example_spec == {"aaa": tf.VarLenFeature(dtype)}
+
+
+def test_hashed_parse_example():  # HashedCategoricalColumnTest.test_parse_example
+    a = fc.categorical_column_with_hash_bucket("aaa", 10)
+    data = tf.train.Example(features=tf.train.Features(feature={"aaa": tf.train.Feature(
+        bytes_list=tf.train.BytesList(value=[b"omar", b"stringer"]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        features = tf.parse_example(serialized=[data.SerializeToString()],
+                                    features=fc.make_parse_example_spec([a]))
+        got = sess.run(features["aaa"])
+    np.testing.assert_array_equal(got.indices, [[0, 0], [0, 1]])
+    np.testing.assert_array_equal(got.values, [b"omar", b"stringer"])
+    np.testing.assert_array_equal(got.dense_shape, [1, 2])
+
+
+def test_strings_should_be_hashed():  # test_strings_should_be_hashed (TF's exact buckets)
+    hashed = fc.categorical_column_with_hash_bucket("wire", 10)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        wire = tf.SparseTensor(**_WIRE)
+        output = transform_features({"wire": wire}, [hashed])[hashed]
+        assert output.values.dtype == tf.int64
+        got, want = sess.run([output, wire])
+    np.testing.assert_array_equal(got.values, [6, 4, 1])
+    np.testing.assert_array_equal(got.indices, want.indices)
+    np.testing.assert_array_equal(got.dense_shape, want.dense_shape)
+
+
+@pytest.mark.parametrize("dtype", [tf.int64, tf.int32])
+def test_ints_should_be_hashed(dtype):  # test_ints_should_be_hashed, test_int32_64_is_compatible
+    hashed = fc.categorical_column_with_hash_bucket("wire", 10, dtype=tf.int64)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        wire = tf.SparseTensor(values=tf.constant([101, 201, 301], dtype=dtype),
+                               indices=[[0, 0], [1, 0], [1, 1]], dense_shape=[2, 2])
+        output = LazyBuilder({"wire": wire}).get(hashed)
+        np.testing.assert_array_equal(sess.run(output.values), [3, 7, 5])
+
+
+def test_hashed_tensor_dtype_checks():
+    # test_tensor_dtype_should_be_string_or_integer, test_dtype_should_match_with_tensor
+    with tf.Graph().as_default():
+        builder = LazyBuilder({
+            "a_int": tf.SparseTensor(values=[101], indices=[[0, 0]], dense_shape=[1, 1]),
+            "a_string": tf.SparseTensor(values=["101"], indices=[[0, 0]], dense_shape=[1, 1]),
+            "a_float": tf.SparseTensor(values=[101.0], indices=[[0, 0]], dense_shape=[1, 1])})
+        builder.get(fc.categorical_column_with_hash_bucket("a_string", 10))
+        builder.get(fc.categorical_column_with_hash_bucket("a_int", 10, dtype=tf.int32))
+        with pytest.raises(ValueError, match="dtype must be string or integer"):
+            builder.get(fc.categorical_column_with_hash_bucket("a_float", 10))
+        with pytest.raises(ValueError, match="dtype must be compatible"):
+            LazyBuilder({"wire": tf.SparseTensor(values=["omar"], indices=[[0, 0]],
+                                                 dense_shape=[1, 1])}).get(
+                fc.categorical_column_with_hash_bucket("wire", 10, dtype=tf.int64))
+
+
+@pytest.mark.parametrize("wire", [
+    tf.SparseTensorValue(**_WIRE),  # test_get_sparse_tensors
+    (("omar", ""), ("stringer", "marlo")),  # test_get_sparse_tensors_dense_input
+])
+def test_hashed_get_sparse_tensors(wire):
+    hashed = fc.categorical_column_with_hash_bucket("wire", 10)
+    with tf.Graph().as_default():
+        builder = LazyBuilder({"wire": wire})
+        pair = hashed._get_sparse_tensors(builder)
+        assert pair.weight_tensor is None and builder.get(hashed) is pair.id_tensor
+
+
+def test_hashed_get_sparse_tensors_weight_collections():
+    # test_get_sparse_tensors_weight_collections
+    column = fc.categorical_column_with_hash_bucket("aaa", 10)
+    with tf.Graph().as_default():
+        column._get_sparse_tensors(LazyBuilder({"aaa": tf.SparseTensor(**_WIRE)}),
+                                   weight_collections=("my_weights",))
+        assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES) == []
+        assert tf.get_collection("my_weights") == []
+
+
+def test_hashed_linear_model():  # HashedCategoricalColumnTest.test_linear_model
+    wire_column = fc.categorical_column_with_hash_bucket("wire", 4)
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"wire": tf.SparseTensorValue(
+            indices=((0, 0), (1, 0), (1, 1)), values=("marlo", "skywalker", "omar"),
+            dense_shape=(2, 2))}, (wire_column,))
+        bias, wire_var = _linear_var("bias_weights"), _linear_var("wire/weights")
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(bias), (0.0,))
+            np.testing.assert_allclose(sess.run(predictions), ((0.0,), (0.0,)))
+            sess.run(wire_var.assign(((1.0,), (2.0,), (3.0,), (4.0,))))
+            # 'marlo' -> 3: 4; 'skywalker' -> 2, 'omar' -> 2: 3 + 3.
+            np.testing.assert_allclose(sess.run(predictions), ((4.0,), (6.0,)))

@@ -6,7 +6,7 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor_conversion import convert_to_tensor_or_sparse_tensor
 from trainflow._src.feature_column.categorical import CategoricalColumn, DenseColumn, \
     FeatureColumn
@@ -49,8 +49,8 @@ class LazyBuilder:
         raw = self._features.get(key)
         if raw is None:
             raise ValueError(f"Feature {key} is not in features dictionary.")
-        if not isinstance(raw, SparseTensor) and not hasattr(raw, "dtype"):
-            raw = convert_to_tensor_or_sparse_tensor(raw)
+        if isinstance(raw, SparseTensorValue):
+            raw = SparseTensor.from_value(raw)
         tensor = convert_to_tensor_or_sparse_tensor(raw)
         rank = (tensor.dense_shape.get_shape()[0] if isinstance(tensor, SparseTensor)
                 else tensor.get_shape().ndims)
