@@ -2,7 +2,8 @@
 TRAINFLOW_TF_PYTHON; skipped when unset): the same columns over the same features give
 the same variable names and shapes, input_layer and linear_model outputs (numeric,
 bucketized, vocabulary list / file, identity, hash bucket for strings and integers,
-weighted, indicator, embedding and shared embedding columns), and hash buckets equal."""
+weighted, crossed, indicator, embedding and shared embedding columns), and hash buckets
+equal."""
 import numpy as np
 
 import trainflow.compat.v1 as tf
@@ -46,9 +47,14 @@ def build(tf, vocab):
         [ident, fc.categorical_column_with_identity("id2", 5)], 2,
         initializer=tf.constant_initializer(0.25))
     net = fc.input_layer(features, dense)
+    cross = fc.crossed_column(["city", bucketized, color], 11)
+    cross_int = fc.crossed_column([fc.crossed_column(["zip", ident], 5), "city"], 13,
+                                  hash_key=99)
+    dense += [fc.indicator_column(cross), fc.indicator_column(cross_int)]
+    net = fc.input_layer(features, dense)
     linear = fc.linear_model(features, [price, bucketized, color, word, ident, city,
-                                        weighted, zipcode, vec], units=2)
-    spec = fc.make_parse_example_spec(dense)
+                                        weighted, zipcode, vec, cross, cross_int], units=2)
+    spec = fc.make_parse_example_spec(dense[:-2])  # (cross_int parses "zip" as string)
     return net, linear, sorted(spec)
 
 

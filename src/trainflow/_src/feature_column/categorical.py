@@ -16,6 +16,7 @@ from trainflow._src.ops.control_flow.check_ops import assert_greater_equal, asse
 from trainflow._src.ops.control_flow.grouping import with_dependencies
 from trainflow._src.ops.io.parsing_config import VarLenFeature
 from trainflow._src.ops.math.arith import greater_equal, less, logical_or, not_equal
+from trainflow._src.ops.sparse.sparse_ops import sparse_cross_hashed
 from trainflow._src.ops.string.string_convert import as_string, string_to_hash_bucket_fast
 
 IdWeightPair = collections.namedtuple("IdWeightPair", ("id_tensor", "weight_tensor"))
@@ -244,3 +245,57 @@ class WeightedCategoricalColumn(CategoricalColumn, collections.namedtuple(
     def _get_sparse_tensors(self, inputs, weight_collections=None, trainable=None):
         tensors = inputs.get(self)
         return IdWeightPair(tensors[0], tensors[1])
+
+
+class CrossedColumn(CategoricalColumn, collections.namedtuple(
+        "_CrossedColumn", ["keys", "hash_bucket_size", "hash_key"])):
+    """Ids: FingerprintCat64 hashes of the crosses of the keys' features (TF's
+    SparseCross), mod hash_bucket_size."""
+
+    @property
+    def name(self):
+        names = [k.name if isinstance(k, FeatureColumn) else k
+                 for k in collect_leaf_level_keys(self)]
+        return "_X_".join(sorted(names))
+
+    @property
+    def _parse_example_spec(self):
+        config = {}
+        for key in self.keys:
+            if isinstance(key, FeatureColumn):
+                config.update(key._parse_example_spec)
+            else:
+                config.update({key: VarLenFeature(dtypes.string)})
+        return config
+
+    def _transform_feature(self, inputs):
+        feature_tensors = []
+        for key in collect_leaf_level_keys(self):
+            if isinstance(key, str):
+                feature_tensors.append(inputs.get(key))
+            elif isinstance(key, CategoricalColumn):
+                ids_and_weights = key._get_sparse_tensors(inputs)
+                if ids_and_weights.weight_tensor is not None:
+                    raise ValueError(f"crossed_column does not support weight_tensor, but the "
+                                     f"given column populates weight_tensor. Given column: "
+                                     f"{key.name}")
+                feature_tensors.append(ids_and_weights.id_tensor)
+            else:
+                raise ValueError(f"Unsupported column type. Given: {key}")
+        return sparse_cross_hashed(inputs=feature_tensors, num_buckets=self.hash_bucket_size,
+                                   hash_key=self.hash_key)
+
+    @property
+    def _num_buckets(self):
+        return self.hash_bucket_size
+
+
+def collect_leaf_level_keys(cross):
+    """The keys of a crossed column, nested crosses expanded."""
+    leaves = []
+    for k in cross.keys:
+        if isinstance(k, CrossedColumn):
+            leaves.extend(collect_leaf_level_keys(k))
+        else:
+            leaves.append(k)
+    return leaves

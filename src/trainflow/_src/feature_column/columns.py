@@ -14,7 +14,7 @@ from trainflow._src.ops.state import init_ops
 __all__ = ["numeric_column", "bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_vocabulary_file", "categorical_column_with_vocabulary_list",
            "categorical_column_with_identity", "weighted_categorical_column",
-           "embedding_column", "shared_embedding_columns", "indicator_column"]
+           "embedding_column", "shared_embedding_columns", "indicator_column", "crossed_column"]
 
 
 def _check_shape(shape, key):
@@ -249,6 +249,32 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
         shared_embedding_collection_name=shared_embedding_collection_name,
         ckpt_to_load_from=ckpt_to_load_from, tensor_name_in_ckpt=tensor_name_in_ckpt,
         max_norm=max_norm, trainable=trainable) for c in columns]
+
+
+def crossed_column(keys, hash_bucket_size, hash_key=None):
+    """The hashed crosses of several features (strings keys or categorical columns other
+    than hash-bucket ones).
+
+    Raises:
+      ValueError: for fewer than two keys, a bad key or hash_bucket_size < 1.
+    """
+    if not hash_bucket_size or hash_bucket_size < 1:
+        raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: "
+                         f"{hash_bucket_size}")
+    if not keys or len(keys) < 2:
+        raise ValueError(f"keys must be a list with length > 1. Given: {keys}")
+    for key in keys:
+        if not isinstance(key, (str, cat.CategoricalColumn)):
+            raise ValueError(f"Unsupported key type. All keys must be either string, or "
+                             f"categorical column except _HashedCategoricalColumn. Given: "
+                             f"{key}")
+        if isinstance(key, cat.HashedCategoricalColumn):
+            raise ValueError(f"categorical_column_with_hash_bucket is not supported for "
+                             f"crossing. Hashing before crossing will increase probability "
+                             f"of collision. Instead, use the feature name as a string. "
+                             f"Given: {key}")
+    return cat.CrossedColumn(keys=tuple(keys), hash_bucket_size=hash_bucket_size,
+                             hash_key=hash_key)
 
 
 def indicator_column(categorical_column):

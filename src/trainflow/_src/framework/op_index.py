@@ -221,7 +221,7 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
+        "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": (
@@ -475,7 +475,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.sparse.sparse_matmul": (
         "SparseTensorDenseMatMul"),
     "trainflow._src.ops.sparse.sparse_ops": (
-        "SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
+        "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceSum"),
     "trainflow._src.ops.sparse.sparse_serialize": (
