@@ -447,3 +447,192 @@ def test_hashed_linear_model():  # HashedCategoricalColumnTest.test_linear_model
             sess.run(wire_var.assign(((1.0,), (2.0,), (3.0,), (4.0,))))
             # 'marlo' -> 3: 4; 'skywalker' -> 2, 'omar' -> 2: 3 + 3.
             np.testing.assert_allclose(sess.run(predictions), ((4.0,), (6.0,)))
+
+
+# -- CrossedColumnTest -----------------------------------------------------------------------
+def test_crossed_argument_errors():
+    # test_keys_empty, test_keys_length_one, test_key_type_unsupported,
+    # test_hash_bucket_size_negative, _zero, _none
+    for keys in ([], ["a"]):
+        with pytest.raises(ValueError, match="keys must be a list with length > 1"):
+            fc.crossed_column(keys, 10)
+    with pytest.raises(ValueError, match="Unsupported key type"):
+        fc.crossed_column(["a", fc.numeric_column("c")], 10)
+    with pytest.raises(ValueError, match="categorical_column_with_hash_bucket is not supported"):
+        fc.crossed_column(["a", fc.categorical_column_with_hash_bucket("c", 10)], 10)
+    for size in (-1, 0, None):
+        with pytest.raises(ValueError, match="hash_bucket_size must be > 1"):
+            fc.crossed_column(["a", "c"], size)
+
+
+def _ab():
+    return fc.bucketized_column(fc.numeric_column("a", dtype=tf.int32), boundaries=[0, 1])
+
+
+@pytest.mark.parametrize("order", [  # test_name, test_name_ordered_alphabetically,
+    lambda b: [b, "c", fc.crossed_column(["d1", "d2"], 10)],  # test_name_leaf_keys_ordered...
+    lambda b: [fc.crossed_column(["d1", "d2"], 10), "c", b],
+    lambda b: [fc.crossed_column(["d2", "c"], 10), "d1", b],
+])
+def test_crossed_name(order):
+    assert fc.crossed_column(order(_ab()), 10).name == "a_bucketized_X_c_X_d1_X_d2"
+
+
+def test_crossed_parse_spec_num_buckets_deep_copy():
+    # test_parse_spec, test_num_buckets, test_deep_copy
+    b = fc.bucketized_column(fc.numeric_column("a", shape=[2], dtype=tf.int32), [0, 1])
+    crossed = fc.crossed_column([b, "c"], 15)
+    assert crossed._parse_example_spec == {"a": tf.FixedLenFeature((2,), dtype=tf.int32),
+                                           "c": tf.VarLenFeature(tf.string)}
+    assert crossed._num_buckets == 15
+    copied = copy.deepcopy(fc.crossed_column(
+        [_ab(), "c", fc.crossed_column(["d1", "d2"], 10)], 15, hash_key=5))
+    assert (copied.name, copied.hash_bucket_size, copied.hash_key) == (
+        "a_bucketized_X_c_X_d1_X_d2", 15, 5)
+
+
+def test_crossed_parse_example():  # CrossedColumnTest.test_parse_example
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 50])
+    cross = fc.crossed_column([bucketized, "wire"], 10)
+    data = tf.train.Example(features=tf.train.Features(feature={
+        "price": tf.train.Feature(float_list=tf.train.FloatList(value=[20.0, 110.0])),
+        "wire": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"omar",
+                                                                      b"stringer"]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        features = tf.parse_example(serialized=[data.SerializeToString()],
+                                    features=fc.make_parse_example_spec([cross]))
+        price, wire = sess.run([features["price"], features["wire"]])
+    np.testing.assert_array_equal(price, [[20.0, 110.0]])
+    np.testing.assert_array_equal(wire.indices, [[0, 0], [0, 1]])
+    np.testing.assert_array_equal(wire.values, [b"omar", b"stringer"])
+    np.testing.assert_array_equal(wire.dense_shape, [1, 2])
+
+
+def test_crossed_transform_feature():  # CrossedColumnTest.test_transform_feature
+    bucketized = fc.bucketized_column(fc.numeric_column("price", shape=[2]), [0, 50])
+    cross = fc.crossed_column([bucketized, "wire"], 10)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = sess.run(transform_features({
+            "price": tf.constant([[1.0, 2.0], [5.0, 6.0]]),
+            "wire": tf.SparseTensor(**_WIRE)}, [cross])[cross])
+    np.testing.assert_array_equal(out.indices, [[0, 0], [0, 1], [1, 0], [1, 1], [1, 2],
+                                                [1, 3]])
+    assert all(0 <= v < 10 for v in out.values)
+    np.testing.assert_array_equal(out.dense_shape, [2, 4])
+
+
+def _c(prefix):
+    return tf.SparseTensor(indices=((0, 0), (1, 0), (1, 1)),
+                           values=[f"{prefix}A", f"{prefix}B", f"{prefix}C"],
+                           dense_shape=(2, 2))
+
+
+def test_crossed_get_sparse_tensors():  # CrossedColumnTest.test_get_sparse_tensors
+    b = fc.bucketized_column(fc.numeric_column("a", dtype=tf.int32, shape=(2,)), (0, 1))
+    crossed = fc.crossed_column([b, "c", fc.crossed_column(["d1", "d2"], 10)], 15,
+                                hash_key=5)
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        builder = LazyBuilder({"a": tf.constant(((-1.0, 0.5), (0.5, 1.0))), "c": _c("c"),
+                               "d1": _c("d1"), "d2": _c("d2")})
+        ids = sess.run(crossed._get_sparse_tensors(builder).id_tensor)
+    np.testing.assert_array_equal(ids.indices, [(0, 0), (0, 1)] + [(1, k) for k in range(16)])
+    # TF's exact hashed output.
+    np.testing.assert_array_equal(ids.values, (6, 14, 0, 13, 8, 8, 10, 12, 2, 0, 1, 9, 8, 12,
+                                               2, 0, 10, 11))
+    np.testing.assert_array_equal(ids.dense_shape, (2, 16))
+
+
+def _crossed_simple():
+    b = fc.bucketized_column(fc.numeric_column("a", dtype=tf.int32, shape=(2,)), (0, 1))
+    return fc.crossed_column([b, "c"], hash_bucket_size=5, hash_key=5)
+
+
+def test_crossed_get_sparse_tensors_simple():  # test_get_sparse_tensors_simple
+    crossed = _crossed_simple()
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        builder = LazyBuilder({"a": tf.constant(((-1.0, 0.5), (0.5, 1.0))), "c": _c("c")})
+        ids = sess.run(crossed._get_sparse_tensors(builder).id_tensor)
+    np.testing.assert_array_equal(ids.indices, ((0, 0), (0, 1), (1, 0), (1, 1), (1, 2),
+                                                (1, 3)))
+    np.testing.assert_array_equal(ids.values, (1, 0, 1, 3, 4, 2))
+    np.testing.assert_array_equal(ids.dense_shape, (2, 4))
+
+
+def test_crossed_linear_model():  # CrossedColumnTest.test_linear_model
+    crossed = _crossed_simple()
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"a": tf.constant(((-1.0, 0.5), (0.5, 1.0))),
+                                       "c": _c("c")}, (crossed,))
+        bias, var = _linear_var("bias_weights"), _linear_var("a_bucketized_X_c/weights")
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(predictions), ((0.0,), (0.0,)))
+            sess.run(var.assign(((1.0,), (2.0,), (3.0,), (4.0,), (5.0,))))
+            np.testing.assert_allclose(sess.run(predictions), ((3.0,), (14.0,)))
+            sess.run(bias.assign((0.1,)))
+            np.testing.assert_allclose(sess.run(predictions), ((3.1,), (14.1,)))
+
+
+def test_crossed_linear_model_with_weights():  # test_linear_model_with_weights
+    weighted = fc.weighted_categorical_column(fc.categorical_column_with_identity("t", 5),
+                                              "t_weights")
+    crossed = fc.crossed_column([weighted, "c"], hash_bucket_size=5, hash_key=5)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="crossed_column does not support weight_tensor"):
+            fc.linear_model({
+                "t": tf.SparseTensor(indices=((0, 0), (1, 0), (1, 1)), values=[0, 1, 2],
+                                     dense_shape=(2, 2)),
+                "t_weights": tf.SparseTensor(indices=((0, 0), (1, 0), (1, 1)),
+                                             values=[1.0, 10.0, 2.0], dense_shape=(2, 2)),
+                "c": _c("c")}, (crossed,))
+
+
+# -- LinearModelTest -------------------------------------------------------------------------
+def test_linear_model_argument_errors():
+    # test_raises_if_empty_feature_columns, test_should_be_feature_column,
+    # test_should_be_dense_or_categorical_column, test_does_not_support_dict_columns,
+    # test_raises_if_duplicate_name
+    class NotSupportedColumn(FeatureColumn):
+        name = "NotSupportedColumn"
+        _parse_example_spec = None
+
+        def _transform_feature(self, cache):
+            return None
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="feature_columns must not be empty"):
+            fc.linear_model(features={}, feature_columns=[])
+        with pytest.raises(ValueError, match="must be a _FeatureColumn"):
+            fc.linear_model(features={"a": [[0]]}, feature_columns="NotSupported")
+        with pytest.raises(ValueError, match="must be either a _DenseColumn or "
+                                             "_CategoricalColumn"):
+            fc.linear_model(features={"a": [[0]]}, feature_columns=[NotSupportedColumn()])
+        with pytest.raises(ValueError, match="Expected feature_columns to be iterable, found "
+                                             "dict."):
+            fc.linear_model(features={"a": [[0]]},
+                            feature_columns={"a": fc.numeric_column("a")})
+        with pytest.raises(ValueError, match="Duplicate feature column name found for "
+                                             "columns"):
+            fc.linear_model(features={"a": [[0]]},
+                            feature_columns=[fc.numeric_column("a"), fc.numeric_column("a")])
+
+
+@pytest.mark.parametrize("columns, want", [  # test_dense_bias, test_sparse_bias,
+    (["price"], [[15.0], [55.0]]),  # test_dense_and_sparse_bias
+    (["wire_cast"], [[1005.0], [10015.0]]),
+    (["wire_cast", "price"], [[1015.0], [10065.0]]),
+])
+def test_linear_model_bias(columns, want):
+    cols = {"price": fc.numeric_column("price"),
+            "wire_cast": fc.categorical_column_with_hash_bucket("wire_cast", 4)}
+    with tf.Graph().as_default():
+        features = {"price": [[1.0], [5.0]], "wire_cast": tf.SparseTensor(**_WIRE)}
+        predictions = fc.linear_model(features, [cols[c] for c in columns])
+        with _initialized_session() as sess:
+            assert sess.run(_linear_var("bias_weights")).tolist() == [0.0]
+            if "wire_cast" in columns:  # omar, stringer, marlo hash to 2, 0, 3
+                sess.run(_linear_var("wire_cast/weights").assign([[10.0], [100.0], [1000.0],
+                                                                  [10000.0]]))
+            if "price" in columns:
+                sess.run(_linear_var("price/weights").assign([[10.0]]))
+            sess.run(_linear_var("bias_weights").assign([5.0]))
+            np.testing.assert_allclose(sess.run(predictions), want)

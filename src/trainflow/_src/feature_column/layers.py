@@ -71,25 +71,24 @@ def _expand(tensor):
 def _normalize_feature_columns(feature_columns):
     if isinstance(feature_columns, FeatureColumn):
         feature_columns = [feature_columns]
-    if isinstance(feature_columns, (dict, type(None))) or not hasattr(feature_columns,
-                                                                     "__iter__"):
+    if isinstance(feature_columns, dict):
         raise ValueError("Expected feature_columns to be iterable, found dict.")
     feature_columns = list(feature_columns)
-    if not feature_columns:
-        raise ValueError("Expected feature_columns to not be empty.")
     for column in feature_columns:
         if not isinstance(column, FeatureColumn):
             raise ValueError(f"Items of feature_columns must be a _FeatureColumn. Given "
                              f"(type {type(column)}): {column}.")
-    names = set()
+    if not feature_columns:
+        raise ValueError("feature_columns must not be empty.")
+    names = {}
     for column in feature_columns:
         if column.name in names:
             raise ValueError(f"Duplicate feature column name found for columns: {column} and "
-                             f"{column.name}. This usually means that these columns refer "
+                             f"{names[column.name]}. This usually means that these columns refer "
                              f"to same base feature. Either one must be discarded or a "
                              f"duplicated but renamed item must be inserted in features "
                              f"dict.")
-        names.add(column.name)
+        names[column.name] = column
     return feature_columns
 
 
