@@ -92,6 +92,22 @@ def _normalize_feature_columns(feature_columns):
     return feature_columns
 
 
+def _verify_static_batch_size_equality(tensors, columns):
+    """ValueError when two outputs have different known batch sizes."""
+    expected, index = None, None
+    for i, tensor in enumerate(tensors):
+        dim = tensor.shape[0] if tensor.shape.rank else None
+        size = getattr(dim, "value", dim)
+        if size is None:
+            continue
+        if expected is None:
+            expected, index = size, i
+        elif expected != size:
+            raise ValueError(f"Batch size (first dimension) of each feature must be same. "
+                             f"Batch size of columns ({columns[index].name}, "
+                             f"{columns[i].name}): ({expected}, {size})")
+
+
 def _weight_collections(weight_collections):
     collections = list(weight_collections or [])
     for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.MODEL_VARIABLES):
@@ -118,7 +134,8 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
     with vs.variable_scope(None, default_name="input_layer", values=features.values()):
         builder = LazyBuilder(features)
         output_tensors = []
-        for column in sorted(feature_columns, key=lambda c: c.name):
+        ordered = sorted(feature_columns, key=lambda c: c.name)
+        for column in ordered:
             with vs.variable_scope(None, default_name=column._var_scope_name):
                 tensor = column._get_dense_tensor(builder,
                                                   weight_collections=weight_collections,
@@ -131,6 +148,7 @@ def input_layer(features, feature_columns, weight_collections=None, trainable=Tr
                         GraphKeys.GLOBAL_VARIABLES, scope=vs.get_variable_scope().name)
                 if cols_to_output_tensors is not None:
                     cols_to_output_tensors[column] = output
+        _verify_static_batch_size_equality(output_tensors, ordered)
         return concat(output_tensors, 1)
 
 
@@ -179,13 +197,15 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
     with vs.variable_scope(None, default_name="linear_model", values=features.values()):
         builder = LazyBuilder(features)
         weighted_sums = []
-        for column in sorted(feature_columns, key=lambda c: c.name):
+        ordered = sorted(feature_columns, key=lambda c: c.name)
+        for column in ordered:
             with vs.variable_scope(None, default_name=column._var_scope_name):
                 weighted_sum, weight = _weighted_sum(column, builder, units, sparse_combiner,
                                                      weight_collections, trainable)
                 weighted_sums.append(weighted_sum)
                 if cols_to_vars is not None:
                     cols_to_vars[column] = [weight]
+        _verify_static_batch_size_equality(weighted_sums, ordered)
         predictions_no_bias = add_n(weighted_sums, name="weighted_sum_no_bias")
         bias = vs.get_variable("bias_weights", shape=[units], dtype=dtypes.float32,
                                initializer=init_ops.zeros_initializer(), trainable=trainable,
