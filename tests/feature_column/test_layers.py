@@ -253,3 +253,166 @@ def test_linear_model_runtime_batch_size():
         with _initialized_session() as sess:
             sess.run(predictions, feed_dict={features["price1"]: [[1.0], [5.0]],
                                              features["price2"]: [[1.0], [5.0]]})
+
+
+def _vocab_body_style():
+    return fc.categorical_column_with_vocabulary_list(
+        "body-style", vocabulary_list=["hardtop", "wagon", "sedan"])
+
+
+@pytest.mark.parametrize("placeholders", [False, True], ids=["static", "unknown_rank"])
+def test_linear_model_with_1d_features(placeholders):
+    # test_with_1d_sparse_tensor, test_with_1d_unknown_shape_sparse_tensor
+    price_buckets = fc.bucketized_column(fc.numeric_column("price"), [0.0, 10.0, 100.0])
+    body_style = _vocab_body_style()
+    price_data = np.array([-1.0, 12.0], np.float32)
+    body_data = tf.SparseTensorValue(indices=((0,), (1,)), values=("sedan", "hardtop"),
+                                     dense_shape=(2,))
+    with tf.Graph().as_default():
+        if placeholders:
+            features = {"price": tf.placeholder(tf.float32),
+                        "body-style": tf.sparse_placeholder(tf.string)}
+            feed = {features["price"]: price_data, features["body-style"]: body_data}
+        else:
+            features = {"price": tf.constant(price_data),
+                        "body-style": tf.SparseTensor.from_value(body_data)}
+            feed = None
+        net = fc.linear_model(features, [price_buckets, body_style])
+        with _initialized_session() as sess:
+            sess.run([_linear_var("price_bucketized/weights").assign(
+                [[10.0], [100.0], [1000.0], [10000.0]]),
+                _linear_var("body-style/weights").assign([[-10.0], [-100.0], [-1000.0]]),
+                _linear_var("bias_weights").assign([5.0])])
+            np.testing.assert_allclose(sess.run(net, feed),
+                                       [[10 - 1000 + 5.0], [1000 - 10 + 5.0]])
+
+
+@pytest.mark.parametrize("layer", ["linear_model", "input_layer"])
+def test_with_rank_0_feature(layer):  # {LinearModel,InputLayer}Test.test_with_rank_0_feature
+    price = fc.numeric_column("price")
+    build = getattr(fc, layer)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Feature .* cannot have rank 0"):
+            build({"price": tf.constant(0)}, [price])
+        features = {"price": tf.placeholder(tf.float32)}
+        net = build(features, [price])
+        assert net.shape[1] == 1
+        with _initialized_session() as sess:
+            with pytest.raises(tf.errors.OpError, match="Feature .* cannot have rank 0"):
+                sess.run(net, feed_dict={features["price"]: np.array(1)})
+
+
+# -- InputLayerTest --------------------------------------------------------------------------
+def test_input_layer_argument_errors():
+    # test_raises_if_empty_feature_columns, test_should_be_dense_column,
+    # test_does_not_support_dict_columns, test_raises_if_duplicate_name,
+    # test_fails_for_categorical_column
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="feature_columns must not be empty"):
+            fc.input_layer(features={}, feature_columns=[])
+        with pytest.raises(ValueError, match="must be a _DenseColumn"):
+            fc.input_layer(features={"a": [[0]]}, feature_columns=[
+                fc.categorical_column_with_hash_bucket("wire_cast", 4)])
+        with pytest.raises(ValueError, match="Expected feature_columns to be iterable, found "
+                                             "dict."):
+            fc.input_layer(features={"a": [[0]]}, feature_columns={"a": fc.numeric_column("a")})
+        with pytest.raises(ValueError, match="Duplicate feature column name found for "
+                                             "columns"):
+            fc.input_layer(features={"a": [[0]]},
+                           feature_columns=[fc.numeric_column("a"), fc.numeric_column("a")])
+        with pytest.raises(ValueError, match="must be a _DenseColumn"):
+            fc.input_layer({"animal": tf.SparseTensor(indices=[[0, 0], [0, 1]], values=[1, 2],
+                                                      dense_shape=[1, 2])},
+                           [fc.categorical_column_with_identity("animal", num_buckets=4)])
+
+
+@pytest.mark.parametrize("columns, features, want", [
+    ([("price", 1)], {"price": [[1.0], [5.0]]}, [[1.0], [5.0]]),  # test_one_column
+    ([("price", 2)], {"price": [[1.0, 2.0], [5.0, 6.0]]}, [[1.0, 2.0], [5.0, 6.0]]),
+    # test_multi_dimension
+    ([("price", [1, 2])], {"price": [[[1.0, 2.0]], [[5.0, 6.0]]]}, [[1.0, 2.0], [5.0, 6.0]]),
+    # test_reshaping
+    ([("price1", 2), ("price2", 1)], {"price1": [[1.0, 2.0], [5.0, 6.0]],
+                                      "price2": [[3.0], [4.0]]},
+     [[1.0, 2.0, 3.0], [5.0, 6.0, 4.0]]),  # test_multi_column
+    ([("price_b", 1), ("price_a", 1)], {"price_a": [[1.0]], "price_b": [[3.0]]},
+     [[1.0, 3.0]]),  # test_column_order
+])
+def test_input_layer_numeric(columns, features, want):
+    with tf.Graph().as_default():
+        net = fc.input_layer(features, [fc.numeric_column(k, shape=s) for k, s in columns])
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(net), want)
+
+
+def test_input_layer_raises_if_shape_mismatch():  # test_raises_if_shape_mismatch
+    # As TF 2.21 (r1.8 failed only at run time): the Reshape is refused when built.
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Cannot reshape a tensor with 2 elements"):
+            fc.input_layer({"price": [[1.0], [5.0]]}, [fc.numeric_column("price", shape=2)])
+
+
+def test_input_layer_batch_sizes():
+    # test_static_batch_size_mismatch, test_subset_of_static_batch_size_mismatch,
+    # test_runtime_batch_size_mismatch, test_runtime_batch_size_matches
+    price1, price2, price3 = (fc.numeric_column(f"price{i}") for i in (1, 2, 3))
+    message = r"Batch size \(first dimension\) of each feature must be same."
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=message):
+            fc.input_layer({"price1": [[1.0], [5.0], [7.0]], "price2": [[3.0], [4.0]]},
+                           [price1, price2])
+        with pytest.raises(ValueError, match=message):
+            fc.input_layer({"price1": tf.placeholder(dtype=tf.int64), "price2": [[3.0], [4.0]],
+                            "price3": [[3.0], [4.0], [5.0]]}, [price1, price2, price3])
+        features = {"price1": tf.placeholder(dtype=tf.int64), "price2": [[3.0], [4.0]]}
+        net = fc.input_layer(features, [price1, price2])
+        with _initialized_session() as sess:
+            # (r1.8's ConcatOp said "Dimensions of inputs should match"; TF 2.21 says this)
+            with pytest.raises(tf.errors.OpError, match="Dimension 0 in both shapes must be "
+                                                        "equal"):
+                sess.run(net, feed_dict={features["price1"]: [[1.0], [5.0], [7.0]]})
+        features = {"price1": tf.placeholder(dtype=tf.int64),
+                    "price2": tf.placeholder(dtype=tf.int64)}
+        net = fc.input_layer(features, [price1, price2])
+        with _initialized_session() as sess:
+            sess.run(net, feed_dict={features["price1"]: [[1.0], [5.0]],
+                                     features["price2"]: [[1.0], [5.0]]})
+
+
+_EMBEDDING_VALUES = ((1.0, 2.0, 3.0, 4.0, 5.0), (6.0, 7.0, 8.0, 9.0, 10.0),
+                     (11.0, 12.0, 13.0, 14.0, 15.0))
+
+
+def _embedding_initializer(shape, dtype=None, partition_info=None):
+    return tf.constant(_EMBEDDING_VALUES, dtype=dtype)
+
+
+@pytest.mark.parametrize("placeholders", [False, True], ids=["static", "unknown_rank"])
+def test_input_layer_with_1d_features(placeholders):
+    # test_with_1d_sparse_tensor, test_with_1d_unknown_shape_sparse_tensor
+    price = fc.numeric_column("price")
+    one_hot_body_style = fc.indicator_column(_vocab_body_style())
+    country = fc.categorical_column_with_vocabulary_list("country", ["US", "JP", "CA"])
+    embedded_country = fc.embedding_column(country, dimension=5,
+                                           initializer=_embedding_initializer)
+    body_data = tf.SparseTensorValue(indices=((0,), (1,)), values=("sedan", "hardtop"),
+                                     dense_shape=(2,))
+    with tf.Graph().as_default():
+        if placeholders:
+            features = {"price": tf.placeholder(tf.float32),
+                        "body-style": tf.sparse_placeholder(tf.string)}
+            feed = {features["price"]: np.array([11.0, 12.0]), features["body-style"]:
+                    body_data}
+            net = fc.input_layer(features, [price, one_hot_body_style])
+            want = [[0.0, 0.0, 1.0, 11.0], [1.0, 0.0, 0.0, 12.0]]
+        else:
+            features = {"price": tf.constant([11.0, 12.0]),
+                        "body-style": tf.SparseTensor.from_value(body_data),
+                        "country": tf.constant(["CA", "US"])}
+            feed = None
+            net = fc.input_layer(features, [price, one_hot_body_style, embedded_country])
+            want = [[0.0, 0.0, 1.0, 11.0, 12.0, 13.0, 14.0, 15.0, 11.0],
+                    [1.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 12.0]]
+        assert net.shape[1] == len(want[0])
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(net, feed), want)

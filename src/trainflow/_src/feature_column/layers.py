@@ -11,7 +11,13 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor_or_spar
 from trainflow._src.feature_column.categorical import CategoricalColumn, DenseColumn, \
     FeatureColumn
 from trainflow._src.ops.array.join import concat
-from trainflow._src.ops.array.shape import expand_dims, reshape, shape
+from trainflow._src.framework.scopes import control_dependencies
+from trainflow._src.ops.array.identity import identity
+from trainflow._src.ops.array.shape import expand_dims, reshape, shape, size
+from trainflow._src.ops.array.shape import rank as rank_op
+from trainflow._src.ops.control_flow.check_ops import assert_positive
+from trainflow._src.ops.control_flow.cond import cond
+from trainflow._src.ops.math.arith import equal
 from trainflow._src.ops.math.arith import add_n, matmul
 from trainflow._src.ops.nn.safe_embedding import safe_embedding_lookup_sparse
 from trainflow._src.ops.nn.softmax import bias_add
@@ -59,7 +65,21 @@ class LazyBuilder:
             if rank == 0:
                 raise ValueError(f"Feature (key: {key}) cannot have rank 0. Given: {tensor}")
             return tensor if rank != 1 else _expand(tensor)
-        return tensor
+        # A rank known only at run time: checked, and a rank-1 feature expanded then.
+        dyn_rank = size(tensor.dense_shape) if isinstance(tensor, SparseTensor) \
+            else rank_op(tensor)
+        with control_dependencies([assert_positive(
+                dyn_rank, message=f"Feature (key: {key}) cannot have rank 0. Given: "
+                                  f"{tensor}")]):
+            return cond(equal(1, dyn_rank), lambda: _expand(tensor),
+                        lambda: _identity(tensor))
+
+
+def _identity(tensor):
+    if isinstance(tensor, SparseTensor):
+        return SparseTensor(identity(tensor.indices), identity(tensor.values),
+                            identity(tensor.dense_shape))
+    return identity(tensor)
 
 
 def _expand(tensor):
