@@ -583,3 +583,188 @@ def test_crossed_linear_model_with_weights():  # test_linear_model_with_weights
                 "t_weights": tf.SparseTensor(indices=((0, 0), (1, 0), (1, 1)),
                                              values=[1.0, 10.0, 2.0], dense_shape=(2, 2)),
                 "c": _c("c")}, (crossed,))
+
+
+# -- MakeParseExampleSpecTest ----------------------------------------------------------------
+class _SpecColumn(FeatureColumn):
+    def __init__(self, spec):
+        self._spec = spec
+
+    name = "spec"
+
+    @property
+    def _parse_example_spec(self):
+        return self._spec
+
+
+_SPEC1 = tf.FixedLenFeature(shape=(2,), dtype=tf.float32, default_value=0.0)
+_SPEC2 = tf.VarLenFeature(dtype=tf.string)
+_SPEC3 = tf.VarLenFeature(dtype=tf.int32)
+
+
+@pytest.mark.parametrize("specs, want", [
+    ([], {}),  # test_no_feature_columns
+    ([{"key1": _SPEC1}], {"key1": _SPEC1}),  # test_one_feature_column
+    ([{"key1": _SPEC1}, {"key2": _SPEC2}], {"key1": _SPEC1, "key2": _SPEC2}),
+    # test_two_feature_columns
+    ([{"key1": _SPEC1}, {"key1": _SPEC1}], {"key1": _SPEC1}),  # test_equal_keys_equal_...
+    ([{"key1": _SPEC1}, {"key2": _SPEC2, "key3": _SPEC3}],
+     {"key1": _SPEC1, "key2": _SPEC2, "key3": _SPEC3}),  # test_multiple_features_dict
+])
+def test_make_parse_example_spec(specs, want):
+    assert fc.make_parse_example_spec([_SpecColumn(s) for s in specs]) == want
+
+
+def test_make_parse_example_spec_errors():
+    # test_invalid_type, test_equal_keys_different_parse_spec
+    with pytest.raises(ValueError, match="All feature_columns must be _FeatureColumn "
+                                         "instances.*invalid_column"):
+        fc.make_parse_example_spec((_SpecColumn({"key1": _SPEC1}), "invalid_column"))
+    with pytest.raises(ValueError, match="feature_columns contain different parse_spec for "
+                                         "key key1"):
+        fc.make_parse_example_spec((_SpecColumn({"key1": _SPEC1}),
+                                    _SpecColumn({"key1": _SPEC2})))
+
+
+# -- VocabularyFileCategoricalColumnTest -----------------------------------------------------
+@pytest.fixture
+def wire_vocabulary(tmp_path):
+    """'The Wire' characters (TF's testdata/wire_vocabulary.txt)."""
+    path = tmp_path / "wire_vocabulary.txt"
+    path.write_text("omar\nstringer\nmarlo\n")
+    return str(path)
+
+
+@pytest.fixture
+def warriors_vocabulary(tmp_path):
+    """Golden State Warriors jersey numbers (TF's testdata/warriors_vocabulary.txt)."""
+    path = tmp_path / "warriors_vocabulary.txt"
+    path.write_text("30\n35\n11\n23\n22\n")
+    return str(path)
+
+
+_MARLO = tf.SparseTensorValue(indices=((0, 0), (1, 0), (1, 1)),
+                              values=("marlo", "skywalker", "omar"), dense_shape=(2, 2))
+
+
+def test_vocabulary_file_column_args():  # test_defaults, test_all_constructor_args, test_deep_copy
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file="path_to_file", vocabulary_size=3)
+    assert (column.name, column._num_buckets) == ("aaa", 3)
+    assert column._parse_example_spec == {"aaa": tf.VarLenFeature(tf.string)}
+    original = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file="path_to_file", vocabulary_size=3, num_oov_buckets=4,
+        dtype=tf.int32)
+    for column in (original, copy.deepcopy(original)):
+        assert (column.name, column._num_buckets) == ("aaa", 7)
+        assert column._parse_example_spec == {"aaa": tf.VarLenFeature(tf.int32)}
+
+
+def test_vocabulary_file_column_argument_errors(wire_vocabulary):
+    # test_vocabulary_file_none, test_vocabulary_file_empty_string,
+    # test_invalid_vocabulary_size (its -1 and 0: TF 2.21 counts the lines when None),
+    # test_invalid_num_oov_buckets, test_invalid_dtype, test_invalid_buckets_and_default_value
+    for path in (None, ""):
+        with pytest.raises(ValueError, match="Missing vocabulary_file"):
+            fc.categorical_column_with_vocabulary_file(key="aaa", vocabulary_file=path,
+                                                       vocabulary_size=3)
+    for size in (-1, 0):
+        with pytest.raises(ValueError, match="Invalid vocabulary_size"):
+            fc.categorical_column_with_vocabulary_file(key="aaa",
+                                                       vocabulary_file=wire_vocabulary,
+                                                       vocabulary_size=size)
+    assert fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=wire_vocabulary)._num_buckets == 3
+    with pytest.raises(ValueError, match="Invalid num_oov_buckets"):
+        fc.categorical_column_with_vocabulary_file(key="aaa", vocabulary_file="path",
+                                                   vocabulary_size=3, num_oov_buckets=-1)
+    with pytest.raises(ValueError, match="dtype must be string or integer"):
+        fc.categorical_column_with_vocabulary_file(key="aaa", vocabulary_file="path",
+                                                   vocabulary_size=3, dtype=tf.float64)
+    with pytest.raises(ValueError, match="both num_oov_buckets and default_value"):
+        fc.categorical_column_with_vocabulary_file(key="aaa", vocabulary_file=wire_vocabulary,
+                                                   vocabulary_size=3, num_oov_buckets=100,
+                                                   default_value=2)
+
+
+@pytest.mark.parametrize("path, size, message", [
+    ("file_does_not_exist", 10, "file_does_not_exist"),  # test_invalid_vocabulary_file
+    (None, 4, "Invalid vocab_size"),  # test_too_large_vocabulary_size
+])
+def test_vocabulary_file_init_errors(wire_vocabulary, path, size, message):
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=path or wire_vocabulary, vocabulary_size=size)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        column._get_sparse_tensors(LazyBuilder({"aaa": _MARLO}))
+        with pytest.raises(tf.errors.OpError, match=message):
+            sess.run(tf.tables_initializer())
+
+
+def test_vocabulary_file_input_dtype_errors(wire_vocabulary, warriors_vocabulary):
+    # test_invalid_input_dtype_int32, test_invalid_input_dtype_string
+    ints = tf.SparseTensorValue(indices=((0, 0), (1, 0), (1, 1)), values=(12, 24, 36),
+                                dense_shape=(2, 2))
+    with tf.Graph().as_default():
+        column = fc.categorical_column_with_vocabulary_file(
+            key="aaa", vocabulary_file=wire_vocabulary, vocabulary_size=3, dtype=tf.string)
+        with pytest.raises(ValueError, match="dtype must be compatible"):
+            column._get_sparse_tensors(LazyBuilder({"aaa": ints}))
+        column = fc.categorical_column_with_vocabulary_file(
+            key="aaa", vocabulary_file=warriors_vocabulary, vocabulary_size=5, dtype=tf.int32)
+        with pytest.raises(ValueError, match="dtype must be compatible"):
+            column._get_sparse_tensors(LazyBuilder({"aaa": _MARLO}))
+
+
+def test_vocabulary_file_parse_example():  # VocabularyFile...Test.test_parse_example
+    a = fc.categorical_column_with_vocabulary_file(key="aaa", vocabulary_file="path_to_file",
+                                                   vocabulary_size=3)
+    data = tf.train.Example(features=tf.train.Features(feature={"aaa": tf.train.Feature(
+        bytes_list=tf.train.BytesList(value=[b"omar", b"stringer"]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.parse_example(serialized=[data.SerializeToString()],
+                                        features=fc.make_parse_example_spec([a]))["aaa"])
+    assert got.indices.tolist() == [[0, 0], [0, 1]]
+    assert got.values.tolist() == [b"omar", b"stringer"] and got.dense_shape.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("kwargs, inputs, want", [
+    ({}, _MARLO, (2, -1, 0)),  # test_get_sparse_tensors
+    ({}, (("marlo", ""), ("skywalker", "omar")), (2, -1, 0)),  # ..._dense_input
+    ({"default_value": 2}, _MARLO, (2, 2, 0)),  # ..._default_value_in_vocabulary
+    ({"num_oov_buckets": 100}, tf.SparseTensorValue(
+        indices=((0, 0), (1, 0), (1, 1), (1, 2)),
+        values=("marlo", "skywalker", "omar", "heisenberg"), dense_shape=(2, 3)),
+     (2, 33, 0, 62)),  # test_get_sparse_tensors_with_oov_buckets (TF's exact buckets)
+])
+def test_vocabulary_file_get_sparse_tensors(wire_vocabulary, kwargs, inputs, want):
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=wire_vocabulary, vocabulary_size=3, **kwargs)
+    with tf.Graph().as_default():
+        pair = column._get_sparse_tensors(LazyBuilder({"aaa": inputs}))
+        assert pair.weight_tensor is None
+        with _initialized_session() as sess:
+            got = sess.run(pair.id_tensor)
+    assert got.values.dtype == np.int64 and got.values.tolist() == list(want)
+    if isinstance(inputs, tf.SparseTensorValue):
+        assert got.indices.tolist() == [list(i) for i in inputs.indices]
+        assert got.dense_shape.tolist() == list(inputs.dense_shape)
+
+
+def test_vocabulary_file_transform_feature(wire_vocabulary):  # test_transform_feature
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=wire_vocabulary, vocabulary_size=3)
+    with tf.Graph().as_default():
+        id_tensor = transform_features({"aaa": _MARLO}, [column])[column]
+        with _initialized_session() as sess:
+            assert sess.run(id_tensor).values.tolist() == [2, -1, 0]
+
+
+def test_vocabulary_file_weight_collections(wire_vocabulary):
+    # test_get_sparse_tensors_weight_collections
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=wire_vocabulary, vocabulary_size=3)
+    with tf.Graph().as_default():
+        column._get_sparse_tensors(LazyBuilder({"aaa": tf.SparseTensor(**_WIRE)}),
+                                   weight_collections=("my_weights",))
+        assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES) == []
+        assert tf.get_collection("my_weights") == []
