@@ -768,3 +768,147 @@ def test_vocabulary_file_weight_collections(wire_vocabulary):
                                    weight_collections=("my_weights",))
         assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES) == []
         assert tf.get_collection("my_weights") == []
+
+
+_WARRIORS_INPUT = tf.SparseTensorValue(indices=((0, 0), (1, 0), (1, 1), (2, 2)),
+                                       values=(11, 100, 30, 22), dense_shape=(3, 3))
+
+
+@pytest.mark.parametrize("kwargs, inputs, want", [
+    ({}, _WARRIORS_INPUT, (2, -1, 0, 4)),  # test_get_sparse_tensors_int32
+    ({"default_value": -100}, ((11, -1, -1), (100, 30, -1), (-1, -1, 22)),
+     (2, -100, 0, 4)),  # test_get_sparse_tensors_int32_dense_input
+    ({"num_oov_buckets": 100}, _WARRIORS_INPUT, (2, 60, 0, 4)),
+    # test_get_sparse_tensors_int32_with_oov_buckets (TF's exact bucket)
+])
+def test_vocabulary_file_int32(warriors_vocabulary, kwargs, inputs, want):
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=warriors_vocabulary, vocabulary_size=5, dtype=tf.int32,
+        **kwargs)
+    with tf.Graph().as_default():
+        pair = column._get_sparse_tensors(LazyBuilder({"aaa": inputs}))
+        with _initialized_session() as sess:
+            got = sess.run(pair.id_tensor)
+    assert got.indices.tolist() == [[0, 0], [1, 0], [1, 1], [2, 2]]
+    assert got.values.tolist() == list(want) and got.dense_shape.tolist() == [3, 3]
+
+
+def test_vocabulary_file_small_vocabulary_size(wire_vocabulary):
+    # test_get_sparse_tensors_small_vocabulary_size: 'marlo' (the last line) left out
+    column = fc.categorical_column_with_vocabulary_file(
+        key="aaa", vocabulary_file=wire_vocabulary, vocabulary_size=2)
+    with tf.Graph().as_default():
+        pair = column._get_sparse_tensors(LazyBuilder({"aaa": _MARLO}))
+        with _initialized_session() as sess:
+            assert sess.run(pair.id_tensor).values.tolist() == [-1, -1, 0]
+
+
+def test_vocabulary_file_linear_model(wire_vocabulary):  # VocabularyFile...Test.test_linear_model
+    wire_column = fc.categorical_column_with_vocabulary_file(
+        key="wire", vocabulary_file=wire_vocabulary, vocabulary_size=3, num_oov_buckets=1)
+    assert wire_column._num_buckets == 4
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"wire": _MARLO}, (wire_column,))
+        wire_var = [v for v in tf.global_variables() if v.op.name == "linear_model/wire/weights"]
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(predictions), ((0.0,), (0.0,)))
+            sess.run(wire_var[0].assign(((1.0,), (2.0,), (3.0,), (4.0,))))
+            # 'marlo' -> 2: 3; 'skywalker' -> 3, 'omar' -> 0: 4 + 1.
+            np.testing.assert_allclose(sess.run(predictions), ((3.0,), (5.0,)))
+
+
+# -- VocabularyListCategoricalColumnTest -----------------------------------------------------
+@pytest.mark.parametrize("kwargs, spec_dtype", [
+    ({"vocabulary_list": ("omar", "stringer", "marlo")}, tf.string),  # test_defaults_string
+    ({"vocabulary_list": (12, 24, 36)}, tf.int64),  # test_defaults_int
+    ({"vocabulary_list": (12, 24, 36), "dtype": tf.int32, "default_value": -99}, tf.int32),
+    # test_all_constructor_args, test_deep_copy
+])
+def test_vocabulary_list_column_args(kwargs, spec_dtype):
+    original = fc.categorical_column_with_vocabulary_list(key="aaa", **kwargs)
+    for column in (original, copy.deepcopy(original)):
+        assert (column.name, column._num_buckets) == ("aaa", 3)
+        assert column._parse_example_spec == {"aaa": tf.VarLenFeature(spec_dtype)}
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"vocabulary_list": ("omar", "stringer", "marlo"), "dtype": tf.float32},
+     "dtype must be string or integer"),  # test_invalid_dtype
+    ({"vocabulary_list": (12.0, 24.0, 36.0)}, "vocabulary dtype must be string or integer"),
+    # test_invalid_mapping_dtype
+    ({"vocabulary_list": ("omar", "stringer", "marlo"), "dtype": tf.int32},
+     "dtype.*and vocabulary dtype.*do not match"),  # test_mismatched_int_dtype
+    ({"vocabulary_list": (12, 24, 36), "dtype": tf.string},
+     "dtype.*and vocabulary dtype.*do not match"),  # test_mismatched_string_dtype
+    ({"vocabulary_list": None}, "vocabulary_list.*must be non-empty"),  # test_none_mapping
+    ({"vocabulary_list": ()}, "vocabulary_list.*must be non-empty"),  # test_empty_mapping
+    ({"vocabulary_list": (12, 24, 12)}, "Duplicate keys"),  # test_duplicate_mapping
+    ({"vocabulary_list": (12, 24, 36), "num_oov_buckets": -1}, "Invalid num_oov_buckets"),
+    # test_invalid_num_oov_buckets
+    ({"vocabulary_list": (12, 24, 36), "num_oov_buckets": 100, "default_value": 2},
+     "both num_oov_buckets and default_value"),  # test_invalid_buckets_and_default_value
+])
+def test_vocabulary_list_argument_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        fc.categorical_column_with_vocabulary_list(key="aaa", **kwargs)
+
+
+@pytest.mark.parametrize("vocabulary, inputs", [
+    (("omar", "stringer", "marlo"), tf.SparseTensorValue(
+        indices=((0, 0), (1, 0), (1, 1)), values=(12, 24, 36), dense_shape=(2, 2))),
+    # test_invalid_input_dtype_int32
+    ((12, 24, 36), _MARLO),  # test_invalid_input_dtype_string
+])
+def test_vocabulary_list_input_dtype_errors(vocabulary, inputs):
+    column = fc.categorical_column_with_vocabulary_list(key="aaa", vocabulary_list=vocabulary)
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="dtype must be compatible"):
+            column._get_sparse_tensors(LazyBuilder({"aaa": inputs}))
+
+
+@pytest.mark.parametrize("vocabulary, feature, want_values", [
+    (("omar", "stringer", "marlo"), tf.train.Feature(bytes_list=tf.train.BytesList(
+        value=[b"omar", b"stringer"])), [b"omar", b"stringer"]),  # test_parse_example_string
+    ((11, 21, 31), tf.train.Feature(int64_list=tf.train.Int64List(value=[11, 21])),
+     [11, 21]),  # test_parse_example_int
+])
+def test_vocabulary_list_parse_example(vocabulary, feature, want_values):
+    a = fc.categorical_column_with_vocabulary_list(key="aaa", vocabulary_list=vocabulary)
+    data = tf.train.Example(features=tf.train.Features(feature={"aaa": feature}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.parse_example(serialized=[data.SerializeToString()],
+                                        features=fc.make_parse_example_spec([a]))["aaa"])
+    assert got.indices.tolist() == [[0, 0], [0, 1]] and got.values.tolist() == want_values
+
+
+@pytest.mark.parametrize("kwargs, inputs, want", [
+    ({}, _MARLO, (2, -1, 0)),  # test_get_sparse_tensors
+    ({}, (("marlo", ""), ("skywalker", "omar")), (2, -1, 0)),  # ..._dense_input
+    ({"default_value": 2}, _MARLO, (2, 2, 0)),  # ..._default_value_in_vocabulary
+    ({"num_oov_buckets": 100}, tf.SparseTensorValue(
+        indices=((0, 0), (1, 0), (1, 1), (1, 2)),
+        values=("marlo", "skywalker", "omar", "heisenberg"), dense_shape=(2, 3)),
+     (2, 33, 0, 62)),  # test_get_sparse_tensors_with_oov_buckets
+])
+def test_vocabulary_list_get_sparse_tensors(kwargs, inputs, want):
+    column = fc.categorical_column_with_vocabulary_list(
+        key="aaa", vocabulary_list=("omar", "stringer", "marlo"), **kwargs)
+    with tf.Graph().as_default():
+        pair = column._get_sparse_tensors(LazyBuilder({"aaa": inputs}))
+        assert pair.weight_tensor is None
+        with _initialized_session() as sess:
+            assert sess.run(pair.id_tensor).values.tolist() == list(want)
+
+
+def test_vocabulary_list_transform_and_collections():
+    # test_transform_feature, test_get_sparse_tensors_weight_collections
+    column = fc.categorical_column_with_vocabulary_list(
+        key="aaa", vocabulary_list=("omar", "stringer", "marlo"))
+    with tf.Graph().as_default():
+        id_tensor = transform_features({"aaa": _MARLO}, [column])[column]
+        column._get_sparse_tensors(LazyBuilder({"aaa": tf.SparseTensor(**_WIRE)}),
+                                   weight_collections=("my_weights",))
+        assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES) == []
+        assert tf.get_collection("my_weights") == []
+        with _initialized_session() as sess:
+            assert sess.run(id_tensor).values.tolist() == [2, -1, 0]

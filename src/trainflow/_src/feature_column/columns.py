@@ -155,18 +155,22 @@ def categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
     if len(set(vocabulary_list)) != len(vocabulary_list):
         raise ValueError(f"Duplicate keys in vocabulary_list {vocabulary_list}, column_name: "
                          f"{key}")
-    vocabulary_dtype = dtypes.string if isinstance(vocabulary_list[0], (str, bytes)) \
-        else dtypes.int64
+    vocabulary_dtype = dtypes.as_dtype(np.array(vocabulary_list).dtype) \
+        if np.array(vocabulary_list).dtype.kind not in "USO" else dtypes.string
     if num_oov_buckets:
         if default_value != -1:
             raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
         if num_oov_buckets < 0:
             raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
-    if dtype is not None and dtypes.as_dtype(dtype).is_integer != \
-            vocabulary_dtype.is_integer:
+    if vocabulary_dtype != dtypes.string and not vocabulary_dtype.is_integer:
+        raise ValueError(f"column_name: {key} vocabulary dtype must be string or integer. "
+                         f"dtype: {vocabulary_dtype}.")
+    if dtype is None:
+        dtype = vocabulary_dtype
+    elif dtypes.as_dtype(dtype).is_integer != vocabulary_dtype.is_integer:
         raise ValueError(f"dtype {dtype} and vocabulary dtype {vocabulary_dtype} do not "
                          f"match, column_name: {key}")
-    dtype = _check_key_dtype(key, vocabulary_dtype if dtype is None else dtype)
+    dtype = _check_key_dtype(key, dtype)
     return cat.VocabularyListCategoricalColumn(
         key=key, vocabulary_list=tuple(vocabulary_list), dtype=dtype,
         default_value=default_value, num_oov_buckets=num_oov_buckets)
