@@ -1095,3 +1095,168 @@ def test_transform_features_column_order():  # TransformFeaturesTest.test_column
             calls.clear()
             transform_features({}, [_LoggerColumn(n) for n in order])
             assert calls == ["1", "2"]
+
+
+# -- IndicatorColumnTest ---------------------------------------------------------------------
+def test_indicator_column_and_deep_copy():  # test_indicator_column, test_deep_copy
+    for key, size in (("a", 4), ("b", 100)):
+        column = fc.indicator_column(fc.categorical_column_with_hash_bucket(key, size))
+        for c in (column, copy.deepcopy(column)):
+            assert c.categorical_column.name == key and c.name == f"{key}_indicator"
+            assert c._variable_shape.as_list() == [1, size]
+
+
+@pytest.mark.parametrize("column, feature, want", [
+    (lambda: fc.categorical_column_with_hash_bucket("animal", 4), ["fox", "fox"],
+     [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0]]),  # test_1D_shape_succeeds
+    (lambda: fc.categorical_column_with_hash_bucket("animal", 4),
+     lambda: tf.SparseTensor(indices=[[0, 0], [1, 0]], values=["fox", "fox"],
+                             dense_shape=[2, 1]),
+     [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0]]),  # test_2D_shape_succeeds
+    (lambda: fc.categorical_column_with_identity("animal", num_buckets=4),
+     lambda: tf.SparseTensor(indices=[[0, 0], [0, 1]], values=[1, 1], dense_shape=[1, 2]),
+     [[0.0, 2.0, 0.0, 0.0]]),  # test_multi_hot
+    (lambda: fc.categorical_column_with_identity("animal", num_buckets=4),
+     lambda: tf.SparseTensor(indices=[[0, 0], [0, 1]], values=[1, 2], dense_shape=[1, 2]),
+     [[0.0, 1.0, 1.0, 0.0]]),  # test_multi_hot2
+])
+def test_indicator_values(column, feature, want):
+    animal = fc.indicator_column(column())
+    with tf.Graph().as_default(), _initialized_session() as sess:
+        feature = feature() if callable(feature) else feature
+        np.testing.assert_array_equal(sess.run(LazyBuilder({"animal": feature}).get(animal)),
+                                      want)
+
+
+def test_indicator_parse_example():  # IndicatorColumnTest.test_parse_example
+    a = fc.indicator_column(fc.categorical_column_with_vocabulary_list(
+        key="aaa", vocabulary_list=("omar", "stringer", "marlo")))
+    data = tf.train.Example(features=tf.train.Features(feature={"aaa": tf.train.Feature(
+        bytes_list=tf.train.BytesList(value=[b"omar", b"stringer"]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.parse_example(serialized=[data.SerializeToString()],
+                                        features=fc.make_parse_example_spec([a]))["aaa"])
+    assert got.values.tolist() == [b"omar", b"stringer"]
+
+
+@pytest.mark.parametrize("weighted, ids, want", [
+    (False, _MARLO, [[0, 0, 1], [1, 0, 0]]),  # test_transform
+    (True, [["c", "b", "a"]], [[6.0, 4.0, 2.0]]),  # test_transform_with_weighted_column
+    (True, [["c", "b", "unknown"]], [[0.0, 4.0, 2.0]]),
+    # test_transform_with_missing_value_in_weighted_column
+    (False, [["c", "b", "unknown"]], [[0.0, 1.0, 1.0]]),
+    # test_transform_with_missing_value_in_categorical_column
+])
+def test_indicator_transform(weighted, ids, want):
+    vocabulary = ("omar", "stringer", "marlo") if isinstance(ids, tf.SparseTensorValue) \
+        else ("a", "b", "c")
+    column = fc.categorical_column_with_vocabulary_list(key="ids", vocabulary_list=vocabulary)
+    if weighted:
+        column = fc.weighted_categorical_column(column, "weights")
+    indicator = fc.indicator_column(column)
+    with tf.Graph().as_default():
+        features = {"ids": ids if isinstance(ids, tf.SparseTensorValue) else tf.constant(ids),
+                    "weights": tf.constant([[2.0, 4.0, 6.0]])}
+        out = transform_features(features, [indicator])[indicator]
+        with _initialized_session() as sess:
+            np.testing.assert_array_equal(sess.run(out), want)
+
+
+def test_indicator_linear_model_and_input_layer():  # test_linear_model, test_input_layer
+    animal = fc.indicator_column(fc.categorical_column_with_identity("animal", num_buckets=4))
+    with tf.Graph().as_default():
+        features = {"animal": tf.SparseTensor(indices=[[0, 0], [0, 1]], values=[1, 2],
+                                              dense_shape=[1, 2])}
+        predictions = fc.linear_model(features, [animal])
+        net = fc.input_layer(features, [animal])
+        var = [v for v in tf.global_variables()
+               if v.op.name == "linear_model/animal_indicator/weights"][0]
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(var), np.zeros((4, 1)))
+            np.testing.assert_allclose(sess.run(predictions), [[0.0]])
+            sess.run(var.assign([[1.0], [2.0], [3.0], [4.0]]))
+            np.testing.assert_allclose(sess.run(predictions), [[2.0 + 3.0]])
+            np.testing.assert_allclose(sess.run(net), [[0.0, 1.0, 1.0, 0.0]])
+
+
+# -- EmbeddingColumnTest ---------------------------------------------------------------------
+def test_embedding_defaults():  # EmbeddingColumnTest.test_defaults
+    categorical = fc.categorical_column_with_identity(key="aaa", num_buckets=3)
+    column = fc.embedding_column(categorical, dimension=2)
+    assert column.categorical_column is categorical and column.dimension == 2
+    assert column.combiner == "mean" and column.initializer is not None
+    assert (column.ckpt_to_load_from, column.tensor_name_in_ckpt, column.max_norm) == (
+        None, None, None)
+    assert column.trainable and column.name == "aaa_embedding"
+    assert column._variable_shape.as_list() == [2]
+    assert column._parse_example_spec == {"aaa": tf.VarLenFeature(tf.int64)}
+
+
+def test_embedding_all_constructor_args_and_deep_copy():
+    # test_all_constructor_args, test_deep_copy
+    original = fc.embedding_column(
+        fc.categorical_column_with_identity(key="aaa", num_buckets=3), dimension=2,
+        combiner="my_combiner", initializer=lambda: "my_initializer",
+        ckpt_to_load_from="my_ckpt", tensor_name_in_ckpt="my_ckpt_tensor", max_norm=42.0,
+        trainable=False)
+    for column in (original, copy.deepcopy(original)):
+        assert column.categorical_column.name == "aaa"
+        assert column.categorical_column._num_buckets == 3
+        assert (column.dimension, column.combiner, column.initializer()) == (
+            2, "my_combiner", "my_initializer")
+        assert (column.ckpt_to_load_from, column.tensor_name_in_ckpt, column.max_norm) == (
+            "my_ckpt", "my_ckpt_tensor", 42.0)
+        assert not column.trainable and column.name == "aaa_embedding"
+        assert column._parse_example_spec == {"aaa": tf.VarLenFeature(tf.int64)}
+
+
+def test_embedding_invalid_initializer():  # test_invalid_initializer
+    with pytest.raises(ValueError, match="initializer must be callable"):
+        fc.embedding_column(fc.categorical_column_with_identity(key="aaa", num_buckets=3),
+                            dimension=2, initializer="not_fn")
+
+
+def test_embedding_transform_feature():  # EmbeddingColumnTest.test_transform_feature
+    a = fc.categorical_column_with_identity(key="aaa", num_buckets=3)
+    a_embedded = fc.embedding_column(a, dimension=2)
+    with tf.Graph().as_default():
+        outputs = transform_features({"aaa": tf.SparseTensor(
+            indices=((0, 0), (1, 0), (1, 1)), values=(0, 1, 0), dense_shape=(2, 2))},
+            [a, a_embedded])
+        with _initialized_session() as sess:
+            got_a, got_e = sess.run([outputs[a], outputs[a_embedded]])
+    assert got_a.indices.tolist() == got_e.indices.tolist()
+    assert got_a.values.tolist() == got_e.values.tolist()
+
+
+@pytest.mark.parametrize("indices, values, dense_shape, embedding_values, want", [
+    # test_get_dense_tensor
+    (((0, 0), (1, 0), (1, 4), (3, 0)), (2, 0, 1, 1), (4, 5),
+     ((1.0, 2.0), (3.0, 5.0), (7.0, 11.0)),
+     ((7.0, 11.0), (2.0, 3.5), (0.0, 0.0), (3.0, 5.0))),
+    # test_get_dense_tensor_3d
+    (((0, 0, 0), (1, 1, 0), (1, 1, 4), (3, 0, 0), (3, 1, 2)), (2, 0, 1, 1, 2), (4, 2, 5),
+     ((1.0, 2.0, 4.0), (3.0, 5.0, 1.0), (7.0, 11.0, 2.0), (2.0, 7.0, 12.0)),
+     (((7.0, 11.0, 2.0), (0.0, 0.0, 0.0)), ((0.0, 0.0, 0.0), (2.0, 3.5, 2.5)),
+      ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), ((3.0, 5.0, 1.0), (7.0, 11.0, 2.0)))),
+])
+def test_embedding_get_dense_tensor(indices, values, dense_shape, embedding_values, want):
+    seen = {}
+
+    def _initializer(shape, dtype, partition_info):
+        seen.update(shape=tuple(shape), dtype=dtype, partition_info=partition_info)
+        return embedding_values
+
+    column = fc.embedding_column(
+        fc.categorical_column_with_identity(key="aaa", num_buckets=len(embedding_values)),
+        dimension=len(embedding_values[0]), initializer=_initializer)
+    with tf.Graph().as_default():
+        lookup = column._get_dense_tensor(LazyBuilder({"aaa": tf.SparseTensorValue(
+            indices=indices, values=values, dense_shape=dense_shape)}))
+        global_vars = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
+        assert [v.name for v in global_vars] == ["embedding_weights:0"]
+        with _initialized_session() as sess:
+            np.testing.assert_array_equal(sess.run(global_vars[0]), embedding_values)
+            np.testing.assert_array_equal(sess.run(lookup), want)
+    assert seen == {"shape": (len(embedding_values), len(embedding_values[0])),
+                    "dtype": tf.float32, "partition_info": None}

@@ -217,11 +217,9 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
     """A dense column: the `combiner` of the embeddings of a categorical column's ids."""
     initializer = _embedding_checks(dimension, combiner, initializer, ckpt_to_load_from,
                                     tensor_name_in_ckpt)
-    creator = dense.embedding_layer_creator(
-        (categorical_column._num_buckets, dimension), dtypes.float32, initializer, trainable)
     return dense.EmbeddingColumn(
         categorical_column=categorical_column, dimension=dimension, combiner=combiner,
-        layer_creator=creator, ckpt_to_load_from=ckpt_to_load_from,
+        initializer=initializer, ckpt_to_load_from=ckpt_to_load_from,
         tensor_name_in_ckpt=tensor_name_in_ckpt, max_norm=max_norm, trainable=trainable)
 
 

@@ -20,6 +20,8 @@ from trainflow._src.ops.io.parsing_config import FixedLenFeature
 from trainflow._src.ops.math.histogram_ops import bucketize
 from trainflow._src.ops.math.reductions import reduce_sum
 from trainflow._src.ops.nn.safe_embedding import safe_embedding_lookup_sparse
+from trainflow._src.ops.math.arith import greater_equal
+from trainflow._src.ops.sparse.sparse_compose import sparse_retain
 from trainflow._src.ops.sparse.sparse_ops import sparse_tensor_to_dense
 from trainflow._src.ops.state import variable_scope as vs
 from trainflow._src.train.checkpoint_init import init_from_checkpoint
@@ -96,7 +98,7 @@ class BucketizedColumn(DenseColumn, CategoricalColumn, collections.namedtuple(
 
 
 class EmbeddingColumn(DenseColumn, collections.namedtuple(
-        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "layer_creator",
+        "_EmbeddingColumn", ["categorical_column", "dimension", "combiner", "initializer",
                              "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
                              "trainable"])):
     """A categorical column's ids as the combined rows of an embedding variable
@@ -121,8 +123,12 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
         sparse_tensors = self.categorical_column._get_sparse_tensors(inputs,
                                                                      weight_collections,
                                                                      trainable)
-        embedding_weights = self.layer_creator(
-            weight_collections=weight_collections, scope=vs.get_variable_scope())
+        embedding_weights = vs.get_variable(
+            name="embedding_weights",
+            shape=(self.categorical_column._num_buckets, self.dimension),
+            dtype=dtypes.float32, initializer=self.initializer,
+            trainable=self.trainable and trainable is not False,
+            collections=weight_collections)
         if self.ckpt_to_load_from is not None:
             init_from_checkpoint(self.ckpt_to_load_from,
                                  {self.tensor_name_in_ckpt: embedding_weights})
@@ -130,15 +136,6 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
             embedding_weights, sparse_tensors.id_tensor,
             sparse_weights=sparse_tensors.weight_tensor, combiner=self.combiner,
             name=f"{self.name}_weights", max_norm=self.max_norm)
-
-
-def embedding_layer_creator(shape, dtype, initializer, trainable):
-    """The function an EmbeddingColumn calls to make its `embedding_weights` variable."""
-    def creator(weight_collections, scope):
-        return vs.get_variable(name="embedding_weights", shape=shape, dtype=dtype,
-                               initializer=initializer, trainable=trainable,
-                               collections=weight_collections)
-    return creator
 
 
 class SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
@@ -192,7 +189,8 @@ class SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
         else:
             embedding_weights = vs.get_variable(
                 name="embedding_weights", shape=shape_, dtype=dtypes.float32,
-                initializer=self.initializer, trainable=self.trainable and trainable,
+                initializer=self.initializer,
+                trainable=self.trainable and trainable is not False,
                 collections=weight_collections)
             graph.add_to_collection(self.shared_embedding_collection_name, embedding_weights)
         return safe_embedding_lookup_sparse(
@@ -220,6 +218,10 @@ class IndicatorColumn(DenseColumn, collections.namedtuple("_IndicatorColumn",
         weight_tensor = id_weight_pair.weight_tensor
         depth = int(self._variable_shape[-1])
         if weight_tensor is not None:
+            # Ids outside the vocabulary (-1) carry no weight (TF slices them off).
+            valid = greater_equal(id_tensor.values, 0)
+            id_tensor = sparse_retain(id_tensor, valid)
+            weight_tensor = sparse_retain(weight_tensor, valid)
             rows = cast(id_tensor.indices[:, 0], dtypes.int64)
             indices = transpose(stack([rows, cast(id_tensor.values, dtypes.int64)]))
             dense_shape = stack([id_tensor.dense_shape[0], cast(depth, dtypes.int64)])
