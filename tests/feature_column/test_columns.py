@@ -1260,3 +1260,116 @@ def test_embedding_get_dense_tensor(indices, values, dense_shape, embedding_valu
             np.testing.assert_array_equal(sess.run(lookup), want)
     assert seen == {"shape": (len(embedding_values), len(embedding_values[0])),
                     "dtype": tf.float32, "partition_info": None}
+
+
+_EMB_INPUT = tf.SparseTensorValue(indices=((0, 0), (1, 0), (1, 4), (3, 0)), values=(2, 0, 1, 1),
+                                  dense_shape=(4, 5))
+_EMB_VALUES = ((1.0, 2.0), (3.0, 5.0), (7.0, 11.0))
+_EMB_LOOKUPS = ((7.0, 11.0), (2.0, 3.5), (0.0, 0.0), (3.0, 5.0))
+
+
+def _emb_column(values=_EMB_VALUES, **kwargs):
+    return fc.embedding_column(fc.categorical_column_with_identity(key="aaa", num_buckets=3),
+                               dimension=2, initializer=lambda shape, dtype, partition_info:
+                               values, **kwargs)
+
+
+def test_embedding_get_dense_tensor_weight_collections():
+    # test_get_dense_tensor_weight_collections
+    with tf.Graph().as_default():
+        _emb_column()._get_dense_tensor(LazyBuilder({"aaa": _EMB_INPUT}),
+                                        weight_collections=("my_vars",))
+        assert tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES) == []
+        assert [v.name for v in tf.get_collection("my_vars")] == ["embedding_weights:0"]
+
+
+def test_embedding_get_dense_tensor_placeholder_inputs():
+    # test_get_dense_tensor_placeholder_inputs
+    with tf.Graph().as_default():
+        indices, values, shape = (tf.placeholder(dtype=tf.int64) for _ in range(3))
+        lookup = _emb_column()._get_dense_tensor(LazyBuilder({"aaa": tf.SparseTensorValue(
+            indices=indices, values=values, dense_shape=shape)}))
+        with _initialized_session() as sess:
+            np.testing.assert_array_equal(sess.run(lookup, {
+                indices: _EMB_INPUT.indices, values: _EMB_INPUT.values,
+                shape: _EMB_INPUT.dense_shape}), _EMB_LOOKUPS)
+
+
+def test_embedding_get_dense_tensor_restore_from_ckpt(tmp_path):
+    # test_get_dense_tensor_restore_from_ckpt (the checkpoint written here, not TF's testdata)
+    ckpt = str(tmp_path / "embedding.ckpt")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.Variable(np.array(_EMB_VALUES, np.float32), name="my_embedding")
+        sess.run(v.initializer)
+        tf.train.Saver([v]).save(sess, ckpt)
+    column = fc.embedding_column(fc.categorical_column_with_identity(key="aaa", num_buckets=3),
+                                 dimension=2, ckpt_to_load_from=ckpt,
+                                 tensor_name_in_ckpt="my_embedding")
+    with tf.Graph().as_default():
+        lookup = column._get_dense_tensor(LazyBuilder({"aaa": _EMB_INPUT}))
+        global_vars = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES)
+        assert [v.name for v in global_vars] == ["embedding_weights:0"]
+        with _initialized_session() as sess:
+            np.testing.assert_array_equal(sess.run(global_vars[0]), _EMB_VALUES)
+            np.testing.assert_array_equal(sess.run(lookup), _EMB_LOOKUPS)
+
+
+def test_embedding_linear_model():  # EmbeddingColumnTest.test_linear_model
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"aaa": _EMB_INPUT},
+                                      (_emb_column(values=np.zeros((3, 2))),))
+        names = ["linear_model/bias_weights:0", "linear_model/aaa_embedding/weights:0",
+                 "linear_model/aaa_embedding/embedding_weights:0"]
+        assert sorted(v.name for v in tf.global_variables()) == sorted(names)
+        trainable = {v.name: v for v in tf.trainable_variables()}
+        assert sorted(trainable) == sorted(names)
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(predictions), np.zeros((4, 1)))
+            sess.run([trainable[names[2]].assign(_EMB_VALUES),
+                      trainable[names[1]].assign(((4.0,), (6.0,)))])
+            np.testing.assert_allclose(sess.run(predictions), ((94.0,), (29.0,), (0.0,),
+                                                               (42.0,)))
+
+
+@pytest.mark.parametrize("trainable", [True, False])
+def test_embedding_input_layer(trainable):  # test_input_layer, test_input_layer_not_trainable
+    with tf.Graph().as_default():
+        net = fc.input_layer({"aaa": _EMB_INPUT}, (_emb_column(trainable=trainable),))
+        names = ["input_layer/aaa_embedding/embedding_weights:0"]
+        assert [v.name for v in tf.global_variables()] == names
+        assert [v.name for v in tf.trainable_variables()] == (names if trainable else [])
+        with _initialized_session() as sess:
+            np.testing.assert_array_equal(sess.run(net), _EMB_LOOKUPS)
+
+
+# -- WeightedCategoricalColumnTest -----------------------------------------------------------
+def _weighted(key="ids", weight_key="values", **kwargs):
+    return fc.weighted_categorical_column(
+        categorical_column=fc.categorical_column_with_identity(key=key, num_buckets=3),
+        weight_feature_key=weight_key, **kwargs)
+
+
+def test_weighted_defaults_and_deep_copy():  # test_defaults, test_deep_copy
+    original = _weighted()
+    for column in (original, copy.deepcopy(original)):
+        assert (column.name, column._num_buckets) == ("ids_weighted_by_values", 3)
+        assert column._parse_example_spec == {"ids": tf.VarLenFeature(tf.int64),
+                                              "values": tf.VarLenFeature(tf.float32)}
+
+
+def test_weighted_argument_errors():
+    # test_invalid_dtype_none, test_invalid_dtype_string, test_column_name_collision
+    for dtype in (None, tf.string):
+        with pytest.raises(ValueError, match="is not convertible to float"):
+            _weighted(dtype=dtype)
+    with pytest.raises(ValueError, match="Parse config.*already exists"):
+        _weighted(key="aaa", weight_key="aaa")._parse_example_spec()
+
+
+def test_weighted_input_errors():  # test_invalid_input_dtype, test_missing_weights
+    column = _weighted()
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Bad dtype"):
+            transform_features({"ids": _WIRE_VALUE, "values": _WIRE_VALUE}, (column,))
+        with pytest.raises(ValueError, match="values is not in features dictionary"):
+            transform_features({"ids": _WIRE_VALUE}, (column,))

@@ -189,9 +189,10 @@ def categorical_column_with_identity(key, num_buckets, default_value=None):
 
 def weighted_categorical_column(categorical_column, weight_feature_key, dtype=dtypes.float32):
     """A categorical column whose ids are weighted by feature `weight_feature_key`."""
-    dtype = dtypes.as_dtype(dtype)
-    if dtype is None or not (dtype.is_integer or dtype.is_floating):
+    if dtype is None or not (dtypes.as_dtype(dtype).is_integer or
+                             dtypes.as_dtype(dtype).is_floating):
         raise ValueError(f"dtype {dtype} is not convertible to float.")
+    dtype = dtypes.as_dtype(dtype)
     return cat.WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
 
 
