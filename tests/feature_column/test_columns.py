@@ -1373,3 +1373,82 @@ def test_weighted_input_errors():  # test_invalid_input_dtype, test_missing_weig
             transform_features({"ids": _WIRE_VALUE, "values": _WIRE_VALUE}, (column,))
         with pytest.raises(ValueError, match="values is not in features dictionary"):
             transform_features({"ids": _WIRE_VALUE}, (column,))
+
+
+def test_weighted_parse_example():  # WeightedCategoricalColumnTest.test_parse_example
+    a = fc.weighted_categorical_column(fc.categorical_column_with_vocabulary_list(
+        key="aaa", vocabulary_list=("omar", "stringer", "marlo")), weight_feature_key="weights")
+    data = tf.train.Example(features=tf.train.Features(feature={
+        "aaa": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"omar", b"stringer"])),
+        "weights": tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 10.0]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.parse_example(serialized=[data.SerializeToString()],
+                                        features=fc.make_parse_example_spec([a])))
+    assert got["aaa"].values.tolist() == [b"omar", b"stringer"]
+    assert got["weights"].values.dtype == np.float32
+    assert got["weights"].values.tolist() == [1.0, 10.0]
+
+
+_W_INDICES = ((0, 0), (1, 0), (1, 1))
+
+
+@pytest.mark.parametrize("ids, values, want_ids", [
+    (tf.SparseTensorValue(indices=_W_INDICES, values=(0, 1, 0), dense_shape=(2, 2)),
+     tf.SparseTensorValue(indices=_W_INDICES, values=(0.5, 1.0, 0.1), dense_shape=(2, 2)),
+     (0, 1, 0)),  # test_transform_features
+    (((0, -1), (1, 0)),
+     tf.SparseTensorValue(indices=_W_INDICES, values=(0.5, 1.0, 0.1), dense_shape=(2, 2)),
+     (0, 1, 0)),  # test_transform_features_dense_input
+    (tf.SparseTensorValue(indices=_W_INDICES, values=(2, 1, 0), dense_shape=(2, 2)),
+     ((0.5, 0.0), (1.0, 0.1)), (2, 1, 0)),  # test_transform_features_dense_weights
+])
+def test_weighted_transform_features(ids, values, want_ids):
+    column = _weighted()
+    with tf.Graph().as_default():
+        id_tensor, weight_tensor = transform_features({"ids": ids, "values": values},
+                                                      (column,))[column]
+        with _initialized_session() as sess:
+            got_ids, got_w = sess.run([id_tensor, weight_tensor])
+    assert got_ids.indices.tolist() == [list(i) for i in _W_INDICES]
+    assert got_ids.values.dtype == np.int64 and got_ids.values.tolist() == list(want_ids)
+    assert got_w.indices.tolist() == [list(i) for i in _W_INDICES]
+    np.testing.assert_allclose(got_w.values, (0.5, 1.0, 0.1), rtol=1e-6)
+    assert got_w.values.dtype == np.float32
+
+
+_W_IDS = tf.SparseTensorValue(indices=_W_INDICES, values=(0, 2, 1), dense_shape=(2, 2))
+
+
+@pytest.mark.parametrize("values", [
+    tf.SparseTensorValue(indices=_W_INDICES, values=(0.5, 1.0, 0.1), dense_shape=(2, 2)),
+    # test_linear_model
+    ((0.5,), (1.0,), (0.1,)),  # test_linear_model_mismatched_dense_shape
+])
+def test_weighted_linear_model(values):
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"ids": _W_IDS, "values": values}, (_weighted(),))
+        var = [v for v in tf.global_variables()
+               if v.op.name == "linear_model/ids_weighted_by_values/weights"][0]
+        with _initialized_session() as sess:
+            np.testing.assert_allclose(sess.run(predictions), ((0.0,), (0.0,)))
+            sess.run(var.assign(((1.0,), (2.0,), (3.0,))))
+            # 1 * .5 = .5; 3 * 1 + 2 * .1 = 3.2
+            np.testing.assert_allclose(sess.run(predictions), ((0.5,), (3.2,)), rtol=1e-6)
+
+
+def test_weighted_linear_model_mismatched_shape():  # test_linear_model_mismatched_shape
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="Dimensions.*are not compatible"):
+            fc.linear_model({"ids": _W_IDS, "values": tf.SparseTensorValue(
+                indices=((0, 0), (0, 1), (1, 0), (1, 1)), values=(0.5, 11.0, 1.0, 0.1),
+                dense_shape=(2, 2))}, (_weighted(),))
+
+
+def test_weighted_linear_model_mismatched_dense_values():
+    # test_linear_model_mismatched_dense_values
+    with tf.Graph().as_default():
+        predictions = fc.linear_model({"ids": _W_IDS, "values": ((0.5,), (1.0,))},
+                                      (_weighted(),))
+        with _initialized_session() as sess:
+            with pytest.raises(tf.errors.OpError, match="Incompatible shapes"):
+                sess.run(predictions)
