@@ -1452,3 +1452,15 @@ def test_weighted_linear_model_mismatched_dense_values():
         with _initialized_session() as sess:
             with pytest.raises(tf.errors.OpError, match="Incompatible shapes"):
                 sess.run(predictions)
+
+
+def test_embedding_parse_example():  # EmbeddingColumnTest.test_parse_example
+    a_embedded = fc.embedding_column(fc.categorical_column_with_vocabulary_list(
+        key="aaa", vocabulary_list=("omar", "stringer", "marlo")), dimension=2)
+    data = tf.train.Example(features=tf.train.Features(feature={"aaa": tf.train.Feature(
+        bytes_list=tf.train.BytesList(value=[b"omar", b"stringer"]))}))
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.parse_example(serialized=[data.SerializeToString()],
+                                        features=fc.make_parse_example_spec([a_embedded]))["aaa"])
+    assert got.indices.tolist() == [[0, 0], [0, 1]]
+    assert got.values.tolist() == [b"omar", b"stringer"] and got.dense_shape.tolist() == [1, 2]
