@@ -148,6 +148,12 @@ WORKLOADS = [
              lambda s: ["--module", _module(s), "--repeat", "1", "--json"],
              _by_module(("input pipeline (queues)", "records_per_s")),
              [("input pipeline (queues)", "records/s", True, "")]),
+    Workload("data_input", "data_input.py",
+             lambda s: ["--module", _module(s), "--repeat", "2", "--json"],
+             _by_module(("tf.data map(parse_single_example)", "per_record_examples_per_s"),
+                        ("tf.data batch(1000).map(parse_example)", "batched_records_per_s")),
+             [("tf.data map(parse_single_example)", "examples/s", True, ">= 1.0x TF"),
+              ("tf.data batch(1000).map(parse_example)", "records/s", True, ">= 1.0x TF")]),
     Workload("tfrecord_io", "tfrecord_io.py", lambda s: ["--backend", s], _records,
              [(f"TFRecord {v} {c}", "records/s", True, "") for c in ("none", "gzip")
               for v in ("write", "read")]),

@@ -9,3 +9,6 @@ from trainflow._src.data.iterator_ops import (  # noqa: F401
 from trainflow._src.data.options import Options, ThreadingOptions  # noqa: F401
 from trainflow._src.data.reordering_experimental import (  # noqa: F401
     INFINITE_CARDINALITY, UNKNOWN_CARDINALITY)
+from trainflow._src.data.readers import (  # noqa: F401
+    FixedLengthRecordDatasetV1 as FixedLengthRecordDataset, TextLineDatasetV1 as TextLineDataset,
+    TFRecordDatasetV1 as TFRecordDataset)

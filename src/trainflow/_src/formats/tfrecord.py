@@ -247,13 +247,30 @@ def _parse(source, path, state, start):
     pos = 0
     base = start
     eof = False
-    unpack_header = _HEADER.unpack
-    # Checked headers by their 12 bytes: records of equal length skip the check.
-    known_headers = {}
+    unpack_header = _HEADER.unpack_from
+    # The masked CRC of each length's 8 bytes seen so far: equal lengths skip the check.
+    known_lengths = {}
     unpack_u32 = _U32.unpack_from
     crc = _crc
     delta = _MASK_DELTA
     while True:
+        # The records whole in `buf`, in a tight loop.
+        limit = len(buf) - _HEADER_SIZE
+        while pos <= limit:
+            length, length_crc = unpack_header(buf, pos)
+            if known_lengths.get(length) != length_crc:
+                _check_length(buf, pos, length_crc, known_lengths, base, path)
+            end = pos + _HEADER_SIZE + length + _FOOTER_SIZE
+            if end > limit + _HEADER_SIZE:
+                break
+            data = buf[pos + _HEADER_SIZE:end - _FOOTER_SIZE]
+            c = crc(data)
+            if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != unpack_u32(buf, end - 4)[0]:
+                raise errors.DataLossError(
+                    None, None, f"corrupted record at {base + pos + _HEADER_SIZE} in {path}")
+            pos = end
+            state.offset = base + end
+            yield data
         if len(buf) - pos < _HEADER_SIZE:
             if not eof:
                 more = source.read(_READ_CHUNK)
@@ -264,44 +281,38 @@ def _parse(source, path, state, start):
                     continue
                 eof = True
             return  # 0..11 bytes left: TF stops as at end of file
-        header = buf[pos:pos + _HEADER_SIZE]
-        length = known_headers.get(header)
-        if length is None:
-            length, length_crc = unpack_header(header)
-            c = crc(header[:8])
-            if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != length_crc:
-                raise errors.DataLossError(None, None,
-                                           f"corrupted record at {base + pos} in {path}")
-            if len(known_headers) < 1024:
-                known_headers[header] = length
-        end = pos + _HEADER_SIZE + length + _FOOTER_SIZE
-        if end > len(buf):
-            parts = [buf[pos:]]
-            have = len(buf) - pos
-            need = end - pos
-            while have < need and not eof:
-                more = source.read(min(max(_READ_CHUNK, need - have), _MAX_READ))
-                if not more:
-                    eof = True
-                    break
-                parts.append(more)
-                have += len(more)
-            buf = b"".join(parts)
-            base += pos
-            pos = 0
-            end = need
-            if end > len(buf):
-                raise errors.DataLossError(
-                    None, None, f"truncated record at {base}' failed with "
-                    f"{source.eof_reason} in {path}")
-        data = buf[pos + _HEADER_SIZE:end - _FOOTER_SIZE]
-        c = crc(data)
-        if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != unpack_u32(buf, end - 4)[0]:
+        # A record running past the buffer: read on until it is whole.
+        length = unpack_header(buf, pos)[0]
+        need = _HEADER_SIZE + length + _FOOTER_SIZE
+        parts = [buf[pos:]]
+        have = len(buf) - pos
+        while have < need and not eof:
+            more = source.read(min(max(_READ_CHUNK, need - have), _MAX_READ))
+            if not more:
+                eof = True
+                break
+            parts.append(more)
+            have += len(more)
+        buf = b"".join(parts)
+        base += pos
+        pos = 0
+        if need > len(buf):
             raise errors.DataLossError(
-                None, None, f"corrupted record at {base + pos + _HEADER_SIZE} in {path}")
-        pos = end
-        state.offset = base + end
-        yield data
+                None, None, f"truncated record at {base}' failed with "
+                f"{source.eof_reason} in {path}")
+
+
+def _check_length(buf, pos, length_crc, known_lengths, base, path):
+    """Checks the masked CRC of the record length at `pos` (remembered when right).
+
+    Raises:
+      DataLossError: "corrupted record" when it does not match.
+    """
+    c = _crc(buf[pos:pos + 8])
+    if (((c >> 15) | (c << 17)) + _MASK_DELTA) & 0xFFFFFFFF != length_crc:
+        raise errors.DataLossError(None, None, f"corrupted record at {base + pos} in {path}")
+    if len(known_lengths) < 4096:
+        known_lengths[_U64.unpack_from(buf, pos)[0]] = length_crc
 
 
 class _RecordIterator:

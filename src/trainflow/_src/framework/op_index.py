@@ -68,6 +68,7 @@ _OP_MODULES = {
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
     "trainflow._src.ops.dataset.batch_ops": "BatchDatasetV2",
     "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
+    "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
         "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.iterator_ops": (
@@ -79,7 +80,10 @@ _OP_MODULES = {
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
     "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.parse_example_ops": "ParseExampleDatasetV2",
     "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
+    "trainflow._src.ops.dataset.reader_ops": (
+        "FixedLengthRecordDatasetV2 TFRecordDataset TextLineDataset"),
     "trainflow._src.ops.dataset.reduce_ops": (
         "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
         "ReduceDataset"),
@@ -89,7 +93,9 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
+    "trainflow._src.ops.dataset.sql_ops": "SqlDataset",
     "trainflow._src.ops.dataset.window_ops": "ShardDataset UnbatchDataset WindowDataset",
+    "trainflow._src.ops.dataset.writer_ops": "DatasetToTFRecord",
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
@@ -287,6 +293,7 @@ _GRADIENT_MODULES = {
         "TensorListScatterV2 TensorListSetItem TensorListSplit TensorListStack"),
     "trainflow._src.ops.dataset.batch_ops": "BatchDatasetV2",
     "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
+    "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
         "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.iterator_ops": (
@@ -298,7 +305,10 @@ _GRADIENT_MODULES = {
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
     "trainflow._src.ops.dataset.padded_batch_ops": "PaddedBatchDataset PaddedBatchDatasetV2",
+    "trainflow._src.ops.dataset.parse_example_ops": "ParseExampleDatasetV2",
     "trainflow._src.ops.dataset.prefetch_ops": "PrefetchDataset",
+    "trainflow._src.ops.dataset.reader_ops": (
+        "FixedLengthRecordDatasetV2 TFRecordDataset TextLineDataset"),
     "trainflow._src.ops.dataset.reduce_ops": (
         "DatasetCardinality DatasetToSingleElement ExperimentalDatasetCardinality "
         "ReduceDataset"),
@@ -308,7 +318,9 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
+    "trainflow._src.ops.dataset.sql_ops": "SqlDataset",
     "trainflow._src.ops.dataset.window_ops": "ShardDataset UnbatchDataset WindowDataset",
+    "trainflow._src.ops.dataset.writer_ops": "DatasetToTFRecord",
     "trainflow._src.ops.image.codec": (
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),

@@ -16,6 +16,11 @@ def stack_components(elements, op=None):
     out = []
     for k, first in enumerate(elements[0]):
         shape = np.shape(first)
+        if shape == () and isinstance(first, np.ndarray):
+            column = _stack_scalars(elements, k, first.dtype)
+            if column is not None:
+                out.append(column)
+                continue
         for n, element in enumerate(elements[1:], 1):
             if np.shape(element[k]) != shape:
                 raise errors.InvalidArgumentError(
@@ -23,6 +28,23 @@ def stack_components(elements, op=None):
                               f"First element had shape {list(shape)} and element {n} had "
                               f"shape {list(np.shape(element[k]))}.")
         out.append(np.stack([np.asarray(e[k]) for e in elements]))
+    return out
+
+
+def _stack_scalars(elements, k, dtype):
+    """Component `k` of `elements` as a vector when every one is a 0-d array of `dtype`
+    (None otherwise: the general path checks and words the error)."""
+    items = []
+    append = items.append
+    ndarray = np.ndarray
+    for e in elements:
+        value = e[k]
+        if type(value) is not ndarray or value.shape or \
+                (value.dtype is not dtype and value.dtype != dtype):
+            return None
+        append(value[()])
+    out = np.empty(len(items), dtype=dtype)
+    out[:] = items
     return out
 
 
@@ -61,12 +83,9 @@ class _BatchIterator(dv.ChildIterator):
     def next(self, state):
         spec = self.spec
         elements = []
-        while not self.done and len(elements) < spec.batch_size:
-            element = self.source.next(state)
-            if element is dv.END:
-                self.done = True
-            else:
-                elements.append(element)
+        if not self.done:
+            elements = self.source.next_many(state, spec.batch_size)
+            self.done = len(elements) < spec.batch_size
         if not elements or (spec.drop_remainder and len(elements) < spec.batch_size):
             return dv.END
         return stack_components(elements, spec.op)

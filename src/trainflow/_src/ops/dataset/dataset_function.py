@@ -5,6 +5,8 @@ The function graph's arguments are the element's components, then the op's
 `external_order`). A `DatasetFunction` is compiled once per (session, op) and called
 per element from any thread.
 """
+import numpy as np
+
 from trainflow._src.framework import errors
 from trainflow._src.framework.function_graph import FuncGraph
 from trainflow._src.framework.kernel_context import DEAD
@@ -49,7 +51,8 @@ class DatasetFunction:
             raise errors.InvalidArgumentError(
                 None, self.op, f"function {self.name} returned a value from an untaken "
                                "branch of a conditional")
-        return outs
+        # (a string scalar may come out of a plan as bytes: elements hold arrays)
+        return [np.asarray(v, dtype=object) if isinstance(v, bytes) else v for v in outs]
 
 
 def cached_function(ctx, key, captured):

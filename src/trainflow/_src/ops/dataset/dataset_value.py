@@ -8,6 +8,7 @@ Protocol (every dataset kind implements it):
     arrays, or `END` when there are no more. `state` is the RunState of the step asking
     (blocking waits honour its cancellation and deadline). Once `END` was returned it is
     returned again.
+  * `next_many(state, n)` returns a list of up to `n` elements, fewer only at the end.
   * `save()` returns the iterator's position as plain data (dicts, lists, numbers, bytes,
     NumPy arrays); `restore(saved)` puts a fresh iterator over an equal dataset there.
   * `close()` stops what the iterator started (threads, files) and closes its inputs;
@@ -54,6 +55,17 @@ class ElementIterator(abc.ABC):
     @abc.abstractmethod
     def next(self, state):
         """The next element (a list of arrays), or END."""
+
+    def next_many(self, state, n):
+        """Up to `n` next elements, fewer only at the end (readers override it to read in
+        bulk; batch asks for its batch at once)."""
+        out = []
+        while len(out) < n:
+            element = self.next(state)
+            if element is END:
+                break
+            out.append(element)
+        return out
 
     def save(self):
         return {}

@@ -122,6 +122,22 @@ class _FlatMapIterator(dv.ChildIterator):
             self.current = None
         return dv.END
 
+    def next_many(self, state, n):
+        out = []
+        while len(out) < n and not self.done:
+            if self.current is None:
+                element = self.next(state)  # opens the next element's dataset
+                if element is dv.END:
+                    break
+                out.append(element)
+                continue
+            got = self.current.next_many(state, n - len(out))
+            out.extend(got)
+            if len(out) < n:  # the current dataset ended
+                self.current.close()
+                self.current = None
+        return out
+
     def save(self):
         return {"source": self.source.save(), "done": self.done,
                 "element": self.element if self.current is not None else None,

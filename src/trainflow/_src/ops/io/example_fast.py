@@ -89,6 +89,11 @@ def dense_column(maps, key, np_dtype, shape):
     parts = _column_bytes(maps, key)
     if parts is None:
         return None
+    return column_from_parts(parts, np_dtype, shape)
+
+
+def column_from_parts(parts, np_dtype, shape):
+    """The [records] + shape array from each record's Feature bytes, or None."""
     size = int(np.prod(shape, dtype=np.int64))
     np_dtype = np.dtype(np_dtype)
     if np_dtype == np.float32:

@@ -4,14 +4,18 @@ SequenceExample protos to dense arrays and sparse (indices, values, shape) tripl
 Errors are InvalidArgumentError naming the example (its name or index), the feature
 and what was found, in TF's words.
 """
+import math
+
 import numpy as np
 
 from trainflow._src.framework import errors
-from trainflow._src.ops.io import example_fast
+from trainflow._src.ops.io import example_columns, example_fast
 from trainflow._src.protos.example_pb2 import Example, SequenceExample
 
 _KIND = {np.dtype(np.float32): "float_list", np.dtype(np.int64): "int64_list",
          np.dtype(object): "bytes_list"}
+_FAST_MIN_RECORDS = 16
+_OBJECT = np.dtype(object)
 _TYPE_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 
 
@@ -70,14 +74,14 @@ def _dense_fixed(examples_values, key, shape, np_dtype, default, names):
                 raise _invalid(f"Name: {_name(names, i)}, Feature: {key} (data type: "
                                f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]}) is required but "
                                "could not be found.")
-            out[i] = default.reshape(shape)
+            out[i, ...] = default.reshape(shape)
             continue
         if vals.size != size:
             raise _invalid(f"Name: {_name(names, i)}, Key: {key}, Index: {i}.  Number of "
                            f"{_TYPE_NAME[_KIND[np.dtype(np_dtype)]]} values != expected.  "
                            f"Values size: {vals.size} but output shape: "
                            f"[{','.join(str(d) for d in shape)}]")
-        out[i] = vals.reshape(shape)
+        out[i, ...] = vals.reshape(shape)
     return out
 
 
@@ -147,6 +151,89 @@ def _dense_fast(flat, counts, key, shape, np_dtype, default, names):
     return _dense_fixed(pieces, key, shape, np_dtype, default, names)
 
 
+_SINGLE_PLANS = {}
+
+
+def _single_plan(dense_keys, dense_dtypes, dense_shapes, dense_variable):
+    """(key, kind, dtype, is_object, size, shape) per dense feature, or None if one is
+    variable; kept by the identity of the (cached, reused) key list."""
+    hit = _SINGLE_PLANS.get(id(dense_keys))
+    if hit is not None and hit[0] is dense_keys and hit[1] is dense_dtypes:
+        return hit[2]
+    plan = None if any(dense_variable) else [
+        (key, _KIND[np.dtype(t)], np.dtype(t), np.dtype(t) == _OBJECT, math.prod(shape),
+         tuple(shape))
+        for key, t, shape in zip(dense_keys, dense_dtypes, dense_shapes)]
+    if len(_SINGLE_PLANS) > 256:
+        _SINGLE_PLANS.clear()
+    _SINGLE_PLANS[id(dense_keys)] = (dense_keys, dense_dtypes, plan)
+    return plan
+
+
+def _single_dense(record, dense_keys, dense_dtypes, dense_shapes, dense_variable):
+    """The dense features of one record when each is present with its full size (None
+    otherwise: the general path fills defaults and words the errors)."""
+    plan = _single_plan(dense_keys, dense_dtypes, dense_shapes, dense_variable)
+    if plan is None:
+        return None
+    try:
+        fmap = Example.FromString(record).features.feature
+    except Exception:  # noqa: BLE001 - the general path reports it
+        return None
+    out = []
+    for key, kind, np_dtype, is_object, size, shape in plan:
+        f = fmap.get(key)
+        if f is None:
+            return None
+        # (a list of another kind reads as empty here: the size check sends it on)
+        vals = getattr(f, kind).value
+        if len(vals) != size or size == 0:
+            return None
+        if size == 1 and not shape:
+            if is_object:
+                arr = np.empty((), dtype=object)
+                arr[()] = vals[0]
+            else:
+                arr = np.array(vals[0], dtype=np_dtype)
+        elif is_object:
+            arr = np.empty(shape, dtype=object)
+            arr.reshape(-1)[:] = list(vals)
+        else:
+            arr = np.array(vals, dtype=np_dtype).reshape(shape)
+        out.append(arr)
+    return out
+
+
+def _fast_dense(flat_in, dense_keys, dense_dtypes, dense_shapes, dense_variable):
+    """{key: [records] + shape array} of the fixed-length features the column paths
+    decode (the vectorized scan, else protobuf's per-record maps)."""
+    fast = {}
+    # (the column-wise path pays per feature what a few records don't amortize)
+    if not dense_keys or all(dense_variable) or flat_in.size < _FAST_MIN_RECORDS:
+        return fast
+    fixed = [k for k, v in zip(dense_keys, dense_variable) if not v]
+    columns = example_columns.feature_columns(flat_in, fixed)
+    if columns is not None:
+        for key, np_dtype, shape, variable in zip(dense_keys, dense_dtypes, dense_shapes,
+                                                  dense_variable):
+            if not variable:
+                column = example_columns.fast_column(columns, key, np_dtype, shape)
+                if column is None:
+                    column = example_fast.column_from_parts(columns.parts(key), np_dtype,
+                                                            shape)
+                if column is not None:
+                    fast[key] = column
+    maps = example_fast.raw_maps(flat_in) if len(fast) < len(fixed) else None
+    if maps is not None:
+        for key, np_dtype, shape, variable in zip(dense_keys, dense_dtypes, dense_shapes,
+                                                  dense_variable):
+            if not variable and key not in fast:
+                column = example_fast.dense_column(maps, key, np_dtype, shape)
+                if column is not None:
+                    fast[key] = column
+    return fast
+
+
 def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
                   dense_shapes, dense_variable, dense_defaults):
     """Returns (sparse_indices, sparse_values, sparse_shapes, dense_values) lists.
@@ -155,16 +242,12 @@ def parse_example(serialized, names, sparse_keys, sparse_dtypes, dense_keys, den
     """
     batched = serialized.ndim > 0
     flat_in = serialized.reshape(-1)
-    fast = {}
-    if dense_keys and not all(dense_variable):
-        maps = example_fast.raw_maps(flat_in)
-        if maps is not None:
-            for key, np_dtype, shape, variable in zip(dense_keys, dense_dtypes, dense_shapes,
-                                                      dense_variable):
-                if not variable:
-                    column = example_fast.dense_column(maps, key, np_dtype, shape)
-                    if column is not None:
-                        fast[key] = column
+    if flat_in.size == 1 and not sparse_keys:
+        dense = _single_dense(flat_in[0], dense_keys, dense_dtypes, dense_shapes,
+                              dense_variable)
+        if dense is not None:
+            return [], [], [], [d[None] for d in dense] if batched else dense
+    fast = _fast_dense(flat_in, dense_keys, dense_dtypes, dense_shapes, dense_variable)
     if not sparse_keys and len(fast) == len(dense_keys):
         dense = [fast[k] if batched else fast[k][0] for k in dense_keys]
         return [], [], [], dense

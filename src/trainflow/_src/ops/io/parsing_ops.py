@@ -36,8 +36,17 @@ def _dims(shape):
     return [None if d is None or d < 0 else d for d in shape.as_list()]
 
 
-def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_keys,
-                          dense_defaults, *, sparse_types, Tdense, dense_shapes):
+# The parse configuration of recent (keys, types, shapes) objects, by identity: a
+# parse op in a per-record pipeline runs with the same ones every call.
+_CONFIGS = {}
+
+
+def _parse_config(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes):
+    objs = (sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    key = tuple(map(id, objs))
+    hit = _CONFIGS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], objs)):
+        return hit[1]
     shapes, variable = [], []
     for s in dense_shapes:
         dims = s.as_list()
@@ -47,11 +56,22 @@ def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_key
         else:
             variable.append(False)
             shapes.append(tuple(dims))
+    config = (_keys(sparse_keys), [_np(t) for t in sparse_types], _keys(dense_keys),
+              [_np(t) for t in Tdense], shapes, variable)
+    if len(_CONFIGS) > 256:
+        _CONFIGS.clear()
+    _CONFIGS[key] = (objs, config)
+    return config
+
+
+def _parse_example_kernel(serialized, names, sparse_keys, dense_keys, ragged_keys,
+                          dense_defaults, *, sparse_types, Tdense, dense_shapes):
+    sp_keys, sp_types, d_keys, d_types, shapes, variable = _parse_config(
+        sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
     sp_idx, sp_val, sp_shape, dense = example_parser.parse_example(
         np.asarray(serialized, dtype=object), np.asarray(names, dtype=object).reshape(-1),
-        _keys(sparse_keys), [_np(t) for t in sparse_types], _keys(dense_keys),
-        [_np(t) for t in Tdense], shapes, variable,
-        [np.asarray(d, dtype=_np(t)) for d, t in zip(dense_defaults, Tdense)])
+        sp_keys, sp_types, d_keys, d_types, shapes, variable,
+        [np.asarray(d, dtype=t) for d, t in zip(dense_defaults, d_types)])
     out = sp_idx + sp_val + sp_shape + dense
     return out[0] if len(out) == 1 else tuple(out)
 
@@ -91,7 +111,7 @@ def _string_const(values, name):
     return arr
 
 
-def _dense_default_tensors(params):
+def dense_default_tensors(params):
     out = []
     for _key, dtype, shape, default, variable in zip(
             params.dense_keys, params.dense_types, params.dense_shapes,
@@ -140,7 +160,7 @@ def parse_example(serialized, features, name=None, example_names=None):
     params.requested = set(features)
     with name_scope(name, "ParseExample", [serialized, example_names]):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
-        defaults = _dense_default_tensors(params)
+        defaults = dense_default_tensors(params)
         names = example_names if example_names is not None else []
         op = apply_op(
             "ParseExampleV2", serialized=serialized,
