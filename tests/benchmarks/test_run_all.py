@@ -19,10 +19,10 @@ def test_list_names_every_benchmark_script():
     listed = {line.split()[1] for line in _run("--list").splitlines()}
     scripts = {f for f in os.listdir(os.path.join(ROOT, "benchmarks"))
                if f.endswith(".py") and not f.startswith("_")}
-    # Not pairs of trainflow and TF: the GPU script, the bare-NumPy floors, and the
-    # per-op XLA lowering times.
+    # Not pairs of trainflow and TF: the GPU script, the bare-NumPy floors, the per-op
+    # XLA lowering times, and the model server's load test.
     assert scripts - listed == {"run_all.py", "gpu_step.py", "bare_numpy.py",
-                                "xla_conv_ops.py"}
+                                "xla_conv_ops.py", "serve_load.py"}
 
 
 def test_one_workload_trainflow_only_as_json():

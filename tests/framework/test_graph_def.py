@@ -201,6 +201,12 @@ class TestImport:
          "AttrValue had value with type 'string' when 'type' expected\n\t for attr 'T'\n\t; "
          "NodeDef: {{node import/i}}; Op<name=Identity; signature=input:T -> output:T; "
          "attr=T:type>"),
+        (lambda d: d.node[2].attr["T"].Clear(), ValueError,
+         "AttrValue missing value with expected type 'type'\n\t for attr 'T'\n\t; "
+         "NodeDef: {{node import/i}}; Op<name=Identity; signature=input:T -> output:T; "
+         "attr=T:type>"),
+        (lambda d: d.node[2].attr["_class"].list.i.append(3), TypeError,
+         "Expected binary or unicode string, got 3"),
         (lambda d: d.node[2].input.append("p"), ValueError,
          "NodeDef expected inputs 'float' do not match 2 inputs specified; Op<name=Identity; "
          "signature=input:T -> output:T; attr=T:type>; NodeDef: {{node import/i}}"),

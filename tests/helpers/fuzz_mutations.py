@@ -277,3 +277,31 @@ class Tally:
             rest = ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if k != "tried")
             lines.append(f"  {fmt}: {c['tried']} tried: {rest}")
         return "\n".join(lines)
+
+
+def set_attr(node, seed, value):
+    """Sets a dtype, a shape dimension or a tensor's dimension in one attr of `node`."""
+    names = sorted(node.attr)
+    if not names:
+        return
+    attr = node.attr[names[seed % len(names)]]
+    kind = attr.WhichOneof("value")
+    if kind == "type":
+        attr.type = value % (1 << 31) if value >= 0 else 200
+    elif kind == "shape":
+        dims = attr.shape.dim
+        if dims:
+            dims[seed % len(dims)].size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
+        else:
+            attr.shape.dim.add().size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
+    elif kind == "tensor":
+        t = attr.tensor
+        dim = t.tensor_shape.dim[seed % len(t.tensor_shape.dim)] if t.tensor_shape.dim \
+            else t.tensor_shape.dim.add()
+        dim.size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
+    elif kind == "i":
+        attr.i = max(min(value, 2 ** 63 - 1), -(2 ** 63))
+
+
+def field(number, payload):
+    return encode_varint(number << 3 | 2) + encode_varint(len(payload)) + payload

@@ -4,7 +4,9 @@
 answers one JSON line each: {"kind": "value", "value": ...} with a summary of what the
 reader returned, {"kind": "tf_error", "class", "message", "partial"}, {"kind":
 "parse_error", ...} (a protobuf DecodeError where TF's own readers let it out),
-{"kind": "timeout"}, or {"kind": "other_error", "class", "message"} (never allowed).
+{"kind": "timeout"}, {"kind": "tf_like", "class", "message"} (for the model formats of
+fuzz_model_readers: a class TF itself raises there, which the test checks), or
+{"kind": "other_error", "class", "message"} (never allowed).
 The address space is capped at what the imports took plus FUZZ_MEMORY_MB (default 512), so
 an allocation bomb is a MemoryError here, not a dying machine.
 """
@@ -14,9 +16,11 @@ import os
 import resource
 import signal
 import sys
+import traceback
 
 import numpy as np
 
+import fuzz_model_readers
 from google.protobuf.message import DecodeError
 from trainflow._src.formats.tfrecord import tf_record_iterator
 from trainflow._src.framework import errors
@@ -130,6 +134,7 @@ READERS = {
     "checkpoint": read_checkpoint,
     "meta_graph": read_meta_graph,
     "example": read_example,
+    **fuzz_model_readers.READERS,
 }
 
 
@@ -151,22 +156,30 @@ def serve(lines, write):
         signal.setitimer(signal.ITIMER_REAL, TIMEOUT_S)
         try:
             out = {"kind": "value", "value": READERS[req["format"]](req["path"])}
-        except _Partial as e:
+        except (_Partial, fuzz_model_readers.Partial) as e:
             out = {"kind": "tf_error", "class": type(e.error).__name__,
                    "message": e.error.message[:400], "partial": e.partial}
         except errors.OpError as e:
             out = {"kind": "tf_error", "class": type(e).__name__, "message": e.message[:400]}
         except DecodeError as e:
             out = {"kind": "parse_error", "class": type(e).__name__, "message": str(e)[:400]}
-        except (ValueError, TypeError) as e:
-            # import_graph_def's own classes for a GraphDef it cannot import, as TF's.
-            kind = "import_error" if req["format"] == "meta_graph" else "other_error"
+        except fuzz_model_readers.TF_LIKE as e:
+            if isinstance(e, (RecursionError, UnicodeError)):
+                kind = "other_error"
+            elif req["format"] in fuzz_model_readers.READERS:
+                kind = "tf_like"
+            elif isinstance(e, (ValueError, TypeError)) and req["format"] == "meta_graph":
+                kind = "import_error"  # import_graph_def's own classes, as TF's
+            else:
+                kind = "other_error"
             out = {"kind": kind, "class": type(e).__name__, "message": str(e)[:400]}
+            if kind == "other_error":
+                out["where"] = traceback.format_exc()[-1500:]
         except _Timeout:
             out = {"kind": "timeout"}
         except BaseException as e:  # noqa: BLE001 - reported, and fails the test
             out = {"kind": "other_error", "class": type(e).__name__,
-                   "message": str(e)[:400]}
+                   "message": str(e)[:400], "where": traceback.format_exc()[-1500:]}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         write(json.dumps(out) + "\n")

@@ -1,5 +1,7 @@
-"""Property-based fuzzing of every reader with mutated files: TFRecord (plain, GZIP, ZLIB),
-event files, Example protos and meta graphs. (Checkpoints: test_fuzz_checkpoints.py.)
+"""Property-based fuzzing of every reader with mutated files: TFRecord (plain, GZIP, ZLIB; by
+tf_record_iterator and by tf.data's TFRecordDataset), event files, Example protos and meta
+graphs. (Checkpoints: test_fuzz_checkpoints.py; SavedModels, frozen graphs and tf.data's
+text and fixed-length readers: test_fuzz_models.py.)
 
 Each mutated file is read by fuzz_worker under a memory cap and a timeout. Allowed outcomes:
 the data an independent reference reading of the mutated bytes gives, or a tf.errors class
@@ -17,7 +19,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import fuzz_mutations as fm
-from trainflow._src.formats.varint import encode_varint
 from trainflow._src.protos import event_pb2
 from trainflow._src.protos import example_pb2
 from trainflow._src.protos import meta_graph_pb2
@@ -78,19 +79,25 @@ def _mutated_stream(layer, mutations):
     return fm.fix_record_checksums(buf) if layer == "checksums-fixed" else buf
 
 
-@fm.FUZZ_SETTINGS
-@given(layer=_LAYER, mutations=fm.MUTATIONS)
-def test_tfrecord(worker, tmp_path_factory, layer, mutations):
-    buf = _mutated_stream(layer, mutations)
-    path = _write(tmp_path_factory.getbasetemp(), "data.tfrecord", buf)
-    records, state = fm.reference_records(buf)
-    _check_stream("tfrecord", worker.read("tfrecord", path), path,
-                  [fm.digest(r) for r in records], state)
+@pytest.mark.parametrize("reader", ["", "dataset_"])  # tf_record_iterator, TFRecordDataset
+def test_tfrecord(worker, tmp_path_factory, reader):
+    fmt = f"{reader}tfrecord"
+
+    @fm.FUZZ_SETTINGS
+    @given(layer=_LAYER, mutations=fm.MUTATIONS)
+    def run(layer, mutations):
+        buf = _mutated_stream(layer, mutations)
+        path = _write(tmp_path_factory.getbasetemp(), "data.tfrecord", buf)
+        records, state = fm.reference_records(buf)
+        _check_stream(fmt, worker.read(fmt, path), path, [fm.digest(r) for r in records],
+                      state)
+    run()
 
 
+@pytest.mark.parametrize("reader", ["", "dataset_"])
 @pytest.mark.parametrize("kind", ["GZIP", "ZLIB"])
-def test_tfrecord_compressed(worker, tmp_path_factory, kind):
-    fmt = f"tfrecord-{kind.lower()}"
+def test_tfrecord_compressed(worker, tmp_path_factory, kind, reader):
+    fmt = f"{reader}tfrecord-{kind.lower()}"
 
     @fm.FUZZ_SETTINGS
     @given(layer=st.sampled_from(["raw", "checksums-fixed", "compressed-bytes"]),
@@ -211,34 +218,6 @@ def _meta_graph():
 META = _meta_graph()
 
 
-def _set_attr(node, seed, value):
-    """Sets a dtype, a shape dimension or a tensor's dimension in one attr of `node`."""
-    names = sorted(node.attr)
-    if not names:
-        return
-    attr = node.attr[names[seed % len(names)]]
-    kind = attr.WhichOneof("value")
-    if kind == "type":
-        attr.type = value % (1 << 31) if value >= 0 else 200
-    elif kind == "shape":
-        dims = attr.shape.dim
-        if dims:
-            dims[seed % len(dims)].size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
-        else:
-            attr.shape.dim.add().size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
-    elif kind == "tensor":
-        t = attr.tensor
-        dim = t.tensor_shape.dim[seed % len(t.tensor_shape.dim)] if t.tensor_shape.dim \
-            else t.tensor_shape.dim.add()
-        dim.size = max(min(value, 2 ** 63 - 1), -(2 ** 63))
-    elif kind == "i":
-        attr.i = max(min(value, 2 ** 63 - 1), -(2 ** 63))
-
-
-def _field(number, payload):
-    return encode_varint(number << 3 | 2) + encode_varint(len(payload)) + payload
-
-
 @fm.FUZZ_SETTINGS
 @given(layer=st.sampled_from(["raw", "node-bytes", "attr-value"]),
        node=st.integers(0, 1000), value=st.sampled_from(fm.INTS), mutations=fm.MUTATIONS)
@@ -249,15 +228,15 @@ def test_meta_graphs(worker, tmp_path_factory, layer, node, value, mutations):
     if layer == "raw":
         buf = fm.mutate(meta.SerializeToString(), mutations)
     elif layer == "attr-value":
-        _set_attr(nodes[node % len(nodes)], node, value)
+        fm.set_attr(nodes[node % len(nodes)], node, value)
         buf = meta.SerializeToString()
     else:  # one NodeDef's bytes mutated; the messages around it framed correctly
         raw = [n.SerializeToString() for n in nodes]
         raw[node % len(raw)] = fm.mutate(raw[node % len(raw)], mutations)
         del nodes[:]
-        graph = b"".join(_field(1, r) for r in raw) + meta.graph_def.SerializeToString()
+        graph = b"".join(fm.field(1, r) for r in raw) + meta.graph_def.SerializeToString()
         meta.ClearField("graph_def")
-        buf = meta.SerializeToString() + _field(2, graph)
+        buf = meta.SerializeToString() + fm.field(2, graph)
     path = _write(tmp_path_factory.getbasetemp(), "model.meta", buf)
     got = worker.read("meta_graph", path)
     _never_wrong("meta_graph", got)

@@ -68,11 +68,13 @@ def test_bad_saved_model_file_format(tmp_path):
     for name in (constants.SAVED_MODEL_FILENAME_PB, constants.SAVED_MODEL_FILENAME_PBTXT):
         for stale in os.listdir(export_dir):
             os.remove(os.path.join(export_dir, stale))
-        with open(os.path.join(export_dir, name), "w") as f:
-            f.write("invalid content")
-        with tf.Session(graph=tf.Graph()) as sess:
-            with pytest.raises(IOError, match="Cannot parse file.*" + name.replace(".", r"\.")):
-                loader.load(sess, ["foo"], export_dir)
+        for content in (b"invalid content", b"\x80 not UTF-8"):
+            with open(os.path.join(export_dir, name), "wb") as f:
+                f.write(content)
+            with tf.Session(graph=tf.Graph()) as sess:
+                with pytest.raises(IOError,
+                                   match="Cannot parse file.*" + name.replace(".", r"\.")):
+                    loader.load(sess, ["foo"], export_dir)
 
 
 def test_session_graph_is_used(tmp_path):

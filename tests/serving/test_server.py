@@ -202,7 +202,9 @@ def test_empty_base_path_serves_nothing_until_a_version_comes(tmp_path):
         export_model(str(tmp_path / "v"))
         base.mkdir()
         shutil.move(str(tmp_path / "v"), str(base / "5"))
-        assert _wait_for(lambda: request(s.port, "/v1/models/m")[0] == 200)
+        # Status answers 200 from the start of the load (LOADING); predict once AVAILABLE.
+        assert _wait_for(lambda: request(s.port, "/v1/models/m")[1] == {
+            "model_version_status": [_status(5)]})
         assert request(s.port, "/v1/models/m:predict", '{"inputs": [0.0]}')[1] == \
             {"outputs": [2.0]}
 
@@ -295,3 +297,76 @@ def test_serve_on_a_port_in_use_is_exit_1(server, tmp_path, capsys):
                      f"--rest_api_port={server.port}"]) == 1
     assert "Address already in use" in capsys.readouterr().err
     assert set(threading.enumerate()) <= before  # nothing left running
+
+
+def _raw(port, data, timeout=30):
+    """The raw answer to `data` sent on a new connection, read until the server closes."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(data)
+        chunks = []
+        while True:
+            part = s.recv(65536)
+            if not part:
+                return b"".join(chunks)
+            chunks.append(part)
+
+
+def _status_and_error(raw):
+    head, _, body = raw.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(body)["error"]
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    base = tmp_path_factory.mktemp("limited") / "m"
+    export_model(str(base / "1"))
+    with ModelServer("m", str(base), "127.0.0.1", 0, poll_wait_seconds=0, max_body_bytes=100,
+                     read_timeout_seconds=0.5, max_connections=2) as s:
+        yield s
+
+
+LIMIT_CASES = [
+    # (what the client sends, the HTTP status, the error message)
+    (b"POST /v1/models/m:predict HTTP/1.1\r\nContent-Length: 101\r\n\r\n" + b"1" * 101, 413,
+     "Request body of 101 bytes is over the limit of 100 bytes"),
+    (b"POST /v1/models/m:predict HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"65\r\n" + b"1" * 101 + b"\r\n0\r\n\r\n", 413,
+     "Request body of over 101 bytes is over the limit of 100 bytes"),
+    (b"POST /v1/models/m:predict HTTP/1.1\r\nContent-Length: 20\r\n\r\n{\"inst", 408,
+     "Timed out reading the request body after 0.5 seconds"),
+    (b"POST /v1/models/m:predict HTTP/1.1\r\nContent-Length: x1\r\n\r\n", 400,
+     "Invalid Content-Length header: 'x1'"),
+    (b"POST /v1/models/m:predict HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400,
+     "Invalid chunk size line: b'zz\\r\\n'"),
+    (b"PATCH /v1/models/m HTTP/1.1\r\n\r\n", 400, "Malformed request: PATCH /v1/models/m"),
+    (b"GET /v1/models/m HTTP/1.1\r\n" + b"X-A: b\r\n" * 101 + b"\r\n", 431,
+     "Too many headers"),
+]
+
+
+@pytest.mark.parametrize("data, status, error", LIMIT_CASES)
+def test_limits_are_4xx_with_an_error(limited, data, status, error):
+    assert _status_and_error(_raw(limited.port, data)) == (status, error)
+    assert request(limited.port, "/v1/models/m:predict", '{"instances": [0.0]}') == \
+        (200, {"predictions": [2.0]})
+
+
+def test_stalled_headers_are_closed_after_the_read_timeout(limited):
+    start = time.monotonic()
+    assert _raw(limited.port, b"POST /v1/models/m:predict HTTP/1.1\r\nContent-Le") == b""
+    assert time.monotonic() - start < 10
+
+
+def test_connections_past_the_limit_are_503(limited):
+    import socket
+    held = [socket.create_connection(("127.0.0.1", limited.port), timeout=30)
+            for _ in range(2)]
+    try:
+        time.sleep(0.1)
+        status, error = _status_and_error(_raw(limited.port, b"GET /v1/models/m HTTP/1.1\r\n\r\n"))
+        assert (status, error) == (503, "Too many connections: 2 are open")
+    finally:
+        for s in held:
+            s.close()
+    assert _wait_for(lambda: request(limited.port, "/v1/models/m")[0] == 200)

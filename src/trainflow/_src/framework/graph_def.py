@@ -195,6 +195,10 @@ def _node_attrs(node, info, full_name):
                 raise ValueError(f"AttrValue had value with type '{_ONEOF_KIND.get(which)}' "
                                  f"when '{attr.kind}' expected\n\t for attr '{k}'\n\t; NodeDef: "
                                  f"{{{{node {full_name}}}}}; {_signature(info.op_def)}")
+            if which is None and want != "list":  # TF's AttrValueHasType
+                raise ValueError(f"AttrValue missing value with expected type '{attr.kind}'"
+                                 f"\n\t for attr '{k}'\n\t; NodeDef: {{{{node {full_name}}}}}; "
+                                 f"{_signature(info.op_def)}")
         try:
             attrs[k] = from_attr_value(av, attr.kind if attr is not None else None)
         except (TypeError, ValueError) as e:
@@ -316,7 +320,12 @@ class _Importer:
             if attr.kind == "func" and k in attrs:
                 attrs[k] = self.function(attrs[k])
         if "_class" in attrs:
-            attrs["_class"] = [_prefix_loc(s, self.prefix) for s in attrs["_class"]]
+            classes = attrs["_class"] if isinstance(attrs["_class"], list) else \
+                [attrs["_class"]]
+            bad = [s for s in classes if not isinstance(s, (bytes, str))]
+            if bad:  # TF's compat.as_bytes on each colocation name
+                raise TypeError(f"Expected binary or unicode string, got {bad[0]!r}")
+            attrs["_class"] = [_prefix_loc(s, self.prefix) for s in classes]
         inputs, controls = [], []
         for inp in node.input:
             t, c = self.resolve(node, inp, full_name)

@@ -49,10 +49,11 @@ def parse_saved_model(export_dir):
         return saved_model
     if file_ops.exists(path_pbtxt):
         with GFile(path_pbtxt, "rb") as f:
-            content = f.read().decode("utf-8")
+            content = f.read()
         try:
-            text_format.Merge(content.replace(_TF_TYPE_PREFIX, _OUR_TYPE_PREFIX), saved_model)
-        except text_format.ParseError as e:
+            text = content.decode("utf-8")
+            text_format.Merge(text.replace(_TF_TYPE_PREFIX, _OUR_TYPE_PREFIX), saved_model)
+        except (text_format.ParseError, UnicodeDecodeError) as e:
             raise OSError(f"Cannot parse file {path_pbtxt}: {e}.") from None
         # Packed protos keep TF's type names (what TF unpacks when the model is written again).
         for meta_graph in saved_model.meta_graphs:
