@@ -144,8 +144,8 @@ __version__ = VERSION
 _NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "gfile",
                "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
                "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
-               "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
-               "summary", "test", "train", "version", "xla")
+               "random", "resource_loader", "saved_model", "sets", "signal", "sparse",
+               "spectral", "strings", "summary", "test", "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {
@@ -165,6 +165,7 @@ _LAZY_NAMES = {
     # math, linear algebra, arrays
     "trainflow._src.ops.data_flow.partition": ("dynamic_partition", "dynamic_stitch"),
     "trainflow._src.ops.math.einsum": ("einsum",),
+    "trainflow._src.ops.signal.fft_ops": ("fft", "fft2d", "fft3d", "ifft", "ifft2d", "ifft3d"),
     "trainflow._src.ops.linalg.norm": ("norm",),
     "trainflow._src.ops.array.set_ops": ("setdiff1d",),
     "trainflow._src.ops.linalg.linalg_api": (

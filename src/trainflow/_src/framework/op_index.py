@@ -176,6 +176,9 @@ _OP_MODULES = {
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
+    "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
+    "trainflow._src.ops.signal.fft_ops": (
+        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -387,6 +390,9 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
+    "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
+    "trainflow._src.ops.signal.fft_ops": (
+        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -466,6 +472,9 @@ _XLA_LOWERING_MODULES = {
         "LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax MaxPool MaxPoolGrad Relu Relu6 "
         "Relu6Grad ReluGrad Selu SeluGrad Softmax SoftmaxCrossEntropyWithLogits Softplus "
         "SoftplusGrad Softsign SoftsignGrad SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.signal.xla_lowerings": (
+        "BesselI0e BesselI1e FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT "
+        "RFFT2D RFFT3D"),
     "trainflow._src.ops.state.xla_lowerings": (
         "ApplyAdaMax ApplyAdadelta ApplyAdagrad ApplyAdagradDA ApplyAdagradV2 ApplyAdam "
         "ApplyAddSign ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 ApplyGradientDescent "
