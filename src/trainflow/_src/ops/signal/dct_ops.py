@@ -2,6 +2,8 @@
 axis, computed through the RFFT (scipy's scaling; norm="ortho" for types II-IV)."""
 import math
 
+import numpy as np
+
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array import cast as cast_ops
@@ -26,8 +28,11 @@ def _validate(input_tensor, dct_type, n, axis, norm):
     if dct_type == 1:
         if norm == "ortho":
             raise ValueError("Normalization is not supported for the Type-I DCT.")
-        last = input_tensor.shape[-1] if input_tensor.shape.rank else None
-        if last is not None and int(last) < 2:
+        shape = getattr(input_tensor, "shape", None)
+        dims = list(np.shape(input_tensor)) if shape is None or isinstance(shape, tuple) \
+            else (shape.as_list() if shape.rank is not None else None)
+        last = dims[-1] if dims else None
+        if last is not None and last < 2:
             raise ValueError("Type-I DCT requires the dimension to be greater than one.")
     if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
