@@ -10,3 +10,8 @@ from trainflow._src.ops.random.random_ops import (  # noqa: F401
     random_uniform as uniform,
     truncated_normal,
 )
+from trainflow._src.ops.random.stateless import (  # noqa: F401
+    stateless_random_normal as stateless_normal,
+    stateless_random_uniform as stateless_uniform,
+    stateless_truncated_normal,
+)
