@@ -11,6 +11,10 @@ from trainflow._src.ops.random.random_ops import (  # noqa: F401
     truncated_normal,
 )
 from trainflow._src.ops.random.stateless import (  # noqa: F401
+    fold_in,
+    split,
+    stateless_categorical,
+    stateless_multinomial,
     stateless_random_normal as stateless_normal,
     stateless_random_uniform as stateless_uniform,
     stateless_truncated_normal,

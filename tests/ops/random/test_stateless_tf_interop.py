@@ -31,6 +31,14 @@ EXPRESSIONS = [
     "tf.random.stateless_truncated_normal([3, 3], s64, stddev=0.5)",
     "tf.random.stateless_truncated_normal([7], s, dtype=tf.float64)",
     "tf.random.stateless_uniform([2], [1, 2, 3])",
+    "tf.random.stateless_categorical(tf.log([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]), 6, s)",
+    "tf.random.stateless_multinomial(tf.constant([[1., 2., -np.inf, 0.]]), 9, s64, tf.int32)",
+    "tf.random.stateless_categorical(tf.zeros([3, 5], tf.float64), 1, [4, 4], tf.int32)",
+    "tf.random.stateless_categorical(tf.zeros([3, 5]), 0, s)",
+    "tf.random.stateless_categorical(tf.zeros([5]), 2, s)",
+    "tf.random.stateless_categorical(tf.zeros([2, 5]), 2, s, dtype=tf.float32)",
+    "tf.random.split(s)", "tf.random.split(s64, 3)", "tf.random.fold_in(s, 5)",
+    "tf.random.fold_in(s64, tf.constant(7, tf.int64))",
     "tf.gradients(tf.random.stateless_normal([2], s, mean=tf.constant(1.)), "
     "tf.constant(1.))",
 ]

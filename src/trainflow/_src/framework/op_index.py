@@ -176,10 +176,11 @@ _OP_MODULES = {
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (
-        "StatelessRandomGetKeyCounter StatelessRandomNormal StatelessRandomNormalV2 "
-        "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
-        "StatelessRandomUniformInt StatelessRandomUniformIntV2 StatelessRandomUniformV2 "
-        "StatelessTruncatedNormal StatelessTruncatedNormalV2"),
+        "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
+        "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
+        "StatelessRandomUniformFullIntV2 StatelessRandomUniformInt "
+        "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
+        "StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
     "trainflow._src.ops.signal.fft_ops": (
@@ -395,10 +396,11 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (
-        "StatelessRandomGetKeyCounter StatelessRandomNormal StatelessRandomNormalV2 "
-        "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
-        "StatelessRandomUniformInt StatelessRandomUniformIntV2 StatelessRandomUniformV2 "
-        "StatelessTruncatedNormal StatelessTruncatedNormalV2"),
+        "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
+        "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
+        "StatelessRandomUniformFullIntV2 StatelessRandomUniformInt "
+        "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
+        "StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
     "trainflow._src.ops.signal.fft_ops": (

@@ -173,3 +173,24 @@ def truncated_normal(key, counter, n, np_dtype):
             got.extend(float(v[0]) for v in pair if abs(v[0]) < 2.0)
         out[g * group:g * group + need] = got[:need]
     return out.astype(np_dtype)
+
+
+def multinomial(key, counter, logits, num_samples, np_dtype):
+    """TF's MultinomialFunctor on the CPU in one shard: per row, the running sums of
+    exp(logit - max) over the finite logits in double, each sample the first class whose
+    sum exceeds a uniform double (two words of one sequential stream) times the total."""
+    batch, classes = logits.shape
+    words = _stream(counter, key, 0, -(-batch * num_samples * 2 // 4)).reshape(-1)
+    out = np.zeros((batch, num_samples), np_dtype)
+    pos = 0
+    for b in range(batch):
+        row = logits[b].astype(np.float64)
+        finite = np.isfinite(row)
+        top = row[finite].max() if finite.any() else np.finfo(logits.dtype).min
+        cdf = np.cumsum(np.where(finite, np.exp(row - top), 0.0))
+        total = cdf[-1] if classes else 0.0
+        draws = _uint64_to_double(words[pos:pos + 2 * num_samples:2],
+                                  words[pos + 1:pos + 2 * num_samples:2])
+        pos += 2 * num_samples
+        out[b] = np.searchsorted(cdf, draws * total, side="right")
+    return out

@@ -13,12 +13,14 @@ from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
-from trainflow._src.framework.tensor_util import constant_value_as_shape
+from trainflow._src.framework.tensor_util import constant_value, constant_value_as_shape
+from trainflow._src.ops.array import join
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.random import philox_kernels as pk
 from trainflow._src.ops.random.random_ops import shape_tensor
 
-__all__ = ["stateless_random_normal", "stateless_random_uniform", "stateless_truncated_normal"]
+__all__ = ["fold_in", "split", "stateless_categorical", "stateless_multinomial",
+           "stateless_random_normal", "stateless_random_uniform", "stateless_truncated_normal"]
 
 _FLOATS = "dtype: {half, bfloat16, float, double} = DT_FLOAT"
 _SHAPE = "Tshape: {int32, int64} = DT_INT32"
@@ -249,3 +251,74 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=dtypes.f
     (`tf.random.stateless_truncated_normal`)."""
     return _stateless_normal("StatelessTruncatedNormalV2", "stateless_truncated_normal", shape,
                              seed, mean, stddev, dtype, name, alg)
+
+
+def split(seed, num=2, alg="auto_select"):
+    """`num` new [2] seeds from a [2] seed: [num, 2] of the seed's dtype
+    (`tf.random.split`)."""
+    seed = convert_to_tensor(seed)
+    return stateless_random_uniform(shape=[num, 2], seed=seed, dtype=seed.dtype, minval=None,
+                                    maxval=None, alg=alg)
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """A new [2] seed from a [2] seed and an integer `data` (`tf.random.fold_in`)."""
+    data = convert_to_tensor(data)
+    seed1 = stateless_random_uniform(shape=[], seed=seed, dtype=data.dtype, minval=None,
+                                     maxval=None, alg=alg)
+    return join.stack([seed1, data])
+
+
+def _multinomial_kernel(logits, num_samples, seed, *, T, Tseed, output_dtype):  # noqa: N803
+    if np.ndim(logits) != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits should be a matrix, got shape "
+                        f"[{','.join(str(d) for d in np.shape(logits))}]")
+    n = int(num_samples)
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"num_samples should be nonnegative, got {n}")
+    k, c = _seed_words(seed)
+    return pk.multinomial(k, c, np.asarray(logits), n, output_dtype.as_numpy_dtype)
+
+
+def _multinomial_shape(op):
+    logits = op._inputs[0]._shape.with_rank(2)
+    op._inputs[1]._shape.with_rank(0)
+    op._inputs[2]._shape.with_rank(1).merge_with(TensorShape([2]))
+    batch = logits._dims[0] if logits._dims is not None else None
+    samples = constant_value(op._inputs[1])
+    return [TensorShape([batch, None if samples is None else int(samples)])]
+
+
+register_op("StatelessMultinomial", inputs=["logits: T", "num_samples: int32", "seed: Tseed"],
+            outputs=["output: output_dtype"],
+            attrs=["T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+                   "half, uint32, uint64}", "Tseed: {int32, int64} = DT_INT64",
+                   "output_dtype: {int32, int64} = DT_INT64"],
+            shape_fn=_multinomial_shape, kernel=_multinomial_kernel)
+NotDifferentiable("StatelessMultinomial")
+
+
+def _stateless_multinomial(logits, num_samples, dtype, seed):
+    logits = convert_to_tensor(logits, name="logits")
+    dtype = dtypes.as_dtype(dtype) if dtype else dtypes.int64
+    accepted = (dtypes.int32, dtypes.int64)
+    if dtype not in accepted:
+        raise ValueError(f"Argument `dtype` got invalid value {dtype}. Accepted dtypes are "
+                         f"{accepted}.")
+    return apply_op("StatelessMultinomial", logits=logits, num_samples=num_samples, seed=seed,
+                    output_dtype=dtype).outputs[0]
+
+
+def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64, name=None):
+    """Deterministic samples of class indices from [batch, classes] logits for a [2]
+    seed: [batch, num_samples] (`tf.random.stateless_multinomial`)."""
+    with name_scope(name, "stateless_multinomial", [logits, seed]):
+        return _stateless_multinomial(logits, num_samples, output_dtype, seed)
+
+
+def stateless_categorical(logits, num_samples, seed, dtype=dtypes.int64, name=None):
+    """Deterministic samples of class indices from [batch, classes] logits for a [2]
+    seed: [batch, num_samples] (`tf.random.stateless_categorical`)."""
+    with name_scope(name, "stateless_categorical", [logits, seed]):
+        return _stateless_multinomial(logits, num_samples, dtype, seed)
