@@ -73,3 +73,10 @@ def test_minval_not_below_maxval_fails_at_run_time():
         y = tf.random.stateless_uniform([2], [1, 2], 5, tf.constant(5), dtype=tf.int32)
         with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(y)
+
+
+@pytest.mark.parametrize("name", ["all_candidate_sampler", "fixed_unigram_candidate_sampler",
+                                  "learned_unigram_candidate_sampler",
+                                  "log_uniform_candidate_sampler", "uniform_candidate_sampler"])
+def test_candidate_samplers_are_nns(name):
+    assert getattr(tf.random, name) is getattr(tf.nn, name)
