@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import trainflow.compat.v1 as tf
-from trainflow._src.ops.signal import bessel
+from trainflow._src.ops.math import bessel
 
 R = np.random.RandomState(1)
 X = R.randn(3, 16)

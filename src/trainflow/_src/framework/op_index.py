@@ -119,6 +119,7 @@ _OP_MODULES = {
         "MatrixSolve MatrixTriangularSolve Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
     "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
+    "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
     "trainflow._src.ops.math.complex_ops": "Complex",
@@ -182,7 +183,6 @@ _OP_MODULES = {
         "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
         "StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
-    "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.sparse.sets": (
@@ -343,6 +343,7 @@ _GRADIENT_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
@@ -402,7 +403,6 @@ _GRADIENT_MODULES = {
         "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
         "StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
-    "trainflow._src.ops.signal.bessel": "BesselI0e BesselI1e",
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.sparse.sets": (
@@ -485,8 +485,8 @@ _XLA_LOWERING_MODULES = {
         "Relu6Grad ReluGrad Selu SeluGrad Softmax SoftmaxCrossEntropyWithLogits Softplus "
         "SoftplusGrad Softsign SoftsignGrad SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.signal.xla_lowerings": (
-        "BesselI0e BesselI1e FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT "
-        "RFFT2D RFFT3D"),
+        "BesselI0 BesselI0e BesselI1 BesselI1e FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT "
+        "IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.state.xla_lowerings": (
         "ApplyAdaMax ApplyAdadelta ApplyAdagrad ApplyAdagradDA ApplyAdagradV2 ApplyAdam "
         "ApplyAddSign ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 ApplyGradientDescent "

@@ -12,7 +12,7 @@ from trainflow._src.ops.array import gather as gather_ops
 from trainflow._src.ops.array import join
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import argmax_scan
-from trainflow._src.ops.signal import bessel
+from trainflow._src.ops.math import bessel
 
 __all__ = ["hann_window", "hamming_window", "vorbis_window", "kaiser_window",
            "kaiser_bessel_derived_window"]

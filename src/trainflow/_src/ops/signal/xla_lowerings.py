@@ -1,4 +1,5 @@
-"""XLA lowerings of the FFT ops (jax.numpy.fft) and BesselI0e / BesselI1e, registered
+"""XLA lowerings of the FFT ops (jax.numpy.fft) and the Bessel ops I0, I1, I0e, I1e
+(tf.math's, which kaiser_window uses), registered
 with the registry's "xla" backend; imported only when XLA is on.
 
 An RFFT's or IRFFT's fft_length must be known while tracing (a constant, as
@@ -66,6 +67,8 @@ def register():
         register_kernel("IRFFT" + suffix, _irfft(rank), backend=XLA)
     register_kernel("BesselI0e", jax.scipy.special.i0e, backend=XLA)
     register_kernel("BesselI1e", _i1e, backend=XLA)
+    register_kernel("BesselI0", jax.scipy.special.i0, backend=XLA)
+    register_kernel("BesselI1", jax.scipy.special.i1, backend=XLA)
 
 
 register()
