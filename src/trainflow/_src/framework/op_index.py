@@ -95,6 +95,8 @@ _OP_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": (
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.nms": (
+        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
         "ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor "
@@ -322,6 +324,8 @@ _GRADIENT_MODULES = {
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
+    "trainflow._src.ops.image.nms": (
+        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
     "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
