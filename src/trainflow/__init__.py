@@ -166,6 +166,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.data_flow.partition": ("dynamic_partition", "dynamic_stitch"),
     "trainflow._src.ops.math.einsum": ("einsum",),
     "trainflow._src.ops.signal.fft_ops": ("fft", "fft2d", "fft3d", "ifft", "ifft2d", "ifft3d"),
+    "trainflow._src.ops.signal.fftnd_ops": ("fftnd", "ifftnd", "irfftnd", "rfftnd"),
     "trainflow._src.ops.linalg.norm": ("norm",),
     "trainflow._src.ops.array.set_ops": ("setdiff1d",),
     "trainflow._src.ops.linalg.linalg_api": (

@@ -187,6 +187,7 @@ _OP_MODULES = {
     "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
+    "trainflow._src.ops.signal.fftnd_ops": "FFTND IFFTND IRFFTND RFFTND",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -489,8 +490,8 @@ _XLA_LOWERING_MODULES = {
         "Relu6Grad ReluGrad Selu SeluGrad Softmax SoftmaxCrossEntropyWithLogits Softplus "
         "SoftplusGrad Softsign SoftsignGrad SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.signal.xla_lowerings": (
-        "BesselI0 BesselI0e BesselI1 BesselI1e FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT "
-        "IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
+        "BesselI0 BesselI0e BesselI1 BesselI1e FFT FFT2D FFT3D FFTND IFFT IFFT2D IFFT3D "
+        "IFFTND IRFFT IRFFT2D IRFFT3D IRFFTND RFFT RFFT2D RFFT3D RFFTND"),
     "trainflow._src.ops.state.xla_lowerings": (
         "ApplyAdaMax ApplyAdadelta ApplyAdagrad ApplyAdagradDA ApplyAdagradV2 ApplyAdam "
         "ApplyAddSign ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 ApplyGradientDescent "

@@ -55,6 +55,17 @@ def _irfft(rank):
     return lowering
 
 
+def _nd(fn):
+    def lowering(input, fft_length, axes, **attrs):  # noqa: A002 - TF's name
+        out = fn(input, s=_lengths(fft_length), axes=_lengths(axes))
+        if "Treal" in attrs and fn is jnp.fft.irfftn:
+            return out.astype(attrs["Treal"].as_numpy_dtype)
+        if "Tcomplex" in attrs and fn is jnp.fft.rfftn:
+            return out.astype(attrs["Tcomplex"].as_numpy_dtype)
+        return out.astype(input.dtype)
+    return lowering
+
+
 def _i1e(x):
     return jax.scipy.special.i1e(x)
 
@@ -65,6 +76,10 @@ def register():
         register_kernel("IFFT" + suffix, _complex(rank, True), backend=XLA)
         register_kernel("RFFT" + suffix, _rfft(rank), backend=XLA)
         register_kernel("IRFFT" + suffix, _irfft(rank), backend=XLA)
+    register_kernel("FFTND", _nd(jnp.fft.fftn), backend=XLA)
+    register_kernel("IFFTND", _nd(jnp.fft.ifftn), backend=XLA)
+    register_kernel("RFFTND", _nd(jnp.fft.rfftn), backend=XLA)
+    register_kernel("IRFFTND", _nd(jnp.fft.irfftn), backend=XLA)
     register_kernel("BesselI0e", jax.scipy.special.i0e, backend=XLA)
     register_kernel("BesselI1e", _i1e, backend=XLA)
     register_kernel("BesselI0", jax.scipy.special.i0, backend=XLA)
