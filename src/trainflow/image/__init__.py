@@ -24,7 +24,8 @@ from trainflow._src.ops.image.resize import (  # noqa: F401
 from trainflow._src.ops.image.nms import (  # noqa: F401
     non_max_suppression, non_max_suppression_overlaps, non_max_suppression_with_scores)
 from trainflow._src.ops.image.quality import (  # noqa: F401
-    image_gradients, psnr, rgb_to_yiq, rgb_to_yuv, sobel_edges, ssim, yiq_to_rgb, yuv_to_rgb)
+    image_gradients, psnr, rgb_to_yiq, rgb_to_yuv, sobel_edges, ssim, ssim_multiscale, yiq_to_rgb,
+    yuv_to_rgb)
 from trainflow._src.ops.image.total_variation import total_variation  # noqa: F401
 from trainflow._src.ops.random.random_ops import random_crop  # noqa: F401
 

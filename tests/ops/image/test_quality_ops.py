@@ -62,3 +62,14 @@ def test_shapes_and_errors():
             tf.image.image_gradients(A[0])
         with pytest.raises(ValueError):
             tf.image.psnr(A, B[:, :5], 1.0)
+
+
+def test_ssim_multiscale_of_an_image_with_itself_is_one():
+    big = np.random.RandomState(5).rand(1, 170, 181, 2).astype(np.float32)
+    with tf.Graph().as_default():
+        same = tf.image.ssim_multiscale(big, big, 1.0)
+        worse = tf.image.ssim_multiscale(big, big * 0.5, 1.0)
+        assert same.shape.as_list() == [1]
+        got_same, got_worse = _run([same, worse])
+    np.testing.assert_allclose(got_same, [1.0], rtol=1e-5)
+    assert got_worse[0] < 0.99

@@ -12,6 +12,8 @@ rs = np.random.RandomState(0)
 a = tf.constant(rs.rand(2, 16, 16, 3).astype(np.float32))
 b = a * 0.7 + tf.constant(rs.rand(2, 16, 16, 3).astype(np.float32)) * 0.2
 u8 = tf.constant((rs.rand(1, 12, 12, 1) * 255).astype(np.uint8))
+big = tf.constant(rs.rand(2, 176, 176, 2).astype(np.float32))
+odd = tf.constant(rs.rand(1, 51, 47, 1).astype(np.float32))
 img = tf.constant(rs.rand(1, 5, 6, 2).astype(np.float32))
 rgb = tf.constant(rs.rand(4, 3).astype(np.float32))
 """
@@ -22,6 +24,9 @@ EXPRESSIONS = [
     "tf.image.ssim(a, b, 1.0)", "tf.image.ssim(u8, u8 // 2 + 20, 255)",
     "tf.image.ssim(a, b, 1.0, filter_size=5, filter_sigma=0.8, k1=0.02, k2=0.05)",
     "tf.image.ssim(a, b, 1.0, return_index_map=True)", "tf.image.ssim(a[:, :, :, :2], b, 1.0)",
+    "tf.image.ssim_multiscale(big, big * 0.8 + 0.1, 1.0)",
+    "tf.image.ssim_multiscale(big[0], big[1], 1.0, power_factors=(0.3, 0.7), filter_size=5)",
+    "tf.image.ssim_multiscale(odd, odd * 0.5, 1.0, filter_size=3)",
     "tf.image.image_gradients(img)", "tf.image.image_gradients(img[0])",
     "tf.image.sobel_edges(img)", "tf.image.sobel_edges(a)",
     "tf.image.rgb_to_yiq(rgb)", "tf.image.yiq_to_rgb(tf.image.rgb_to_yiq(a))",

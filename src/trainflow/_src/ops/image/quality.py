@@ -16,10 +16,13 @@ from trainflow._src.ops.image.pixel import convert_image_dtype
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math import tensordot as tensordot_ops
+from trainflow._src.ops.nn import activation
 from trainflow._src.ops.nn import conv_composite
+from trainflow._src.ops.nn import pool
 from trainflow._src.ops.nn import softmax as softmax_ops
 
-__all__ = ["psnr", "ssim", "image_gradients", "sobel_edges", "rgb_to_yiq", "yiq_to_rgb",
+__all__ = ["psnr", "ssim", "ssim_multiscale", "image_gradients", "sobel_edges", "rgb_to_yiq",
+           "yiq_to_rgb",
            "rgb_to_yuv", "yuv_to_rgb"]
 
 _RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617],
@@ -172,3 +175,52 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
         per_channel, _ = _ssim_per_channel(img1, img2, max_val, filter_size, filter_sigma,
                                            k1, k2, return_index_map)
         return reductions.reduce_mean(per_channel, [-1])
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def _downscale(imgs, tails, heads):
+    """Each image symmetric-padded to even height and width (a zero pad when already
+    even: the same values as TF's cond), 2x2 average-pooled, reshaped back to its
+    batch dimensions."""
+    divisor = [1, 2, 2, 1]
+    divisor_tensor = constant_op.constant(divisor[1:], dtype=dtypes.int32)
+    remainder = tails[0] % divisor_tensor
+    padding = layout.pad(shape_ops.expand_dims(remainder, -1), [[1, 0], [1, 0]])
+    flat = [shape_ops.reshape(x, join.concat([[-1], t], 0)) for x, t in zip(imgs, tails)]
+    padded = [layout.pad(x, padding, mode="SYMMETRIC") for x in flat]
+    down = [pool.avg_pool(x, ksize=divisor, strides=divisor, padding="VALID") for x in padded]
+    tails = [shape_ops.shape(x)[1:] for x in down]
+    return [shape_ops.reshape(x, join.concat([h, t], 0)) for x, h, t in zip(down, heads, tails)]
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MSSSIM_WEIGHTS, filter_size=11,
+                    filter_sigma=1.5, k1=0.01, k2=0.03):
+    """Multi-scale SSIM: the contrast-structure terms of len(power_factors) - 1 halvings
+    and the SSIM of the last, raised to power_factors and multiplied; averaged over the
+    channels."""
+    with name_scope(None, "MS-SSIM", [img1, img2]):
+        img1 = convert_to_tensor(img1, name="img1")
+        img2 = convert_to_tensor(img2, name="img2")
+        _check_shapes(img1, img2)
+        shapes = [shape_ops.shape(img1), shape_ops.shape(img2)]
+        max_val = cast_ops.cast(max_val, img1.dtype)
+        max_val = convert_image_dtype(max_val, dtypes.float32)
+        imgs = [convert_image_dtype(img1, dtypes.float32),
+                convert_image_dtype(img2, dtypes.float32)]
+        heads = [s[:-3] for s in shapes]
+        tails = [s[-3:] for s in shapes]
+        mcs = []
+        for k in range(len(power_factors)):
+            with name_scope(None, f"Scale{k}", imgs):
+                if k > 0:
+                    imgs = _downscale(imgs, tails, heads)
+                    tails = [shape_ops.shape(x)[-3:] for x in imgs]
+                per_channel, cs = _ssim_per_channel(imgs[0], imgs[1], max_val, filter_size,
+                                                    filter_sigma, k1, k2)
+                mcs.append(activation.relu(cs))
+        mcs.pop()
+        stacked = join.stack(mcs + [activation.relu(per_channel)], axis=-1)
+        ms_ssim = reductions.reduce_prod(arith.pow(stacked, power_factors), [-1])
+        return reductions.reduce_mean(ms_ssim, [-1])
