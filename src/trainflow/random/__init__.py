@@ -18,6 +18,7 @@ from trainflow._src.ops.nn.sampling import (  # noqa: F401
     uniform_candidate_sampler,
 )
 from trainflow._src.ops.random.stateless import (  # noqa: F401
+    Algorithm,
     fold_in,
     split,
     stateless_categorical,

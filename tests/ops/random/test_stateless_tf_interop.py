@@ -37,6 +37,9 @@ EXPRESSIONS = [
     "tf.random.stateless_categorical(tf.zeros([3, 5]), 0, s)",
     "tf.random.stateless_categorical(tf.zeros([5]), 2, s)",
     "tf.random.stateless_categorical(tf.zeros([2, 5]), 2, s, dtype=tf.float32)",
+    "tf.random.stateless_uniform([3], s, alg=tf.random.Algorithm.PHILOX)",
+    "tf.random.stateless_normal([3], s, alg=tf.random.Algorithm.AUTO_SELECT)",
+    "tf.random.Algorithm.THREEFRY.value + tf.constant(0)",
     "tf.random.split(s)", "tf.random.split(s64, 3)", "tf.random.fold_in(s, 5)",
     "tf.random.fold_in(s64, tf.constant(7, tf.int64))",
     "tf.gradients(tf.random.stateless_normal([2], s, mean=tf.constant(1.)), "
@@ -45,4 +48,5 @@ EXPRESSIONS = [
 
 test_stateless_matches_tf = comparison_test(
     PRELUDE, EXPRESSIONS, rtol=1e-5,
-    ops_differ=frozenset(["tf.random.stateless_uniform([3], s, alg='philox')"]))
+    ops_differ=frozenset(["tf.random.stateless_uniform([3], s, alg='philox')",
+                          "tf.random.stateless_uniform([3], s, alg=tf.random.Algorithm.PHILOX)"]))

@@ -4,6 +4,8 @@ RandomUniformFullInt}V2 and their V1 forms keyed by the seed directly (registrat
 NumPy kernels over `philox_kernels`, not differentiable), and `tf.random.stateless_uniform`,
 `stateless_normal`, `stateless_truncated_normal` building them as TF 2.21 does
 (auto_select: Philox on the CPU)."""
+import enum
+
 import numpy as np
 
 from trainflow._src.framework import dtypes
@@ -19,13 +21,21 @@ from trainflow._src.ops.math import arith
 from trainflow._src.ops.random import philox_kernels as pk
 from trainflow._src.ops.random.random_ops import shape_tensor
 
-__all__ = ["fold_in", "split", "stateless_categorical", "stateless_multinomial",
+__all__ = ["Algorithm", "fold_in", "split", "stateless_categorical", "stateless_multinomial",
            "stateless_random_normal", "stateless_random_uniform", "stateless_truncated_normal"]
 
 _FLOATS = "dtype: {half, bfloat16, float, double} = DT_FLOAT"
 _SHAPE = "Tshape: {int32, int64} = DT_INT32"
 _SAMPLERS = {"Uniform": pk.uniform, "Normal": pk.normal, "TruncatedNormal": pk.truncated_normal}
 _ALGS = {"philox": 1, "auto_select": 3, 1: 1, 3: 3}
+
+
+class Algorithm(enum.Enum):
+    """The RNG algorithms of the stateless ops (`tf.random.Algorithm`); this package
+    computes Philox, which AUTO_SELECT picks on the CPU."""
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
 
 
 def _dims(shape):
@@ -162,6 +172,8 @@ for _op_type in ("StatelessRandomGetKeyCounter", "StatelessRandomUniformV2",
 def _key_counter_alg(seed, alg):
     if alg is None:
         alg = "auto_select"
+    if isinstance(alg, Algorithm):
+        alg = alg.value
     if isinstance(alg, str):
         alg = alg.lower()
     if alg not in _ALGS:
