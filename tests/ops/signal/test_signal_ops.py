@@ -170,3 +170,10 @@ def test_errors(expression, error):
 def test_spectral_is_the_fft_part_of_signal():
     assert tf.spectral.rfft is tf.signal.rfft and tf.spectral.idct is tf.signal.idct
     assert tf.fft is tf.signal.fft and tf.ifft3d is tf.signal.ifft3d
+
+
+def test_rfft3d_has_no_gradient_as_in_tf():
+    with tf.Graph().as_default():
+        x = tf.constant(np.ones([2, 2, 4], np.float32))
+        with pytest.raises(LookupError):
+            tf.gradients(tf.reduce_sum(tf.abs(tf.signal.rfft3d(x))), x)

@@ -325,8 +325,7 @@ _GRADIENT_MODULES = {
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
-    "trainflow._src.ops.image.nms": (
-        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
+    "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
     "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
@@ -402,14 +401,13 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (
-        "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
-        "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
-        "StatelessRandomUniformFullIntV2 StatelessRandomUniformInt "
-        "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
-        "StatelessTruncatedNormalV2"),
+        "StatelessMultinomial StatelessRandomNormal StatelessRandomNormalV2 "
+        "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
+        "StatelessRandomUniformInt StatelessRandomUniformIntV2 StatelessRandomUniformV2 "
+        "StatelessTruncatedNormal StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.fft_ops": (
-        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
+        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D RFFT RFFT2D"),
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),

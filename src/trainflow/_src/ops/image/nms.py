@@ -1,7 +1,7 @@
 """`tf.image.non_max_suppression`, `non_max_suppression_with_scores` (soft-NMS) and
 `non_max_suppression_overlaps`: NonMaxSuppressionV3, NonMaxSuppressionV5 and
 NonMaxSuppressionWithOverlaps (registrations with TF's shape functions, kernels in
-`nms_kernels`, not differentiable)."""
+`nms_kernels`; no gradients, as in TF)."""
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
@@ -54,8 +54,8 @@ register_op("NonMaxSuppressionWithOverlaps",
                 "overlap_threshold: float", "score_threshold: float"],
             outputs=["selected_indices: int32"], shape_fn=_shape_fn(True),
             kernel=nms_kernels.nms_overlaps)
-for _op_type in ("NonMaxSuppressionV3", "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps"):
-    NotDifferentiable(_op_type)
+# TF marks only the overlaps form not differentiable; V3 and V5 have no gradient entry.
+NotDifferentiable("NonMaxSuppressionWithOverlaps")
 
 
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,

@@ -161,7 +161,7 @@ register_op("StatelessRandomUniformFullIntV2", inputs=_V2_IN, outputs=["output: 
 register_op("StatelessRandomUniformFullInt", inputs=_V1_IN, outputs=["output: dtype"],
             attrs=["dtype: {int32, int64, uint32, uint64} = DT_UINT64"] + _V1_ATTRS,
             shape_fn=_shape_fn, kernel=_full_int_v1_kernel)
-for _op_type in ("StatelessRandomGetKeyCounter", "StatelessRandomUniformV2",
+for _op_type in ("StatelessRandomUniformV2",
                  "StatelessRandomNormalV2", "StatelessTruncatedNormalV2",
                  "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
                  "StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal",

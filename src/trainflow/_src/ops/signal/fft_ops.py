@@ -274,8 +274,11 @@ def _register_real_grads(rank):
         return the_rfft * cast_ops.cast(rsize * mask, cplx), None
 
 
+# TF registers gradients for RFFT / IRFFT and their 2D forms only (RFFT3D and IRFFT3D
+# have none: tf.gradients raises LookupError through them, here as in TF).
 for _rank in _SUFFIX:
     _register_complex_grads(_rank)
+for _rank in (1, 2):
     _register_real_grads(_rank)
 
 
