@@ -43,6 +43,7 @@ NO_GRADIENT_IN_TF = {
     "NonMaxSuppressionV3": "int32 output",
     "NonMaxSuppressionV5": "tf.image.non_max_suppression_with_scores: TF defines no gradient",
     "StatelessRandomGetKeyCounter": "uint64 outputs",
+    "DrawBoundingBoxesV2": "tf.image.draw_bounding_boxes with colors: TF defines no gradient",
     "FFTND": "tf.signal.fftnd: TF defines no gradient",
     "IFFTND": "tf.signal.ifftnd: TF defines no gradient",
     "RFFTND": "tf.signal.rfftnd: TF defines no gradient",

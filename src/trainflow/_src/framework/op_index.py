@@ -95,6 +95,7 @@ _OP_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": (
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
     "trainflow._src.ops.image.nms": (
         "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.resize": (
@@ -325,6 +326,7 @@ _GRADIENT_MODULES = {
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
+    "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
     "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
