@@ -146,8 +146,8 @@ _NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "error
                "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
                "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
                "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
-               "sparse", "strings",
-               "summary", "test", "train", "version", "xla")
+               "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
+               "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {
@@ -167,6 +167,8 @@ _LAZY_NAMES = {
     # math, linear algebra, arrays
     "trainflow._src.ops.data_flow.partition": ("dynamic_partition", "dynamic_stitch"),
     "trainflow._src.ops.math.einsum": ("einsum",),
+    "trainflow._src.ops.signal.fft_ops": ("fft", "fft2d", "fft3d", "ifft", "ifft2d", "ifft3d"),
+    "trainflow._src.ops.signal.fftnd_ops": ("fftnd", "ifftnd", "irfftnd", "rfftnd"),
     "trainflow._src.ops.linalg.norm": ("norm",),
     "trainflow._src.ops.array.set_ops": ("setdiff1d",),
     "trainflow._src.ops.linalg.linalg_api": (

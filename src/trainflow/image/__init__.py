@@ -21,6 +21,12 @@ from trainflow._src.ops.image.pixel import (  # noqa: F401
 from trainflow._src.ops.image.resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear,
     resize_image_with_pad, resize_images, resize_nearest_neighbor)
+from trainflow._src.ops.image.draw_boxes import draw_bounding_boxes  # noqa: F401
+from trainflow._src.ops.image.nms import (  # noqa: F401
+    non_max_suppression, non_max_suppression_overlaps, non_max_suppression_with_scores)
+from trainflow._src.ops.image.quality import (  # noqa: F401
+    image_gradients, psnr, rgb_to_yiq, rgb_to_yuv, sobel_edges, ssim, ssim_multiscale, yiq_to_rgb,
+    yuv_to_rgb)
 from trainflow._src.ops.image.total_variation import total_variation  # noqa: F401
 from trainflow._src.ops.random.random_ops import random_crop  # noqa: F401
 

@@ -22,6 +22,8 @@ from trainflow._src.ops.math.math_ops import (  # noqa: F401
     unsorted_segment_sum, xdivy, xlog1py, xlogy)
 from trainflow._src.ops.math.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 from trainflow._src.ops.math.math_ops import bincount  # noqa: F401
+from trainflow._src.ops.math.bessel import (  # noqa: F401
+    bessel_i0, bessel_i0e, bessel_i1, bessel_i1e)
 from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.math.math_ops import polygamma  # noqa: F401
 from trainflow._src.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401

@@ -10,3 +10,20 @@ from trainflow._src.ops.random.random_ops import (  # noqa: F401
     random_uniform as uniform,
     truncated_normal,
 )
+from trainflow._src.ops.nn.sampling import (  # noqa: F401
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
+from trainflow._src.ops.random.stateless import (  # noqa: F401
+    Algorithm,
+    fold_in,
+    split,
+    stateless_categorical,
+    stateless_multinomial,
+    stateless_random_normal as stateless_normal,
+    stateless_random_uniform as stateless_uniform,
+    stateless_truncated_normal,
+)

@@ -110,6 +110,9 @@ _OP_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": (
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
+    "trainflow._src.ops.image.nms": (
+        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
         "ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor "
@@ -139,6 +142,7 @@ _OP_MODULES = {
         "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
         "MutableHashTableV2"),
     "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
+    "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
     "trainflow._src.ops.math.complex_ops": "Complex",
@@ -195,7 +199,16 @@ _OP_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
+    "trainflow._src.ops.random.stateless": (
+        "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
+        "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
+        "StatelessRandomUniformFullIntV2 StatelessRandomUniformInt "
+        "StatelessRandomUniformIntV2 StatelessRandomUniformV2 StatelessTruncatedNormal "
+        "StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "EagerPyFunc PyFunc PyFuncStateless",
+    "trainflow._src.ops.signal.fft_ops": (
+        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
+    "trainflow._src.ops.signal.fftnd_ops": "FFTND IFFTND IRFFTND RFFTND",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -349,6 +362,8 @@ _GRADIENT_MODULES = {
         "DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng EncodeJpeg "
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
+    "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
+    "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
     "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
@@ -375,6 +390,7 @@ _GRADIENT_MODULES = {
         "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
         "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
         "MutableHashTableV2"),
+    "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
@@ -428,7 +444,14 @@ _GRADIENT_MODULES = {
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
+    "trainflow._src.ops.random.stateless": (
+        "StatelessMultinomial StatelessRandomNormal StatelessRandomNormalV2 "
+        "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
+        "StatelessRandomUniformInt StatelessRandomUniformIntV2 StatelessRandomUniformV2 "
+        "StatelessTruncatedNormal StatelessTruncatedNormalV2"),
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
+    "trainflow._src.ops.signal.fft_ops": (
+        "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D RFFT RFFT2D"),
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
@@ -509,6 +532,9 @@ _XLA_LOWERING_MODULES = {
         "LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax MaxPool MaxPoolGrad Relu Relu6 "
         "Relu6Grad ReluGrad Selu SeluGrad Softmax SoftmaxCrossEntropyWithLogits Softplus "
         "SoftplusGrad Softsign SoftsignGrad SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.signal.xla_lowerings": (
+        "BesselI0 BesselI0e BesselI1 BesselI1e FFT FFT2D FFT3D FFTND IFFT IFFT2D IFFT3D "
+        "IFFTND IRFFT IRFFT2D IRFFT3D IRFFTND RFFT RFFT2D RFFT3D RFFTND"),
     "trainflow._src.ops.state.xla_lowerings": (
         "ApplyAdaMax ApplyAdadelta ApplyAdagrad ApplyAdagradDA ApplyAdagradV2 ApplyAdam "
         "ApplyAddSign ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 ApplyGradientDescent "
