@@ -3,7 +3,9 @@ applied to elements on several worker threads, results delivered in input order.
 
 `num_parallel_calls` workers each read the next input element (in turn, so the
 results' places follow the input order) and compute it, with at most that many results
-in flight (computed or not yet taken). Errors of the
+in flight (computed or not yet taken); a consumer asking for n at a time (next_many:
+batch, shuffle's refills) lets up to n be in flight, and each worker then reads its
+share of them from the input in one turn. Errors of the
 input or of the function reach the consumer at their element's place, and reading goes
 on after them, as the sequential map does. close() cancels the threads and joins them.
 """
