@@ -198,3 +198,73 @@ def test_parallel_map_consumer_wait_is_cancellable():
         it.next(state)
     release.set()
     it.close()
+
+
+def _run_many(it, n, limit=1000):
+    """Every item of `it` read `n` at a time: values, or ("error", message) where a
+    next_many raised (the elements it had gathered go with it, as a batch's do)."""
+    state = background.Cancellation()
+    out = []
+    for _ in range(limit):
+        try:
+            got = it.next_many(state, n)
+        except errors.OpError as e:
+            out.append(("error", e.message))
+            continue
+        out.extend([np.asarray(v).tolist() for v in item] for item in got)
+        if len(got) < n:
+            return out
+    raise AssertionError("no end")
+
+
+@pytest.mark.parametrize("n", [1, 4, 64])
+def test_parallel_map_next_many_in_order(n):
+    it = ParallelMapValue(_range(300), _slow_square, 3, None).iterator()
+    assert _run_many(it, n) == [[i * i] for i in range(300)]
+    state = background.Cancellation()
+    assert it.next_many(state, n) == [] and it.next(state) is dv.END
+    it.close()
+
+
+@pytest.mark.parametrize("n,want", [
+    (1, [[100], [101], [102], ("error", "bad 3"), [104], [105], [106], ("error", "bad 7"),
+         [108], [109]]),
+    # A batch of 4 that meets an error raises it (its elements go with it, as next()'s
+    # loop's do); the next batch starts after the error.
+    (4, [("error", "bad 3"), ("error", "bad 7"), [108], [109]]),
+])
+def test_parallel_map_next_many_errors_in_place(n, want):
+    it = ParallelMapValue(_range(10), _failing_at({3, 7}), 2, None).iterator()
+    assert _run_many(it, n) == want
+    it.close()
+
+
+def test_parallel_map_next_many_bounded_in_flight():
+    """Asked for n at a time, at most n results are computed ahead of the consumer."""
+    calls = []
+
+    def fn(element):
+        calls.append(int(element[0]))
+        return [element[0]]
+
+    it = ParallelMapValue(_range(1000), fn, 2, None).iterator()
+    state = background.Cancellation()
+    assert [int(e[0]) for e in it.next_many(state, 10)] == list(range(10))
+    time.sleep(0.2)
+    assert len(calls) <= 10 + 10
+    it.next(state)
+    it.close()
+
+
+def test_parallel_map_next_many_save_restore():
+    value = ParallelMapValue(_range(40), _slow_square, 3, None)
+    it = value.iterator()
+    state = background.Cancellation()
+    head = it.next_many(state, 7)
+    saved = it.save()
+    it.close()
+    fresh = value.iterator()
+    fresh.restore(saved)
+    tail = fresh.next_many(state, 100)
+    fresh.close()
+    assert [int(e[0]) for e in head + tail] == [i * i for i in range(40)]

@@ -7,6 +7,7 @@ import pytest
 from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset import reader_ops
+from trainflow._src.ops.dataset.batch_ops import BatchValue
 
 HEADER, RECORD, FOOTER, FILES, RECORDS = 5, 3, 2, 2, 7
 
@@ -101,3 +102,26 @@ def test_next_many_reads_in_bulk_and_keeps_the_position(fixed_value, first, seco
     restored.restore(iterator.save())
     more = [e[0][()] for e in restored.next_many(_State(), second)]
     assert more == ALL[first:first + second]
+
+
+@pytest.mark.parametrize("size,drop", [(3, False), (3, True), (RECORDS, False),
+                                       (FILES * RECORDS + 1, False), (FILES * RECORDS + 1, True)])
+def test_batch_of_records_is_one_vector(fixed_value, size, drop):
+    """batch over a reader takes its records as one string vector (next_stacked), with
+    the batches, the remainder rule and positions of the per-record path."""
+    batches = []
+    it = BatchValue(fixed_value, size, drop, None).iterator()
+    while (batch := it.next(_State())) is not dv.END:
+        assert batch[0].dtype == object and batch[0].ndim == 1
+        batches.append(list(batch[0]))
+    assert it.next(_State()) is dv.END
+    want = [ALL[i:i + size] for i in range(0, len(ALL), size)]
+    assert batches == [b for b in want if not drop or len(b) == size]
+    resumed = BatchValue(fixed_value, size, drop, None).iterator()
+    partial = BatchValue(fixed_value, size, drop, None).iterator()
+    first = partial.next(_State())
+    resumed.restore(partial.save())
+    rest = []
+    while (batch := resumed.next(_State())) is not dv.END:
+        rest.append(list(batch[0]))
+    assert (first is dv.END and not batches) or [list(first[0])] + rest == batches

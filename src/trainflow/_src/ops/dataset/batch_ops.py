@@ -84,11 +84,22 @@ class _BatchIterator(dv.ChildIterator):
         spec = self.spec
         elements = []
         if not self.done:
+            stacked = getattr(self.source, "next_stacked", None)
+            column = None if stacked is None else stacked(state, spec.batch_size)
+            if column is not None:  # a reader's records: one vector, not one per record
+                return self._stacked(column)
             elements = self.source.next_many(state, spec.batch_size)
             self.done = len(elements) < spec.batch_size
         if not elements or (spec.drop_remainder and len(elements) < spec.batch_size):
             return dv.END
         return stack_components(elements, spec.op)
+
+    def _stacked(self, components):
+        n = len(components[0])
+        self.done = n < self.spec.batch_size
+        if not n or (self.spec.drop_remainder and self.done):
+            return dv.END
+        return components
 
     def save(self):
         return {"done": self.done, "source": self.source.save()}

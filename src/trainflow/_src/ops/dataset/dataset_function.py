@@ -37,6 +37,7 @@ class DatasetFunction:
             # captured values are its last arguments.
             self.n_args = len(fg.inputs) - len(self.captured)
             self._keep = list(range(len(self.captured)))
+        self._extra = [self.captured[i] for i in self._keep]  # fed after the arguments
         self._plan = ctx.make_callable(list(fg.outputs), feeds)
 
     def __call__(self, args):
@@ -45,14 +46,27 @@ class DatasetFunction:
             raise errors.InvalidArgumentError(
                 None, self.op, f"function {self.name} takes {self.n_args} arguments, "
                                f"got {len(args)}")
-        values = list(args) + [self.captured[i] for i in self._keep]
-        outs = self._plan(values)
+        outs = self._plan([*args, *self._extra] if self._extra else list(args))
+        for v in outs:  # (one pass: the usual outputs need no fixing)
+            if v is DEAD or type(v) is bytes:
+                return self._fixed(outs)
+        return outs if type(outs) is list else list(outs)
+
+    def _fixed(self, outs):
         if any(v is DEAD for v in outs):
             raise errors.InvalidArgumentError(
                 None, self.op, f"function {self.name} returned a value from an untaken "
                                "branch of a conditional")
         # (a string scalar may come out of a plan as bytes: elements hold arrays)
         return [np.asarray(v, dtype=object) if isinstance(v, bytes) else v for v in outs]
+
+    def with_captured(self, captured):
+        """This compiled function with the captured values of another run."""
+        fresh = object.__new__(DatasetFunction)
+        fresh.__dict__.update(self.__dict__)
+        fresh.captured = list(captured)
+        fresh._extra = [fresh.captured[i] for i in fresh._keep]
+        return fresh
 
 
 def cached_function(ctx, key, captured):
@@ -62,7 +76,4 @@ def cached_function(ctx, key, captured):
     if compiled is None:
         compiled = ctx.state[key] = DatasetFunction(ctx, key, captured)
         return compiled
-    fresh = object.__new__(DatasetFunction)
-    fresh.__dict__.update(compiled.__dict__)
-    fresh.captured = list(captured)
-    return fresh
+    return compiled.with_captured(captured)

@@ -79,6 +79,28 @@ class FilesIterator(dv.ElementIterator):
         return dv.END
 
     def next_many(self, state, n):
+        got = self._records(n)
+        if self.spec.element:
+            return got
+        out = []
+        for record in got:
+            element = np.empty((), dtype=object)
+            element[()] = record
+            out.append([element])
+        return out
+
+    def next_stacked(self, state, n):
+        """Up to `n` next records as one string vector (batch's components, made without
+        an array per record), or None where records are elements of other kinds."""
+        if self.spec.element:
+            return None
+        got = self._records(n)
+        column = np.empty(len(got), dtype=object)
+        column[:] = got
+        return [column]
+
+    def _records(self, n):
+        """Up to `n` next records (fewer only at the end of the last file)."""
         files = self.spec.files
         out = []
         while len(out) < n and self.index < len(files):
@@ -87,13 +109,7 @@ class FilesIterator(dv.ElementIterator):
                 self.taken = 0
             got = list(itertools.islice(self.current, n - len(out)))
             self.taken += len(got)
-            if self.spec.element:
-                out.extend(got)
-                got = ()
-            for record in got:
-                element = np.empty((), dtype=object)
-                element[()] = record
-                out.append([element])
+            out.extend(got)
             if len(out) < n:
                 self._close_current()
                 self.index += 1

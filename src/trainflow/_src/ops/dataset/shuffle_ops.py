@@ -90,6 +90,30 @@ class _ShuffleIterator(dv.ChildIterator):
         self.buffer.pop()
         return out
 
+    def next_many(self, state, n):
+        """What `n` calls of next() return, the input read in one request: the refills
+        those calls would make, in the same order, with the same draws."""
+        pending = []
+        if not self.done:
+            need = self.size - len(self.buffer) + n - 1
+            if need > 0:
+                pending = self.source.next_many(state, need)
+                self.done = len(pending) < need
+        buffer, size, integers = self.buffer, self.size, self.rng.integers
+        out, taken = [], 0
+        for _ in range(n):
+            while len(buffer) < size and taken < len(pending):
+                buffer.append(pending[taken])
+                taken += 1
+            if not buffer:
+                break
+            i = int(integers(len(buffer)))
+            out.append(buffer[i])
+            buffer[i] = buffer[-1]
+            buffer.pop()
+        buffer.extend(pending[taken:])  # (only where the input ended: none are left)
+        return out
+
     def save(self):
         return {"iteration": self.iteration, "rng": self.rng.bit_generator.state,
                 "iterations_made": self.spec.iterations_made(),
