@@ -303,3 +303,38 @@ def test_no_files_match(tmp_path):
             os.path.join(str(tmp_path), "none*"), 2, FEATURES, num_epochs=1)
         with pytest.raises(tf.errors.InvalidArgumentError, match="No files matched pattern"):
             elements(ds)
+
+
+SPARSE_CASES = [
+    # (features, batch, key, want [indices, values, dense_shape] of the first batch)
+    ({"v": tf.VarLenFeature(tf.int64)}, 3, "v",
+     [[[1, 0], [2, 0], [2, 1]], [0, 0, 1], [3, 2]]),
+    ({"sp": tf.SparseFeature("v", "w", tf.float32, 5)}, 3, "sp",
+     [[[1, 0], [2, 0], [2, 1]], [1.0, 2.0, 2.5], [3, 5]]),
+    ({"sp": tf.SparseFeature("v", "w", tf.float32, 5), "v": tf.VarLenFeature(tf.int64)}, 2,
+     "sp", [[[1, 0]], [1.0], [2, 5]]),
+]
+
+
+@pytest.mark.parametrize("features,batch,key,want", SPARSE_CASES)
+def test_parse_example_dataset_sparse_features(tmp_path, features, batch, key, want):
+    path = str(tmp_path / "sparse.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for r in range(4):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "v": tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(r)))),
+                "w": tf.train.Feature(float_list=tf.train.FloatList(
+                    value=[r + 0.5 * i for i in range(r)]))})).SerializeToString())
+    with tf.Graph().as_default():
+        ds = tf.data.TFRecordDataset(path).batch(batch).apply(
+            tf.data.experimental.parse_example_dataset(features))
+        assert ds.output_classes == {k: tf.SparseTensor for k in features}
+        got = elements(ds)
+        batched = tf.data.experimental.make_batched_features_dataset(
+            path, batch, features, num_epochs=1, shuffle=False)
+        assert sorted(batched.output_shapes) == sorted(features)
+        again = elements(batched, one_shot=True)
+    first = got[0][key]
+    assert [first.indices.tolist(), first.values.tolist(), first.dense_shape.tolist()] == want
+    assert sum(len(b[key].values) for b in got) == sum(len(b[key].values) for b in again)
+    assert sorted(got[0]) == sorted(features)

@@ -234,6 +234,22 @@ class BaseSession:
             self._fill_step_stats(run_metadata, plan, trace, start_us)
         return self._convert_results(elements, plan, raw)
 
+    def _run_with_state(self, fn):
+        """`fn(state)` run as one step of this session (a RunState registered as a run's, so
+        that close() cancels what it waits on, and the session's operation timeout); for
+        runtime work done outside a plan (a queue runner's fused enqueues)."""
+        state = run_state.RunState(self._default_timeout_ms, next(_step_ids))
+        with self._lock:
+            if self._closed:
+                raise errors.CancelledError(None, None, "Session has been closed.")
+            self._active[state] = None
+        prev = run_state.set_current(state)
+        try:
+            return fn(state)
+        finally:
+            run_state.set_current(prev)
+            self._active.pop(state, None)
+
     def _convert_results(self, elements, plan, raw):
         """The fetched values: None for ops, copies where a value may alias session state
         or a feed, NumPy scalars for 0-d arrays.

@@ -13,6 +13,7 @@ from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.scopes import add_to_collection, get_default_graph
 from trainflow._src.ops.state.variables import prepend_name_scope, strip_name_scope
 from trainflow._src.protos.queue_runner_pb2 import QueueRunnerDef
+from trainflow._src.train.fused_enqueue import fused_enqueue_callable
 from trainflow._src.runtime.session import BaseSession, get_default_session
 
 
@@ -102,7 +103,9 @@ class QueueRunner:
     def _run(self, sess, enqueue_op, coord=None):
         decremented = False
         try:
-            enqueue_callable = sess.make_callable(enqueue_op)
+            # a per-record read -> parse -> enqueue runs many records a call
+            enqueue_callable = fused_enqueue_callable(sess, enqueue_op) or \
+                sess.make_callable(enqueue_op)
             while True:
                 if coord and coord.should_stop():
                     break

@@ -138,6 +138,10 @@ def _queue(handle):
 
 def _enqueue_kernel(batched):
     def kernel(handle, components, *, ctx):
+        # a string scalar may arrive as bytes (a reader's key or value)
+        components = [c if isinstance(c, np.ndarray) else
+                      np.asarray(c, dtype=object if isinstance(c, (bytes, str)) else None)
+                      for c in components]
         _queue(handle).enqueue(ctx.run_state, components, batched=batched)
     return kernel
 

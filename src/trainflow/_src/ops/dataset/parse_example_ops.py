@@ -1,6 +1,7 @@
 """ParseExampleDatasetV2 (`tf.data.experimental.parse_example_dataset`): each element, a
-vector of serialized Examples, parsed into its dense features with parse_example's
-kernel (the vectorized column path for a batch); components in sorted key order."""
+vector of serialized Examples, parsed into its features with parse_example's kernel (the
+vectorized column path for a batch); components in sorted key order over dense and sparse
+keys, a sparse one (VarLenFeature) as the [3] variant a dataset carries a SparseTensor in."""
 import numpy as np
 
 from trainflow._src.ops.dataset import dataset_value as dv
@@ -14,11 +15,24 @@ def _np(dtype):
     return object if dtype.name == "string" else dtype.as_numpy_dtype
 
 
-class ParseConfig:
-    """The parse_example arguments of the op's attrs (dense features only)."""
+def _keys(keys):
+    return [k.decode() if isinstance(k, bytes) else str(k) for k in keys]
 
-    def __init__(self, dense_keys, Tdense, dense_shapes, defaults):
-        self.keys = [k.decode() if isinstance(k, bytes) else str(k) for k in dense_keys]
+
+def _variant(indices, values, shape):
+    out = np.empty(3, dtype=object)
+    out[0], out[1], out[2] = indices, values, shape
+    return out
+
+
+class ParseConfig:
+    """The parse_example arguments of the op's attrs."""
+
+    def __init__(self, dense_keys, Tdense, dense_shapes, defaults, sparse_keys=(),
+                 sparse_types=()):
+        self.keys = _keys(dense_keys)
+        self.sparse_keys = _keys(sparse_keys)
+        self.sparse_types = [_np(t) for t in sparse_types]
         self.types = [_np(t) for t in Tdense]
         self.shapes, self.variable = [], []
         for s in dense_shapes:
@@ -27,13 +41,17 @@ class ParseConfig:
             self.variable.append(variable)
             self.shapes.append(tuple(dims[1:] if variable else dims))
         self.defaults = [np.asarray(d, dtype=t) for d, t in zip(defaults, self.types)]
-        self.order = sorted(range(len(self.keys)), key=self.keys.__getitem__)
+        # (key, is_sparse, index) of each output component, in sorted key order
+        self.order = sorted([(k, False, i) for i, k in enumerate(self.keys)] +
+                            [(k, True, i) for i, k in enumerate(self.sparse_keys)])
 
     def parse(self, serialized):
-        _, _, _, dense = example_parser.parse_example(
-            np.asarray(serialized, dtype=object), np.empty(0, object), [], [], self.keys,
-            self.types, self.shapes, self.variable, self.defaults)
-        return [dense[i] for i in self.order]
+        sp_idx, sp_val, sp_shape, dense = example_parser.parse_example(
+            np.asarray(serialized, dtype=object), np.empty(0, object), self.sparse_keys,
+            self.sparse_types, self.keys, self.types, self.shapes, self.variable,
+            self.defaults)
+        return [_variant(sp_idx[i], sp_val[i], sp_shape[i]) if sparse else dense[i]
+                for _, sparse, i in self.order]
 
 
 class ParseExampleValue(dv.DatasetValue):
@@ -68,10 +86,11 @@ class _ParseIterator(dv.ChildIterator):
         self.source.restore(saved["source"])
 
 
-def _parse_example_dataset(input_dataset, num_parallel_calls, dense_defaults, *, dense_keys,
-                           Tdense, dense_shapes):
+def _parse_example_dataset(input_dataset, num_parallel_calls, dense_defaults, *, sparse_keys,
+                           dense_keys, sparse_types, Tdense, dense_shapes):
     return ParseExampleValue(dv.as_dataset(input_dataset),
-                             ParseConfig(dense_keys, Tdense, dense_shapes, dense_defaults))
+                             ParseConfig(dense_keys, Tdense, dense_shapes, dense_defaults,
+                                         sparse_keys, sparse_types))
 
 
 register_dataset("ParseExampleDatasetV2",
