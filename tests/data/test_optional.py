@@ -70,3 +70,17 @@ def test_get_next_as_optional_reads_to_the_end(one_shot):
                 assert not sess.run(has)
             with pytest.raises(tf.errors.InvalidArgumentError):
                 sess.run(value)
+
+
+def test_gradients_flow_through_an_optional():
+    # TF registers gradients for OptionalFromValue and OptionalGetValue: d(get(from(x)))/dx.
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0, 3.0])
+        y = tf.constant(4.0)
+        opt = tf.data.experimental.Optional.from_value((x, y))
+        a, b = opt.get_value()
+        gx, gy = tf.gradients(tf.reduce_sum(a * a) + 3.0 * b, [x, y])
+        with tf.Session() as sess:
+            vx, vy = sess.run([gx, gy])
+    np.testing.assert_allclose(vx, [2.0, 4.0, 6.0])
+    assert vy == 3.0

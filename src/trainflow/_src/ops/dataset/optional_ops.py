@@ -4,8 +4,10 @@ element, or an empty optional at the end instead of OutOfRangeError)."""
 import numpy as np
 
 from trainflow._src.framework import errors
-from trainflow._src.framework.registry import NotDifferentiable, register_op
+from trainflow._src.framework.op_builder import apply_op
+from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
+from trainflow._src.ops.array import create
 from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_op import scalar_shape
 from trainflow._src.ops.dataset.iterator_ops import resource_of
@@ -80,6 +82,22 @@ register_op("OptionalGetValue", inputs=["optional: variant"],
 register_op("IteratorGetNextAsOptional", inputs=["iterator: resource"],
             outputs=["optional: variant"], attrs=_ELEMENT, shape_fn=scalar_shape,
             kernel=_get_next_as_optional, stateful=True, blocking=True, host_only=True)
-for _name in ("OptionalFromValue", "OptionalNone", "OptionalHasValue", "OptionalGetValue",
-              "IteratorGetNextAsOptional"):
+for _name in ("OptionalNone", "OptionalHasValue", "IteratorGetNextAsOptional"):
     NotDifferentiable(_name)
+
+
+@RegisterGradient("OptionalFromValue")
+def _from_value_grad(op, grad):
+    """The optional of gradients unpacked into one gradient per component."""
+    values = op.inputs
+    out = apply_op("OptionalGetValue", optional=grad,
+                   output_types=[v.dtype.base_dtype for v in values],
+                   output_shapes=[v.shape for v in values])
+    return list(out.outputs)
+
+
+@RegisterGradient("OptionalGetValue")
+def _get_value_grad(op, *grads):
+    """The components' gradients packed into an optional (zeros where none flows)."""
+    filled = [g if g is not None else create.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    return [apply_op("OptionalFromValue", components=filled).outputs[0]]
