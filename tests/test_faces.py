@@ -30,10 +30,14 @@ FACES = {
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",
     "trainflow.errors": "tf.errors",
+<<<<<<< HEAD
     "trainflow.estimator": "tf.estimator",
     "trainflow.estimator.experimental": "tf.estimator.experimental",
     "trainflow.estimator.export": "tf.estimator.export",
     "trainflow.estimator.inputs": "tf.estimator.inputs",
+=======
+    "trainflow.feature_column": "tf.feature_column",
+>>>>>>> wt-fc
     "trainflow.gfile": "tf.gfile",
     "trainflow.graph_util": "tf.graph_util",
     "trainflow.image": "tf.image",
@@ -43,6 +47,8 @@ FACES = {
     "trainflow.layers": "tf.layers",
     "trainflow.linalg": "tf.linalg",
     "trainflow.logging": "tf.logging",
+    "trainflow.lookup": "tf.lookup",
+    "trainflow.lookup.experimental": "tf.lookup.experimental",
     "trainflow.manip": "tf.manip",
     "trainflow.nest": "tf.nest",
     "trainflow.losses": "tf.losses",

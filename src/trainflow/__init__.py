@@ -55,6 +55,7 @@ from trainflow._src.ops.sparse.sparse_matmul import sparse_tensor_dense_matmul  
 from trainflow._src.ops.sparse.sparse_add import sparse_add  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape  # noqa: F401
 from trainflow._src.ops.sparse.sparse_concat import sparse_concat  # noqa: F401
+from trainflow._src.ops.sparse.sparse_ops import sparse_fill_empty_rows  # noqa: F401
 from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
     sparse_mask, sparse_retain, sparse_transpose)
@@ -142,9 +143,10 @@ __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
 _NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
-               "gfile", "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
-               "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
-               "random", "resource_loader", "saved_model", "sets", "sparse", "strings",
+               "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
+               "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
+               "python_io", "queue", "random", "resource_loader", "saved_model", "sets", "sparse",
+               "strings",
                "summary", "test", "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.

@@ -11,6 +11,7 @@ from trainflow._src.ops.math.math_ops import sigmoid, tanh  # noqa: F401
 from trainflow._src.ops.nn.activation import *  # noqa: F401,F403
 from trainflow._src.ops.nn.batch_norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.embedding import *  # noqa: F401,F403
+from trainflow._src.ops.nn.safe_embedding import *  # noqa: F401,F403
 from trainflow._src.ops.nn.norm import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampled_loss import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403

@@ -16,8 +16,12 @@ from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
 from trainflow._src.ops.sparse.sparse_add import sparse_add as add  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape as reshape  # noqa: F401
 from trainflow._src.ops.sparse.sparse_concat import sparse_concat as concat  # noqa: F401
+from trainflow._src.ops.sparse.sparse_ops import (  # noqa: F401
+    sparse_cross as cross, sparse_cross_hashed as cross_hashed,
+    sparse_fill_empty_rows as fill_empty_rows)
 
-__all__ = ["add", "concat", "reshape", "SparseTensor", "placeholder", "reorder", "to_dense",
+__all__ = ["add", "concat", "cross", "cross_hashed", "fill_empty_rows", "reshape",
+           "SparseTensor", "placeholder", "reorder", "to_dense",
            "segment_mean", "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse",
            "reduce_sum", "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
            "transpose"]

@@ -133,6 +133,11 @@ _OP_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.lookup.lookup_ops": (
+        "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
+        "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
+        "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
+        "MutableHashTableV2"),
     "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
@@ -147,7 +152,7 @@ _OP_MODULES = {
         "Sign Sin Sinh Sqrt Square SquaredDifference Sub Tan Tanh TruncateDiv TruncateMod "
         "Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.einsum": "Einsum",
-    "trainflow._src.ops.math.histogram_ops": "DenseBincount HistogramFixedWidth",
+    "trainflow._src.ops.math.histogram_ops": "Bucketize DenseBincount HistogramFixedWidth",
     "trainflow._src.ops.math.matmul": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions": "All Any EuclideanNorm Max Mean Min Prod Sum",
@@ -197,7 +202,8 @@ _OP_MODULES = {
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
-    "trainflow._src.ops.sparse.sparse_ops": "SparseReorder SparseToDense",
+    "trainflow._src.ops.sparse.sparse_ops": (
+        "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": (
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": "SparseReshape",
@@ -364,6 +370,11 @@ _GRADIENT_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.lookup.lookup_ops": (
+        "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
+        "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
+        "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
+        "MutableHashTableV2"),
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
@@ -374,6 +385,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.math.complex_ops": "Complex ComplexAbs Conj Imag Real",
     "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.einsum": "Einsum",
+    "trainflow._src.ops.math.histogram_ops": "Bucketize",
     "trainflow._src.ops.math.matmul_grad": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions_grad": (
@@ -423,7 +435,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
-    "trainflow._src.ops.sparse.sparse_ops": "SparseReorder SparseToDense",
+    "trainflow._src.ops.sparse.sparse_ops": (
+        "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": "SparseReduceSum",
     "trainflow._src.ops.sparse.sparse_serialize": (
         "DeserializeSparse SerializeManySparse SerializeSparse"),

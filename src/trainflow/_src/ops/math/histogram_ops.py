@@ -1,13 +1,15 @@
 """Counting values into bins: `tf.histogram_fixed_width` (HistogramFixedWidth),
 `tf.histogram_fixed_width_bins` (built from element-wise ops, as TF builds it) and
-`tf.bincount` / `tf.math.bincount` (DenseBincount). TensorFlow defines no gradient for
-HistogramFixedWidth or DenseBincount: tf.gradients through them raises LookupError."""
+`tf.bincount` / `tf.math.bincount` (DenseBincount); Bucketize (the bucket of each value by
+sorted boundaries: bucket i holds boundaries[i-1] <= x < boundaries[i]). TensorFlow
+defines no gradient for HistogramFixedWidth or DenseBincount: tf.gradients through them
+raises LookupError."""
 import numpy as np
 
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.constant_op import constant
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import register_op
+from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array.cast import cast
@@ -19,7 +21,7 @@ from trainflow._src.ops.control_flow.grouping import with_dependencies
 from trainflow._src.ops.math import arith, reductions
 from trainflow._src.ops.math import overloads  # noqa: F401 - the Tensor operators used here
 
-__all__ = ["bincount", "histogram_fixed_width", "histogram_fixed_width_bins"]
+__all__ = ["bincount", "bucketize", "histogram_fixed_width", "histogram_fixed_width_bins"]
 
 
 # -- HistogramFixedWidth ---------------------------------------------------------------------
@@ -166,3 +168,21 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
         weights = _validate_dense_weights(weights, dtype)
         return apply_op("DenseBincount", input=arr, size=output_size, weights=weights,
                         binary_output=False).outputs[0]
+
+
+# -- Bucketize --------------------------------------------------------------------------
+def _bucketize_kernel(input, *, boundaries):  # noqa: A002 - TF's name
+    return np.searchsorted(np.asarray(boundaries, np.float64), np.asarray(input, np.float64),
+                           side="right").astype(np.int32)
+
+
+register_op("Bucketize", inputs=["input: T"], outputs=["output: int32"],
+            attrs=["T: {int32, int64, float, double}", "boundaries: list(float)"],
+            shape_fn=lambda op: [op.inputs[0].get_shape()], kernel=_bucketize_kernel)
+NotDifferentiable("Bucketize")
+
+
+def bucketize(input, boundaries, name=None):  # noqa: A002 - TF's name
+    """The bucket ids (int32) of `input` by `boundaries` (a sorted list of floats)."""
+    return apply_op("Bucketize", input=input, boundaries=[float(b) for b in boundaries],
+                    name=name).outputs[0]

@@ -1,10 +1,13 @@
 """Sparse <-> dense: SparseToDense and SparseReorder ops, sparse_placeholder,
-sparse_tensor_to_dense / sparse_to_dense / sparse_reorder."""
+sparse_tensor_to_dense / sparse_to_dense / sparse_reorder; SparseFillEmptyRows (and its
+gradient op): `sparse_fill_empty_rows` gives every empty row one (row, 0, ...) entry."""
+import itertools
+
 import numpy as np
 
-from trainflow._src.framework import dtypes
+from trainflow._src.framework import dtypes, errors
 from trainflow._src.framework.op_builder import apply_op
-from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.registry import NotDifferentiable, RegisterGradient, register_op
 from trainflow._src.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_shape import TensorShape, dimension_value
@@ -13,14 +16,18 @@ from trainflow._src.ops.array.shape_util import (
     shape_of, with_rank, with_rank_at_most)
 from trainflow._src.framework.constant_op import placeholder, placeholder_with_default
 from trainflow._src.framework.sparse_tensor import _static_shape
+from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.framework.tensor_util import constant_value
+from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.create import range as range_, zeros, zeros_like
 from trainflow._src.ops.array.gather import gather, gather_nd, invert_permutation
 from trainflow._src.ops.array.identity import identity
 from trainflow._src.ops.array.shape import shape
 from trainflow._src.ops.math.reductions import reduce_sum
 
-__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder"]
+__all__ = ["sparse_placeholder", "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reorder",
+           "sparse_fill_empty_rows", "sparse_cross", "sparse_cross_hashed"]
 
 _ORDER_HINT = ("Many sparse ops require sorted indices.\n    Use `tf.sparse.reorder` to create a "
                "correctly ordered copy.\n\n")
@@ -231,3 +238,220 @@ def sparse_placeholder(dtype, shape=None, name=None):
     result = SparseTensor(values=values, indices=indices, dense_shape=dense_shape)
     result._dense_shape_default = default
     return result
+
+
+# -- SparseFillEmptyRows ------------------------------------------------------------------
+def _fill_kernel(indices, values, dense_shape, default_value):
+    indices = np.asarray(indices, np.int64).reshape(-1, max(np.size(dense_shape), 1))
+    dense_shape = np.asarray(dense_shape, np.int64)
+    if np.ndim(default_value) != 0:
+        raise errors.InvalidArgumentError(None, None, "default_value must be a scalar")
+    n_rows = int(dense_shape[0]) if dense_shape.size else 0
+    rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
+    if len(rows) and (rows.min() < 0 or rows.max() >= n_rows):
+        bad = int(np.flatnonzero((rows < 0) | (rows >= n_rows))[0])
+        raise errors.InvalidArgumentError(
+            None, None, f"indices({bad}, 0) is invalid: {int(rows[bad])} >= {n_rows}")
+    counts = np.bincount(rows, minlength=n_rows) if n_rows else np.zeros(0, np.int64)
+    empty = counts == 0
+    filled = np.where(empty, 1, counts)
+    starts = np.concatenate([[0], np.cumsum(filled)[:-1]]).astype(np.int64) if n_rows \
+        else np.zeros(0, np.int64)
+    total = int(filled.sum()) if n_rows else 0
+    out_idx = np.zeros((total, indices.shape[1]), np.int64)
+    values = np.asarray(values)
+    out_val = np.empty(total, dtype=values.dtype)
+    reverse = np.empty(len(rows), np.int64)
+    seen = np.zeros(n_rows, np.int64)
+    for i, r in enumerate(rows):
+        pos = starts[r] + seen[r]
+        seen[r] += 1
+        reverse[i] = pos
+        out_idx[pos] = indices[i]
+        out_val[pos] = values[i]
+    for r in np.flatnonzero(empty):
+        out_idx[starts[r], 0] = r
+        out_val[starts[r]] = default_value
+    return out_idx, out_val, empty, reverse
+
+
+def _fill_shape(op):
+    n = op.inputs[0].get_shape().with_rank(2)[1]
+    dense_shape = constant_value(op.inputs[2])
+    rows = None if dense_shape is None or not np.size(dense_shape) else int(dense_shape[0])
+    return [TensorShape([None, n]), TensorShape([None]), TensorShape([rows]),
+            TensorShape([None])]
+
+
+register_op("SparseFillEmptyRows", inputs=["indices: int64", "values: T", "dense_shape: int64",
+                                           "default_value: T"],
+            outputs=["output_indices: int64", "output_values: T", "empty_row_indicator: bool",
+                     "reverse_index_map: int64"],
+            attrs=["T: type"], shape_fn=_fill_shape, kernel=_fill_kernel)
+
+
+def _fill_grad_kernel(reverse_index_map, grad_values):
+    grad_values = np.asarray(grad_values)
+    d_values = grad_values[np.asarray(reverse_index_map, np.int64)]
+    return d_values, (grad_values.sum() - d_values.sum()).astype(grad_values.dtype)
+
+
+register_op("SparseFillEmptyRowsGrad", inputs=["reverse_index_map: int64", "grad_values: T"],
+            outputs=["d_values: T", "d_default_value: T"], attrs=["T: type"],
+            shape_fn=lambda op: [op.inputs[0].get_shape(), TensorShape(())],
+            kernel=_fill_grad_kernel)
+
+
+NotDifferentiable("SparseFillEmptyRowsGrad")  # TF registers no gradient for it
+
+
+@RegisterGradient("SparseFillEmptyRows")
+def _fill_grad(op, unused_grad_indices, output_grad_values, unused_empty, unused_reverse):
+    d_values, d_default = apply_op("SparseFillEmptyRowsGrad",
+                                   reverse_index_map=op.outputs[3],
+                                   grad_values=output_grad_values).outputs
+    return [None, d_values, None, d_default]
+
+
+def sparse_fill_empty_rows(sp_input, default_value, name=None):
+    """Fills the empty rows of `sp_input` with one `default_value` entry at column 0.
+
+    Returns:
+      (the filled SparseTensor, a bool vector: which rows were empty).
+    """
+    with name_scope(name, "SparseFillEmptyRows", [sp_input]):
+        default_value = convert_to_tensor(default_value, dtype=sp_input.values.dtype)
+        out = apply_op("SparseFillEmptyRows", indices=sp_input.indices,
+                       values=sp_input.values, dense_shape=sp_input.dense_shape,
+                       default_value=default_value).outputs
+        return SparseTensor(out[0], out[1], sp_input.dense_shape), out[2]
+
+
+# -- SparseCross ---------------------------------------------------------------------------
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+_K_MUL = 0xC6A4A7935BD1E995
+_DEFAULT_HASH_KEY = 0xDECAFCAFFE
+
+
+def _shift_mix(val):
+    return val ^ (val >> 47)
+
+
+def fingerprint_cat64(fp1, fp2):
+    """TensorFlow's FingerprintCat64: combines two 64-bit fingerprints."""
+    result = fp1 ^ _K_MUL
+    result ^= (_shift_mix((fp2 * _K_MUL) & _MASK64) * _K_MUL) & _MASK64
+    result = (result * _K_MUL) & _MASK64
+    result = (_shift_mix(result) * _K_MUL) & _MASK64
+    return _shift_mix(result)
+
+
+def _cross_columns(indices, values, shapes, dense_inputs):
+    """Per input (sparse ones first, then dense, as TF orders them): a list of the
+    feature values of each batch row."""
+    if shapes:
+        batch = int(np.asarray(shapes[0])[0])
+    else:
+        batch = int(np.shape(dense_inputs[0])[0])
+    columns = []
+    for idx, vals in zip(indices, values):
+        rows = [[] for _ in range(batch)]
+        for (r, *_), v in zip(np.asarray(idx).reshape(-1, 2), np.asarray(vals).reshape(-1)):
+            rows[int(r)].append(v)
+        columns.append(rows)
+    for dense in dense_inputs:
+        dense = np.asarray(dense)
+        columns.append([list(dense[b].reshape(-1)) for b in range(batch)])
+    return batch, columns
+
+
+def _feature_hash(v):
+    from trainflow._src.ops.string import string_hash  # lazy: a leaf the kernel alone needs
+    if isinstance(v, (bytes, str)):
+        return string_hash.fingerprint64(v if isinstance(v, bytes) else v.encode())
+    return int(v) & _MASK64
+
+
+def _feature_text(v):
+    if isinstance(v, bytes):
+        return v
+    return str(int(v)).encode()
+
+
+def _sparse_cross_kernel(indices, values, shapes, dense_inputs, *, hashed_output, num_buckets,
+                         hash_key, out_type, **_):
+    batch, columns = _cross_columns(indices, values, shapes, dense_inputs)
+    out_idx, out_val = [], []
+    width = 0
+    for b in range(batch):
+        rows = [col[b] for col in columns]
+        if any(not r for r in rows):
+            continue
+        for k, combo in enumerate(itertools.product(*rows)):
+            if hashed_output:
+                h = hash_key & _MASK64
+                for v in combo:
+                    h = fingerprint_cat64(h, _feature_hash(v))
+                out_val.append(h % num_buckets if num_buckets > 0 else h % (2 ** 63 - 1))
+            else:
+                out_val.append(b"_X_".join(_feature_text(v) for v in combo))
+            out_idx.append((b, k))
+            width = max(width, k + 1)
+    dtype = np.int64 if hashed_output else object
+    vals = np.empty(len(out_val), dtype=dtype)
+    vals[:] = out_val
+    return (np.asarray(out_idx, np.int64).reshape(-1, 2), vals,
+            np.asarray([batch, width], np.int64))
+
+
+register_op("SparseCross", inputs=["indices: N * int64", "values: sparse_types",
+                                   "shapes: N * int64", "dense_inputs: dense_types"],
+            outputs=["output_indices: int64", "output_values: out_type",
+                     "output_shape: int64"],
+            attrs=["N: int >= 0", "hashed_output: bool", "num_buckets: int >= 0",
+                   "hash_key: int", "sparse_types: list({int64, string}) >= 0",
+                   "dense_types: list({int64, string}) >= 0", "out_type: {int64, string}",
+                   "internal_type: {int64, string}"],
+            shape_fn=lambda op: [TensorShape([None, 2]), TensorShape([None]),
+                                 TensorShape([2])],
+            kernel=_sparse_cross_kernel)
+NotDifferentiable("SparseCross")
+
+
+def _sparse_cross_internal(inputs, hashed_output=False, num_buckets=0, hash_key=None,
+                           name=None):
+    if not isinstance(inputs, (tuple, list)):
+        raise TypeError("Inputs must be a list")
+    if not all(isinstance(i, (SparseTensor, Tensor)) for i in inputs):
+        raise TypeError("All inputs must be SparseTensors")
+    sparse_inputs = [i for i in inputs if isinstance(i, SparseTensor)]
+    dense_inputs = [i for i in inputs if not isinstance(i, SparseTensor)]
+    values = [sp.values for sp in sparse_inputs]
+    internal_type = dtypes.string
+    for i in range(len(values)):
+        if values[i].dtype != dtypes.string:
+            values[i] = cast(values[i], dtypes.int64)
+            internal_type = dtypes.int64
+    for i in range(len(dense_inputs)):
+        if dense_inputs[i].dtype != dtypes.string:
+            dense_inputs[i] = cast(dense_inputs[i], dtypes.int64)
+            internal_type = dtypes.int64
+    out = apply_op("SparseCross", indices=[sp.indices for sp in sparse_inputs], values=values,
+                   shapes=[sp.dense_shape for sp in sparse_inputs], dense_inputs=dense_inputs,
+                   hashed_output=hashed_output, num_buckets=num_buckets,
+                   hash_key=hash_key or _DEFAULT_HASH_KEY,
+                   out_type=dtypes.int64 if hashed_output else dtypes.string,
+                   internal_type=internal_type, name=name).outputs
+    return SparseTensor(out[0], out[1], out[2])
+
+
+def sparse_cross(inputs, name=None):
+    """The string crosses ("a_X_b") of the features of each row of `inputs` (Tensors and
+    SparseTensors)."""
+    return _sparse_cross_internal(inputs, hashed_output=False, name=name)
+
+
+def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
+    """The FingerprintCat64-hashed crosses of the features of each row, mod num_buckets."""
+    return _sparse_cross_internal(inputs, hashed_output=True, num_buckets=num_buckets,
+                                  hash_key=hash_key, name=name)

@@ -8,6 +8,7 @@ Switch pay for the check. Constants folded by the planner are bound as values.
 """
 import bisect
 import functools
+import re
 import time
 
 import numpy as np
@@ -241,5 +242,18 @@ class Program:
             return type(exc)(None, op, f"{exc.message}{where}")
         cls = errors.ResourceExhaustedError if isinstance(exc, MemoryError) else \
             errors.InvalidArgumentError
+        shapes = _BROADCAST_ERROR.match(str(exc)) if isinstance(exc, ValueError) else None
+        if shapes:  # NumPy's broadcast failure of a binary op, in TF's words
+            a, b = (_dims_text(t) for t in shapes.groups())
+            return cls(None, op, f"Incompatible shapes: {a} vs. {b}{where}")
         kind = "" if op is None else f"{op.type}: "
         return cls(None, op, f"{kind}{type(exc).__name__}: {exc}{where}")
+
+
+_BROADCAST_ERROR = re.compile(r"operands could not be broadcast together with shapes "
+                              r"\(([0-9, ]*)\) \(([0-9, ]*)\)\s*$")
+
+
+def _dims_text(text):
+    """NumPy's "(3, 2)" shape text as TF's "[3,2]"."""
+    return "[" + ",".join(d.strip() for d in text.split(",") if d.strip()) + "]"

@@ -1,0 +1,1 @@
+"""tf.lookup: lookup tables, their initializers and the vocabulary-table helpers."""

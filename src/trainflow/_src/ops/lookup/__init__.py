@@ -1,0 +1,1 @@
+"""TensorFlow's lookup-table ops (HashTableV2, LookupTableFindV2 ...) and their resources."""
