@@ -30,14 +30,11 @@ FACES = {
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",
     "trainflow.errors": "tf.errors",
-<<<<<<< HEAD
     "trainflow.estimator": "tf.estimator",
     "trainflow.estimator.experimental": "tf.estimator.experimental",
     "trainflow.estimator.export": "tf.estimator.export",
     "trainflow.estimator.inputs": "tf.estimator.inputs",
-=======
     "trainflow.feature_column": "tf.feature_column",
->>>>>>> wt-fc
     "trainflow.gfile": "tf.gfile",
     "trainflow.graph_util": "tf.graph_util",
     "trainflow.image": "tf.image",

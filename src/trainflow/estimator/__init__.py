@@ -21,3 +21,4 @@ from trainflow._src.train.session_run_hook import (  # noqa: F401
 from trainflow._src.train.session_run_timer import SecondOrStepTimer  # noqa: F401
 from trainflow._src.train.summary_hooks import (  # noqa: F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
+from trainflow._src.estimator.canned.dnn import DNNClassifier, DNNRegressor  # noqa: F401
