@@ -22,3 +22,9 @@ from trainflow._src.train.session_run_timer import SecondOrStepTimer  # noqa: F4
 from trainflow._src.train.summary_hooks import (  # noqa: F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
 from trainflow._src.estimator.canned.dnn import DNNClassifier, DNNRegressor  # noqa: F401
+from trainflow._src.estimator.canned.baseline import (  # noqa: F401
+    BaselineClassifier, BaselineRegressor)
+from trainflow._src.estimator.canned.dnn_linear_combined import (  # noqa: F401
+    DNNLinearCombinedClassifier, DNNLinearCombinedRegressor)
+from trainflow._src.estimator.canned.linear import (  # noqa: F401
+    LinearClassifier, LinearRegressor)
