@@ -16,13 +16,12 @@ def _inputs(labels, epochs):
                                               num_epochs=epochs, shuffle=epochs is None)
 
 
-# TF 1.15's DNNClassifier([4, 3]) checkpoint names (canned/dnn_testing_utils.py).
-_DNN_VARS = ["dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/bias/Adagrad",
-             "dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_0/kernel/Adagrad",
-             "dnn/hiddenlayer_1/bias", "dnn/hiddenlayer_1/bias/Adagrad",
-             "dnn/hiddenlayer_1/kernel", "dnn/hiddenlayer_1/kernel/Adagrad",
-             "dnn/logits/bias", "dnn/logits/bias/Adagrad", "dnn/logits/kernel",
-             "dnn/logits/kernel/Adagrad", "global_step"]
+# TF 2.15 estimator's DNNClassifier([4, 3]) checkpoint names (its variables are built under a
+# one-part partitioner, hence the slots' `t_0`).
+_DNN_VARS = sorted([v + s for v in ("dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/kernel",
+                                    "dnn/hiddenlayer_1/bias", "dnn/hiddenlayer_1/kernel",
+                                    "dnn/logits/bias", "dnn/logits/kernel")
+                    for s in ("", "/t_0/Adagrad")] + ["global_step"])
 
 _BIN_METRICS = {"accuracy", "accuracy_baseline", "auc", "auc_precision_recall",
                 "average_loss", "label/mean", "loss", "precision", "recall",

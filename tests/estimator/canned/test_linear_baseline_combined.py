@@ -22,10 +22,12 @@ def _slots(names, *slots):
     return [n + s for n in names for s in ("",) + slots]
 
 
-# TF 1.15's checkpoint names (canned/linear_testing_utils.py, baseline_test.py,
-# dnn_linear_combined_test.py).
-_LINEAR = _slots(["linear/linear_model/bias_weights", "linear/linear_model/c/weights",
-                  "linear/linear_model/x/weights"], "/Ftrl", "/Ftrl_1")
+# TF 2.15 estimator's checkpoint names (read from its model_dirs): the Linear* slots carry
+# the one-part partitioner's `part_0`; the combined and baseline estimators' do not.
+_LINEAR_VARS = ["linear/linear_model/bias_weights", "linear/linear_model/c/weights",
+                "linear/linear_model/x/weights"]
+_LINEAR = _slots(_LINEAR_VARS, "/part_0/Ftrl", "/part_0/Ftrl_1")
+_COMBINED_LINEAR = _slots(_LINEAR_VARS, "/Ftrl", "/Ftrl_1")
 _DNN = _slots(["dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/kernel", "dnn/logits/bias",
                "dnn/logits/kernel"], "/Adagrad")
 _BASELINE = _slots(["baseline/bias"], "/Ftrl", "/Ftrl_1")
@@ -49,9 +51,9 @@ CASES = [
     ("baseline_regressor", lambda d: tf.estimator.BaselineRegressor(model_dir=d), _REG,
      _BASELINE, "prediction/mean"),
     ("combined_binary", _combined(tf.estimator.DNNLinearCombinedClassifier), _BIN,
-     _DNN + _LINEAR, "auc"),
+     _DNN + _COMBINED_LINEAR, "auc"),
     ("combined_regressor", _combined(tf.estimator.DNNLinearCombinedRegressor), _REG,
-     _DNN + _LINEAR, "average_loss"),
+     _DNN + _COMBINED_LINEAR, "average_loss"),
 ]
 
 
@@ -70,7 +72,9 @@ def test_train_evaluate_predict(tmp_path, name, make, labels, variables, metric)
 def test_baseline_learns_label_mean(tmp_path):
     est = tf.estimator.BaselineRegressor(model_dir=str(tmp_path),
                                          optimizer=tf.train.GradientDescentOptimizer(0.01))
-    est.train(_inputs(_REG, None), steps=200)
+    full_batch = tf.estimator.inputs.numpy_input_fn({"x": _X}, _REG, batch_size=32,
+                                                    num_epochs=None, shuffle=False)
+    est.train(full_batch, steps=100)
     first = next(est.predict(_inputs(_REG, 1)))
     np.testing.assert_allclose(first["predictions"], _REG.mean(), atol=0.05)
 

@@ -2,7 +2,8 @@
 layers under TF's variable names (`dnn/hiddenlayer_<i>/kernel|bias`, `dnn/logits/kernel|bias`,
 `dnn/input_from_feature_columns/input_layer/...`) so model_dirs move to and from TensorFlow."""
 from trainflow._src.estimator.canned import head as head_lib
-from trainflow._src.estimator.canned.optimizers import get_optimizer_instance
+from trainflow._src.estimator.canned.optimizers import (get_optimizer_instance,
+                                                         tf_checkpoint_scaffold)
 from trainflow._src.estimator.estimator import Estimator
 from trainflow._src.estimator.mode_keys import ModeKeys
 from trainflow._src.feature_column.layers import input_layer
@@ -49,15 +50,16 @@ def _check_features(features):
                          f"{type(features)}")
 
 
-def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns, optimizer,
-                  activation_fn, dropout, batch_norm=False):
+def _dnn_model_fn(features, labels, mode, config, head, hidden_units, feature_columns,
+                  optimizer, activation_fn, dropout, batch_norm=False):
     _check_features(features)
     optimizer = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     with vs.variable_scope("dnn", values=tuple(features.values())):
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
                             feature_columns, activation_fn, dropout, batch_norm)
-    return head.create_estimator_spec(features=features, mode=mode, labels=labels,
-                                      optimizer=optimizer, logits=logits)
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
+                                          optimizer=optimizer, logits=logits)
+    return tf_checkpoint_scaffold(spec, config, optimizer, slot_infix="t_0")
 
 
 class _DNNEstimator(Estimator):
@@ -69,9 +71,9 @@ class _DNNEstimator(Estimator):
         feature_columns = tuple(feature_columns)
 
         def _model_fn(features, labels, mode, config):
-            del config
-            return _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
-                                 optimizer, activation_fn, dropout, batch_norm)
+            return _dnn_model_fn(features, labels, mode, config, head, hidden_units,
+                                 feature_columns, optimizer, activation_fn, dropout,
+                                 batch_norm)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)

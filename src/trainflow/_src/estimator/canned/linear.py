@@ -5,7 +5,8 @@ min(0.2, 1/sqrt(#columns)), as TF)."""
 import math
 
 from trainflow._src.estimator.canned import head as head_lib
-from trainflow._src.estimator.canned.optimizers import get_optimizer_instance
+from trainflow._src.estimator.canned.optimizers import (get_optimizer_instance,
+                                                         tf_checkpoint_scaffold)
 from trainflow._src.estimator.estimator import Estimator
 from trainflow._src.feature_column.layers import linear_model
 from trainflow._src.framework import dtypes
@@ -51,7 +52,7 @@ def linear_logits(features, units, feature_columns, sparse_combiner="sum"):
     return logits
 
 
-def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
+def _linear_model_fn(features, labels, mode, config, head, feature_columns, optimizer,
                      sparse_combiner):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "
@@ -61,8 +62,9 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
     with vs.variable_scope("linear", values=tuple(features.values())):
         logits = linear_logits(features, head.logits_dimension, feature_columns,
                                sparse_combiner)
-    return head.create_estimator_spec(features=features, mode=mode, labels=labels,
-                                      optimizer=optimizer, logits=logits)
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
+                                          optimizer=optimizer, logits=logits)
+    return tf_checkpoint_scaffold(spec, config, optimizer, slot_infix="part_0")
 
 
 class _LinearEstimator(Estimator):
@@ -73,9 +75,8 @@ class _LinearEstimator(Estimator):
         feature_columns = tuple(feature_columns)
 
         def _model_fn(features, labels, mode, config):
-            del config
-            return _linear_model_fn(features, labels, mode, head, feature_columns, optimizer,
-                                    sparse_combiner)
+            return _linear_model_fn(features, labels, mode, config, head, feature_columns,
+                                    optimizer, sparse_combiner)
 
         super().__init__(model_fn=_model_fn, model_dir=model_dir, config=config,
                          warm_start_from=warm_start_from)
