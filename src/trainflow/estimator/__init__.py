@@ -28,3 +28,6 @@ from trainflow._src.estimator.canned.dnn_linear_combined import (  # noqa: F401
     DNNLinearCombinedClassifier, DNNLinearCombinedRegressor)
 from trainflow._src.estimator.canned.linear import (  # noqa: F401
     LinearClassifier, LinearRegressor)
+from trainflow._src.estimator.canned.parsing_utils import (  # noqa: F401
+    classifier_parse_example_spec, regressor_parse_example_spec)
+from trainflow._src.estimator.extenders import add_metrics  # noqa: F401
