@@ -85,3 +85,35 @@ def test_errors(bad):
     with pytest.raises(ValueError):
         est = tf.estimator.DNNClassifier(**bad)
         est.train(_inputs(_BIN, None), steps=1)
+
+
+_CAT = tf.feature_column.categorical_column_with_vocabulary_list("c", ["a", "b"])
+_NAME_CASES = [
+    # (estimator, TF 2.15 estimator's checkpoint names for it, read from its model_dir)
+    ("dnn_embedding", lambda d: tf.estimator.DNNClassifier(
+        [3], [tf.feature_column.embedding_column(_CAT, 2)], model_dir=d),
+     [v + s for v in ("dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/kernel",
+                      "dnn/input_from_feature_columns/input_layer/c_embedding/"
+                      "embedding_weights", "dnn/logits/bias", "dnn/logits/kernel")
+      for s in ("", "/t_0/Adagrad")]),
+    ("dnn_adam", lambda d: tf.estimator.DNNClassifier([3], _FC, model_dir=d, optimizer="Adam"),
+     ["dnn/head/beta1_power", "dnn/head/beta2_power"]
+     + [v + s for v in ("dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_0/kernel",
+                        "dnn/logits/bias", "dnn/logits/kernel")
+        for s in ("", "/t_0/Adam", "/t_0/Adam_1")]),
+    ("linear_adam", lambda d: tf.estimator.LinearClassifier([_CAT] + _FC, model_dir=d,
+                                                            optimizer="Adam"),
+     ["linear/head/beta1_power", "linear/head/beta2_power"]
+     + [v + s for v in ("linear/linear_model/bias_weights", "linear/linear_model/c/weights",
+                        "linear/linear_model/x/weights")
+        for s in ("", "/part_0/Adam", "/part_0/Adam_1")]),
+]
+
+
+@pytest.mark.parametrize("name,make,expected", _NAME_CASES, ids=[c[0] for c in _NAME_CASES])
+def test_checkpoint_names_are_tensorflows(tmp_path, name, make, expected):
+    est = make(str(tmp_path))
+    c = np.array(["a", "b"] * 16)
+    est.train(tf.estimator.inputs.numpy_input_fn({"x": _X, "c": c}, _BIN, batch_size=8,
+                                                 num_epochs=None, shuffle=True), steps=2)
+    assert est.get_variable_names() == sorted(expected + ["global_step"])
