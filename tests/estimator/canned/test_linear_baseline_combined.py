@@ -92,3 +92,28 @@ def test_default_linear_learning_rate_min():
 def test_combined_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
         tf.estimator.DNNLinearCombinedClassifier(**kwargs)
+
+
+_SUMMARY_CASES = [
+    # (estimator, the summary tags TF 2.15's estimator writes for it while training)
+    ("linear", lambda d: tf.estimator.LinearClassifier([_NUM, _CAT], model_dir=d),
+     {"average_loss", "loss", "linear/bias", "linear/fraction_of_zero_weights"}),
+    ("baseline", lambda d: tf.estimator.BaselineClassifier(model_dir=d),
+     {"average_loss", "loss"}),
+    ("dnn", lambda d: tf.estimator.DNNClassifier([3], [_NUM], model_dir=d),
+     {"average_loss", "loss", "dnn/dnn/hiddenlayer_0/activation",
+      "dnn/dnn/hiddenlayer_0/fraction_of_zero_values", "dnn/dnn/logits/activation",
+      "dnn/dnn/logits/fraction_of_zero_values"}),
+]
+
+
+@pytest.mark.parametrize("name,make,tags", _SUMMARY_CASES, ids=[c[0] for c in _SUMMARY_CASES])
+def test_training_summaries_are_tensorflows(tmp_path, name, make, tags):
+    est = make(str(tmp_path))
+    est.train(_inputs(_BIN, None), steps=2)
+    written = set()
+    for path in tf.gfile.Glob(str(tmp_path / "events.out.tfevents.*")):
+        for event in tf.train.summary_iterator(path):
+            written.update(v.tag for v in event.summary.value
+                           if not v.tag.startswith("enqueue_input/"))  # numpy_input_fn's
+    assert written - {"global_step/sec"} == tags

@@ -11,7 +11,6 @@ from trainflow._src.ops.array.shape import reshape, shape
 from trainflow._src.ops.array.join import stack
 from trainflow._src.ops.state import variable_scope as vs
 from trainflow._src.ops.state.init_ops import zeros_initializer
-from trainflow._src.ops.summary.summary_ops import histogram, scalar
 
 # TF's default learning rate of the baseline estimators.
 _LEARNING_RATE = 0.3
@@ -37,10 +36,6 @@ def _baseline_model_fn(features, labels, mode, head, optimizer, weight_column):
     batch = _batch_size(features, weight_column)
     with vs.variable_scope("baseline"):
         bias = vs.get_variable("bias", shape=[size], initializer=zeros_initializer())
-        if size > 1:
-            histogram("bias", bias)
-        else:
-            scalar("bias", reshape(bias, [-1])[0])
         logits = tile(reshape(bias, [1, size]), stack([batch, 1]))
     return head.create_estimator_spec(
         features=features, mode=mode, labels=labels, logits=logits,
