@@ -84,3 +84,54 @@ def test_canned_model_dir_moves_between_tensorflow_and_trainflow(tmp_path, kind,
         assert b["before"][key] == pytest.approx(a["after"][key], rel=1e-4, abs=1e-5), key
     assert b["after"]["global_step"] == 30
     assert b["after"]["average_loss"] < a["after"]["average_loss"]
+
+
+# Evaluation keys, prediction keys (dtype, shape) and the SavedModel's signatures of five canned
+# estimators, printed as JSON.
+KEYS_PROGRAM = r'''
+import sys, json, tempfile
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+else:
+    import trainflow.compat.v1 as tf
+x = np.random.RandomState(0).rand(16, 2).astype(np.float32); y = np.arange(16) % 3
+num = tf.feature_column.numeric_column("x", shape=(2,))
+out = {}
+for name, est, lab in [
+    ("bin", tf.estimator.DNNClassifier([3], [num]), y % 2),
+    ("multi", tf.estimator.LinearClassifier([num], n_classes=3), y),
+    ("vocab", tf.estimator.LinearClassifier([num], label_vocabulary=["p", "q"]),
+     np.array(["pq"[i % 2] for i in y])),
+    ("reg", tf.estimator.DNNRegressor([3], [num], label_dimension=2),
+     np.stack([x[:, 0], x[:, 1]], 1)),
+    ("base", tf.estimator.BaselineRegressor(), x[:, :1])]:
+    fn = lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, lab)).batch(8)
+    est.train(fn, steps=2)
+    ev = est.evaluate(fn)
+    p = next(est.predict(fn))
+    spec = tf.feature_column.make_parse_example_spec([num])
+    d = est.export_saved_model(
+        tempfile.mkdtemp(), tf.estimator.export.build_parsing_serving_input_receiver_fn(spec))
+    with tf.Graph().as_default(), tf.Session() as s:
+        meta = tf.saved_model.loader.load(s, ["serve"], d)
+        sigs = {k: (sorted(v.inputs), sorted(v.outputs), v.method_name)
+                for k, v in meta.signature_def.items()}
+    preds = {k: [str(np.asarray(v).dtype), list(np.shape(v))] for k, v in sorted(p.items())}
+    out[name] = [sorted(ev), preds, sigs]
+print(json.dumps(out, sort_keys=True, indent=0))
+'''
+
+
+@needs_tf_estimator
+def test_metrics_predictions_and_signatures_equal_tensorflows(tmp_path):
+    expected = json.loads(run_python(KEYS_PROGRAM, "tf", python=TF_ESTIMATOR_PYTHON))
+    script = tmp_path / "keys.py"
+    script.write_text(KEYS_PROGRAM)
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "..", "src")
+    proc = subprocess.run([sys.executable, str(script), "trainflow"], capture_output=True,
+                          text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.path.abspath(src)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout) == expected
