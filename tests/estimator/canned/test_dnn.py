@@ -117,3 +117,12 @@ def test_checkpoint_names_are_tensorflows(tmp_path, name, make, expected):
     est.train(tf.estimator.inputs.numpy_input_fn({"x": _X, "c": c}, _BIN, batch_size=8,
                                                  num_epochs=None, shuffle=True), steps=2)
     assert est.get_variable_names() == sorted(expected + ["global_step"])
+
+
+@pytest.mark.parametrize("kwargs", [dict(dropout=0.5), dict(activation_fn=tf.nn.tanh),
+                                    dict(optimizer=lambda: tf.train.AdamOptimizer(0.01))])
+def test_dnn_options_train_and_evaluate(tmp_path, kwargs):
+    est = tf.estimator.DNNRegressor([4], _FC, model_dir=str(tmp_path), **kwargs)
+    est.train(_inputs(_REG, None), steps=3)
+    result = est.evaluate(_inputs(_REG, 1))
+    assert result["global_step"] == 3 and np.isfinite(result["average_loss"])
