@@ -11,13 +11,14 @@ import pytest
 from trainflow._src.framework import errors
 from trainflow._src.ops.dataset import background
 from trainflow._src.ops.dataset import dataset_value as dv
-from trainflow._src.ops.dataset.grouping_ops import (DirectedInterleaveValue, ElementsValue,
+from trainflow._src.ops.dataset.grouping_ops import (DirectedInterleaveValue,
                                                      RandomValue, _GroupByReducerIterator,
                                                      _GroupByWindowIterator, _ScanIterator,
                                                      _Value)
 from trainflow._src.ops.dataset.interleave_ops import InterleaveValue
 from trainflow._src.ops.dataset.parallel_map_ops import ParallelMapValue
 from trainflow._src.ops.dataset.source_ops import RangeValue
+from trainflow._src.ops.dataset.window_ops import ListValue
 
 
 def _range(n, start=0):
@@ -55,7 +56,7 @@ def _run(it, limit=1000):
 
 def _interleave_fn(element):
     n = int(element[0])
-    return [dv.variant(ElementsValue([[np.int64(n * 10 + i)] for i in range(n)]))]
+    return [dv.variant(ListValue([[np.int64(n * 10 + i)] for i in range(n)]))]
 
 
 def _window_reduce(args):
@@ -80,7 +81,7 @@ VALUES = [
         init_fn=lambda k: [np.int64(0)], reduce_fn=lambda a: [a[0] + a[1]],
         finalize_fn=lambda s: [s[0] * 2], op=None)),
     ("directed", lambda: DirectedInterleaveValue(
-        ElementsValue([[np.int64(i % 3)] for i in range(20)]),
+        ListValue([[np.int64(i % 3)] for i in range(20)]),
         [_range(4), _range(3, 10), _range(5, 20)], None)),
     ("random", lambda: _Value(lambda src: src, RandomValue(3, 4))),
 ]

@@ -42,7 +42,7 @@ def _dense_components(tensors, what, many=False):
     return element_codec.encode(tensors, many)
 
 
-class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
+class DatasetV1(st.HasElementStructure, ReorderingMethods, ParallelMethods, FileMethods):
     """A sequence of elements, each a nest of tensors of the same Structure."""
 
     def __init__(self, variant_tensor, structure):
@@ -50,26 +50,7 @@ class DatasetV1(ReorderingMethods, ParallelMethods, FileMethods):
         self._structure = structure
         self._graph = variant_tensor.graph
 
-    # -- what the elements are ------------------------------------------------------------
-    @property
-    def output_types(self):
-        """The nest of element dtypes."""
-        return self._structure.types()
-
-    @property
-    def output_shapes(self):
-        """The nest of element static shapes."""
-        return self._structure.shapes()
-
-    @property
-    def output_classes(self):
-        """The nest of element classes (Tensor or SparseTensor)."""
-        return self._structure.classes()
-
-    @property
-    def element_spec(self):
-        return self._structure.template
-
+    # -- building ops --------------------------------------------------------------------------
     def _apply(self, op_type, structure, inputs, name=None, **attrs):
         """A new Dataset made by op `op_type` over `inputs` with elements of `structure`."""
         op = apply_op(op_type, name=name, **inputs, **attrs, **_element_attrs(structure))

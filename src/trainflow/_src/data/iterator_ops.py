@@ -56,7 +56,7 @@ def _legacy_structure(output_types, output_shapes, output_classes):
     return st.Structure.of(output_types, output_shapes, output_classes)
 
 
-class Iterator:
+class Iterator(st.HasElementStructure):
     """An iterator resource with the Structure of its elements."""
 
     def __init__(self, iterator_resource, initializer, output_types, output_shapes,
@@ -103,22 +103,6 @@ class Iterator:
         if self._initializer is None:
             raise ValueError("Iterator does not have an initializer.")
         return self._initializer
-
-    @property
-    def output_types(self):
-        return self._structure.types()
-
-    @property
-    def output_shapes(self):
-        return self._structure.shapes()
-
-    @property
-    def output_classes(self):
-        return self._structure.classes()
-
-    @property
-    def element_spec(self):
-        return self._structure.template
 
     def make_initializer(self, dataset, name=None):
         """The op that starts this iterator over `dataset` (of a compatible structure):

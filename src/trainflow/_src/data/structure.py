@@ -225,3 +225,27 @@ def normalize(element, convert):
                        SparseTensor if isinstance(t, SparseTensor) else Tensor)
              for leaf, t in zip(leaves, flatten(tensors))]
     return tensors, Structure(pack(tensors, comps))
+
+
+class HasElementStructure:
+    """The `output_types` / `output_shapes` / `output_classes` / `element_spec` of a
+    Dataset or Iterator, read from its `_structure`."""
+
+    @property
+    def output_types(self):
+        """The nest of element dtypes."""
+        return self._structure.types()
+
+    @property
+    def output_shapes(self):
+        """The nest of element static shapes."""
+        return self._structure.shapes()
+
+    @property
+    def output_classes(self):
+        """The nest of element classes (Tensor, SparseTensor or DatasetSpec)."""
+        return self._structure.classes()
+
+    @property
+    def element_spec(self):
+        return self._structure.template

@@ -9,36 +9,7 @@ from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_function import cached_function
 from trainflow._src.ops.dataset.dataset_op import register_dataset
 from trainflow._src.ops.dataset.map_ops import FUNCTION_ATTRS
-
-
-class ElementsValue(dv.DatasetValue):
-    """A dataset of the given elements (a window of group_by_window)."""
-
-    def __init__(self, elements):
-        self.elements = list(elements)
-
-    def iterator(self):
-        return _ElementsIterator(self.elements)
-
-    def cardinality(self):
-        return len(self.elements)
-
-
-class _ElementsIterator(dv.ElementIterator):
-    def __init__(self, elements):
-        self.elements, self.index = elements, 0
-
-    def next(self, state):
-        if self.index >= len(self.elements):
-            return dv.END
-        self.index += 1
-        return self.elements[self.index - 1]
-
-    def save(self):
-        return {"index": self.index}
-
-    def restore(self, saved):
-        self.index = saved["index"]
+from trainflow._src.ops.dataset.window_ops import ListValue
 
 
 class _Value(dv.DatasetValue):
@@ -102,7 +73,7 @@ class _GroupByWindowIterator(dv.ChildIterator):
     def _flush(self, key):
         elements = self.groups.pop(key)
         self.window_sizes.pop(key, None)
-        window = dv.variant(ElementsValue(elements))
+        window = dv.variant(ListValue(elements))
         out = self.reduce_fn([np.int64(key), window])
         self.current = dv.as_dataset(out[0]).iterator()
         self.current_window = (key, elements)
@@ -155,7 +126,7 @@ class _GroupByWindowIterator(dv.ChildIterator):
         self.end_of_input = saved["end_of_input"]
         if saved["current"] is not None:
             (key, elements), inner = saved["current"]
-            out = self.reduce_fn([np.int64(key), dv.variant(ElementsValue(elements))])
+            out = self.reduce_fn([np.int64(key), dv.variant(ListValue(elements))])
             self.current = dv.as_dataset(out[0]).iterator()
             self.current.restore(inner)
             self.current_window = (key, elements)
