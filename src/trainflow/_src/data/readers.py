@@ -80,6 +80,22 @@ def _one_file(op_type, **inputs):
     return DatasetV1(op.outputs[0], structure)
 
 
+def _init_compressed_reader(dataset, op_type, filenames, compression_type, buffer_size,
+                            num_parallel_reads):
+    """Builds `dataset` as the one-file reader `op_type` (inputs filenames,
+    compression_type, buffer_size) flat-mapped over its file names."""
+    def make_one(filename):
+        return _one_file(
+            op_type, filenames=filename,
+            compression_type=optional_param("compression_type", compression_type, "",
+                                            dtypes.string),
+            buffer_size=optional_param("buffer_size", buffer_size,
+                                       DEFAULT_READER_BUFFER_SIZE_BYTES))
+    dataset._filenames = filenames_dataset(filenames)
+    _ReaderDataset.__init__(dataset, dataset_reader(make_one, dataset._filenames,
+                                                    num_parallel_reads))
+
+
 class TFRecordDatasetV1(_ReaderDataset):
     """The records of TFRecord files (`tf.data.TFRecordDataset`).
 
@@ -92,15 +108,8 @@ class TFRecordDatasetV1(_ReaderDataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
-        def make_one(filename):
-            return _one_file(
-                "TFRecordDataset", filenames=filename,
-                compression_type=optional_param("compression_type", compression_type, "",
-                                                dtypes.string),
-                buffer_size=optional_param("buffer_size", buffer_size,
-                                           DEFAULT_READER_BUFFER_SIZE_BYTES))
-        self._filenames = filenames_dataset(filenames)
-        super().__init__(dataset_reader(make_one, self._filenames, num_parallel_reads))
+        _init_compressed_reader(self, "TFRecordDataset", filenames, compression_type,
+                                buffer_size, num_parallel_reads)
 
 
 class TextLineDatasetV1(_ReaderDataset):
@@ -108,15 +117,8 @@ class TextLineDatasetV1(_ReaderDataset):
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
-        def make_one(filename):
-            return _one_file(
-                "TextLineDataset", filenames=filename,
-                compression_type=optional_param("compression_type", compression_type, "",
-                                                dtypes.string),
-                buffer_size=optional_param("buffer_size", buffer_size,
-                                           DEFAULT_READER_BUFFER_SIZE_BYTES))
-        self._filenames = filenames_dataset(filenames)
-        super().__init__(dataset_reader(make_one, self._filenames, num_parallel_reads))
+        _init_compressed_reader(self, "TextLineDataset", filenames, compression_type,
+                                buffer_size, num_parallel_reads)
 
 
 class FixedLengthRecordDatasetV1(_ReaderDataset):
