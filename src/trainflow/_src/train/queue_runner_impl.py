@@ -101,16 +101,21 @@ class QueueRunner:
         return self._queue.name
 
     def _run(self, sess, enqueue_op, coord=None):
+        # a per-record read -> parse -> enqueue runs many records a call
+        self._run_steps(sess, lambda: fused_enqueue_callable(sess, enqueue_op)
+                        or sess.make_callable(enqueue_op), coord)
+
+    def _run_steps(self, sess, make_step, coord=None):
+        """Runs `make_step()`'s callable until the queue closes or `coord` stops; the last
+        thread of a session to finish closes the queue."""
         decremented = False
         try:
-            # a per-record read -> parse -> enqueue runs many records a call
-            enqueue_callable = fused_enqueue_callable(sess, enqueue_op) or \
-                sess.make_callable(enqueue_op)
+            step = make_step()
             while True:
                 if coord and coord.should_stop():
                     break
                 try:
-                    enqueue_callable()
+                    step()
                 except self._queue_closed_exception_types:
                     with self._lock:
                         self._runs_per_session[sess] -= 1

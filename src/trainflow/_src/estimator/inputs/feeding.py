@@ -79,33 +79,7 @@ class FeedingQueueRunner(QueueRunner):
 
     def _run(self, sess, enqueue_op, coord=None):
         feed_fn = self._feed_fns[enqueue_op]
-        decremented = False
-        try:
-            while not (coord and coord.should_stop()):
-                try:
-                    sess.run(enqueue_op, feed_dict=feed_fn())
-                except self._queue_closed_exception_types:
-                    with self._lock:
-                        self._runs_per_session[sess] -= 1
-                        decremented = True
-                        if self._runs_per_session[sess] == 0:
-                            try:
-                                sess.run(self._close_op)
-                            except Exception as e:  # noqa: BLE001 - session may be closed
-                                logging.vlog(1, "Ignored exception: %s", str(e))
-                    return
-        except Exception as e:  # noqa: BLE001 - reported to the coordinator
-            if coord:
-                coord.request_stop(e)
-            else:
-                logging.error("Exception in QueueRunner: %s", str(e))
-                with self._lock:
-                    self._exceptions_raised.append(e)
-                raise
-        finally:
-            if not decremented:
-                with self._lock:
-                    self._runs_per_session[sess] -= 1
+        self._run_steps(sess, lambda: lambda: sess.run(enqueue_op, feed_dict=feed_fn()), coord)
 
 
 def enqueue_data(data, capacity, shuffle=False, min_after_dequeue=None, num_threads=1,
