@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -66,6 +67,26 @@ def test_clean_stale_removes_dead_writers_files_and_folders_only(tmp_path):
     (tmp_path / f"m.tempstate-{dead}-{'1' * 32}" / "part-00000").write_bytes(b"x")
     atomic.clean_stale(str(tmp_path))
     assert _names(tmp_path) == sorted(kept)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux's /proc")
+def test_clean_stale_treats_an_unreaped_writer_as_dead(tmp_path):
+    # A writer killed with SIGKILL stays a zombie until its parent reaps it; it writes no more.
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        for _ in range(500):
+            with open(f"/proc/{child.pid}/stat") as f:
+                if f.read().rsplit(") ", 1)[1].startswith("Z"):
+                    break
+            time.sleep(0.01)
+        else:
+            pytest.fail("the child never exited")
+        name = f"m.index.tempstate-{child.pid}-{'0' * 32}"
+        (tmp_path / name).write_bytes(b"x")
+        atomic.clean_stale(str(tmp_path))
+        assert _names(tmp_path) == []
+    finally:
+        child.wait(timeout=30)
 
 
 def _pair(prefix, value):

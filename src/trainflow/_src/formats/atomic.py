@@ -202,7 +202,17 @@ def _owner_gone(name):
         return True
     except OSError:
         return False
-    return False
+    return _is_zombie(pid)
+
+
+def _is_zombie(pid):
+    """Whether `pid` has exited and waits to be reaped (it writes nothing more). Linux's
+    /proc tells; elsewhere a process that answers signals counts as alive."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return False
 
 
 def clean_stale(directory):
