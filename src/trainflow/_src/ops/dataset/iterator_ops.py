@@ -38,14 +38,13 @@ def _iterator(*, output_types, output_shapes, ctx):
 
 def _one_shot(*, output_types, output_shapes, ctx):
     resource = _lookup(ctx, output_types, output_shapes)
-    with resource.lock:
-        fresh = resource.dataset is None
-    if fresh:
-        plan = ctx.state.get("factory")
-        if plan is None:
-            fg = ctx.op._attrs["dataset_factory"]
-            plan = ctx.state["factory"] = ctx.make_callable(list(fg.outputs), [])
-        resource.make(dv.as_dataset(plan([])[0]))
+    with resource.init_lock:
+        if resource.dataset is None:
+            plan = ctx.state.get("factory")
+            if plan is None:
+                fg = ctx.op._attrs["dataset_factory"]
+                plan = ctx.state["factory"] = ctx.make_callable(list(fg.outputs), [])
+            resource.make(dv.as_dataset(plan([])[0]))
     return dv.variant(resource)
 
 

@@ -28,6 +28,9 @@ class IteratorResource:
         self.output_types = list(output_types)
         self.output_shapes = list(output_shapes)
         self.lock = threading.Lock()
+        # Held while a one-shot iterator makes its pass, so that of several steps starting
+        # at once exactly one makes it and the others read it.
+        self.init_lock = threading.Lock()
         self.iterator = None
         self.dataset = None
 
