@@ -44,6 +44,11 @@ class StateSaver:
         return tf.identity(state)
 
 
+# TF's tests compare two graphs' outputs bit for bit; compiled, they are different fusions.
+_BIT_FOR_BIT = ("two graphs that TF compares bit for bit compile into different XLA fusions "
+                "(equal to float32 round-off)")
+
+
 @pytest.fixture(autouse=True)
 def _graph():
     np.random.seed(SEED)
@@ -339,6 +344,7 @@ def _static_and_dynamic(cell):
     return inputs, out_s, state_s, out_d, state_d
 
 
+@pytest.mark.xla_differs(_BIT_FOR_BIT)
 def test_dynamic_rnn_with_tuple_states():
     cell = rc.LSTMCell(3, use_peepholes=True, num_proj=4, initializer=_uniform(),
                        state_is_tuple=True)
@@ -351,6 +357,7 @@ def test_dynamic_rnn_with_tuple_states():
     np.testing.assert_array_equal(np.hstack(ss), np.hstack(sd))
 
 
+@pytest.mark.xla_differs(_BIT_FOR_BIT)
 def test_dynamic_rnn_with_nested_tuple_states():
     cell = rc.MultiRNNCell([rc.LSTMCell(3 + i, use_peepholes=True, num_proj=4 + i,
                                         initializer=_uniform(), state_is_tuple=True)
@@ -394,6 +401,7 @@ def _equivalence_readouts(dynamic, input_values, sequence_length):
         return sess.run(fetches, feed_dict=feeds)
 
 
+@pytest.mark.xla_differs(_BIT_FOR_BIT)
 def test_dynamic_equivalent_to_static_rnn():
     input_values = np.random.randn(8, 2, 5).astype(np.float32)
     static = _equivalence_readouts(False, input_values, None)
