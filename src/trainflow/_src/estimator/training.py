@@ -13,6 +13,7 @@ from trainflow._src.estimator.exporter import Exporter
 from trainflow._src.estimator.run_config import TaskType
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.train.checkpoint_hooks import CheckpointSaverListener
+from trainflow._src.train.checkpoint_management import checkpoint_exists
 from trainflow._src.train.session_run_hook import SessionRunHook
 from trainflow._src.train.session_run_timer import SecondOrStepTimer
 
@@ -124,9 +125,17 @@ class _Evaluator:
                             "the same checkpoint.")
             return _EvalResult(_EvalStatus.NO_NEW_CHECKPOINT), []
         spec = self._eval_spec
-        metrics = self._estimator.evaluate(input_fn=spec.input_fn, steps=spec.steps,
-                                           name=spec.name, checkpoint_path=latest,
-                                           hooks=spec.hooks)
+        try:
+            metrics = self._estimator.evaluate(input_fn=spec.input_fn, steps=spec.steps,
+                                               name=spec.name, checkpoint_path=latest,
+                                               hooks=spec.hooks)
+        except ValueError:
+            if checkpoint_exists(latest):
+                raise
+            # The chief's keep_checkpoint_max removed it after we listed it: take the next.
+            logging.warning("Checkpoint %s was deleted before it could be evaluated; the "
+                            "next evaluation takes the newest one.", latest)
+            return _EvalResult(_EvalStatus.MISSING_CHECKPOINT), []
         if not metrics:
             raise ValueError("Internal error: `Estimator.evaluate` should never return empty "
                              "metrics.")
