@@ -2,6 +2,7 @@
 StaticHashTable / HashTable, and the table initializers (KeyValueTensorInitializer,
 TextFileInitializer and its string/id forms, TextFileIndex), building the ops of
 `ops/lookup/lookup_ops` as TensorFlow 1.15's `lookup_ops` does."""
+import abc
 import uuid
 
 from trainflow._src.framework import dtypes
@@ -30,7 +31,7 @@ def check_table_dtypes(table, key_dtype, value_dtype):
                         f"got {value_dtype}.")
 
 
-class LookupInterface:
+class LookupInterface(abc.ABC):
     """The interface of lookup tables: key and value dtypes, `size`, `lookup`."""
 
     def __init__(self, key_dtype, value_dtype):
@@ -55,11 +56,13 @@ class LookupInterface:
     def name(self):
         return NotImplemented
 
+    @abc.abstractmethod
     def size(self, name=None):
-        raise NotImplementedError
+        """The number of entries (a scalar int64 tensor)."""
 
+    @abc.abstractmethod
     def lookup(self, keys, name=None):
-        raise NotImplementedError
+        """The values of `keys`."""
 
     def __getitem__(self, keys):
         return self.lookup(keys)
@@ -165,7 +168,7 @@ class HashTable(StaticHashTable):
         return self.initializer
 
 
-class TableInitializerBase:
+class TableInitializerBase(abc.ABC):
     """The base of table initializers: the key and value dtypes, `initialize(table)`."""
 
     def __init__(self, key_dtype, value_dtype):
@@ -180,9 +183,9 @@ class TableInitializerBase:
     def value_dtype(self):
         return self._value_dtype
 
+    @abc.abstractmethod
     def initialize(self, table):
-        """The op initializing `table` (subclasses define it)."""
-        raise NotImplementedError("TableInitializerBase subclasses define initialize()")
+        """The op initializing `table`."""
 
     @property
     def _shared_name(self):
