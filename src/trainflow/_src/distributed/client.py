@@ -1,6 +1,7 @@
 """The client side of a `grpc://` session: `Session(target)` sends its graph to the
 master at `target` (CreateSession, then ExtendSession with the ops added since) and
 runs steps there (RunStep), over TensorFlow's MasterService."""
+import queue
 import threading
 
 import numpy as np
@@ -18,6 +19,39 @@ def _address(target):
     return target[len(PREFIX):]
 
 
+# Sessions closed by the garbage collector hand their CloseSession to this thread: a
+# finalizer may run on any thread, a gRPC server's poller among them, and a blocking RPC
+# there can wait on that very poller (a CloseSession to a master in this process). The
+# closer sends it on a channel of its own: the session's channel may be garbage too, and
+# already closed. A SimpleQueue's put is safe inside a finalizer; the thread starts with
+# the first session.
+_to_close = queue.SimpleQueue()
+_closer_lock = threading.Lock()
+_closer = None
+
+
+def _start_closer():
+    global _closer
+    with _closer_lock:
+        if _closer is None:
+            _closer = threading.Thread(target=_close_queued, daemon=True,
+                                       name="trainflow-session-closer")
+            _closer.start()
+
+
+def _close_queued():
+    while True:
+        target, handle = _to_close.get()
+        channel = wire.open_channel(_address(target))
+        try:
+            wire.Stub(channel, wire.MASTER_SERVICE, wire.MASTER_METHODS).call(
+                "CloseSession", master_pb2.CloseSessionRequest(session_handle=handle), 10.0)
+        except Exception:  # noqa: BLE001 - the master is gone, and no caller to tell
+            pass
+        finally:
+            channel.close()
+
+
 class RemoteSession:
     """The master-side session behind one client `Session(grpc://...)`."""
 
@@ -31,6 +65,7 @@ class RemoteSession:
         self._server_version = 0
         self._sent_version = 0
         self._lock = threading.Lock()
+        _start_closer()
 
     def _timeout(self, options=None):
         ms = (options.timeout_in_ms if options is not None else 0) or \
@@ -157,6 +192,13 @@ class RemoteSession:
         resp = self._stub.call("ListDevices", master_pb2.ListDevicesRequest(
             session_handle=self._handle or ""), 30.0, what=f"ListDevices at {self._target}")
         return list(resp.local_device) + list(resp.remote_device)
+
+    def close_later(self):
+        """Closes this session on the closer thread; never blocks or takes a lock (for
+        finalizers)."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            _to_close.put((self._target, handle))
 
     def close(self):
         with self._lock:

@@ -496,6 +496,9 @@ class BaseSession:
     # -- lifetime -------------------------------------------------------------------------
     def close(self):
         """Cancels running steps, releases resources; later runs raise RuntimeError."""
+        self._close(wait=True)
+
+    def _close(self, wait):
         with self._lock:
             if self._closed:
                 return
@@ -504,7 +507,10 @@ class BaseSession:
         for state in active:
             state.cancel("Session has been closed.")
         if self._remote is not None:
-            self._remote.close()
+            if wait:
+                self._remote.close()
+            else:
+                self._remote.close_later()
         elif not self._target:
             self._resources.clear()
         self._plans.clear()
@@ -527,7 +533,8 @@ class BaseSession:
     def __del__(self):
         try:
             if not self._closed:
-                self.close()
+                # The collector may run this on any thread: no blocking RPC here.
+                self._close(wait=False)
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
 
