@@ -2,7 +2,9 @@
 
 Runs grpc_tools.protoc (a dev-only dependency) with src/ as the import root,
 so `import "trainflow/_src/protos/x.proto"` resolves, and writes x_pb2.py and
-x_pb2.pyi beside each source. Usage: python scripts/gen_protos.py
+x_pb2.pyi beside each source. The modules then register their files in trainflow's own
+descriptor pool (`_pool.py`: TensorFlow's package names, beside TensorFlow's modules)
+instead of protobuf's default pool. Usage: python scripts/gen_protos.py
 """
 import glob
 import os
@@ -27,9 +29,28 @@ def main():
     import grpc_tools
     cmd.insert(3, "-I" + os.path.join(os.path.dirname(grpc_tools.__file__), "_proto"))
     result = subprocess.run(cmd, cwd=SRC)
-    if result.returncode == 0:
-        print(f"generated {len(rel)} modules in src/trainflow/_src/protos")
-    return result.returncode
+    if result.returncode != 0:
+        return result.returncode
+    for proto in protos:
+        _use_private_pool(proto[:-len(".proto")] + "_pb2.py")
+    print(f"generated {len(rel)} modules in src/trainflow/_src/protos")
+    return 0
+
+
+_DEFAULT_POOL = "_descriptor_pool.Default().AddSerializedFile("
+_POOL_IMPORT = "from trainflow._src.protos._pool import POOL as _POOL\n"
+
+
+def _use_private_pool(module_path):
+    with open(module_path) as f:
+        text = f.read()
+    if _DEFAULT_POOL not in text:
+        raise SystemExit(f"{module_path}: no default-pool registration to rewrite")
+    text = text.replace(_DEFAULT_POOL, "_POOL.AddSerializedFile(")
+    marker = "# @@protoc_insertion_point(imports)\n"
+    text = text.replace(marker, marker + "\n" + _POOL_IMPORT, 1)
+    with open(module_path, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ import os
 
 import numpy as np
 import pytest
-from google.protobuf import text_format
+from google.protobuf import any_pb2, descriptor_pool, text_format
 
 import trainflow._src.protos
+from trainflow._src.protos._pool import POOL
 from trainflow._src.protos import (checkpoint_state_pb2, config_pb2, event_pb2, example_pb2,
                               feature_pb2, graph_pb2, meta_graph_pb2, queue_runner_pb2,
                               saver_pb2, types_pb2, variable_pb2)
@@ -29,7 +30,19 @@ def test_every_proto_source_has_an_importable_module():
         stem = os.path.basename(src)[:-len(".proto")]
         module = importlib.import_module(f"trainflow._src.protos.{stem}_pb2")
         assert module.DESCRIPTOR.name == f"trainflow/_src/protos/{stem}.proto"
-        assert module.DESCRIPTOR.package.startswith("trainflow")
+        assert module.DESCRIPTOR.package.startswith("tensorflow")
+        assert module.DESCRIPTOR.pool is POOL
+
+
+def test_messages_have_tensorflows_full_names_in_a_pool_of_their_own():
+    assert event_pb2.Event.DESCRIPTOR.full_name == "tensorflow.Event"
+    assert meta_graph_pb2.MetaGraphDef.DESCRIPTOR.full_name == "tensorflow.MetaGraphDef"
+    # Not in protobuf's default pool, where TensorFlow's own modules register these names.
+    with pytest.raises(KeyError):
+        descriptor_pool.Default().FindMessageTypeByName("tensorflow.Event")
+    packed = any_pb2.Any()
+    packed.Pack(meta_graph_pb2.AssetFileDef(filename="vocab.txt"))
+    assert packed.type_url == "type.googleapis.com/tensorflow.AssetFileDef"
 
 
 def test_datatype_enum_has_plain_and_ref_values():

@@ -7,6 +7,7 @@ import pytest
 from google.protobuf import text_format
 
 import trainflow.compat.v1 as tf
+from trainflow._src.protos._pool import POOL
 from trainflow._src.protos import meta_graph_pb2
 from trainflow._src.saved_model import constants, loader
 from trainflow._src.saved_model.loader import parse_saved_model
@@ -160,10 +161,7 @@ def test_text_saved_model_with_expanded_asset_protos(tmp_path):
                                        main_op=tf.group(seen.assign(assets[0])))
     b.save()
     saved = parse_saved_model(export_dir)
-    for packed in saved.meta_graphs[0].collection_def[constants.ASSETS_KEY].any_list.value:
-        packed.type_url = "type.googleapis.com/trainflow.AssetFileDef"
-    text = text_format.MessageToString(saved).replace("trainflow.AssetFileDef",
-                                                      "tensorflow.AssetFileDef")
+    text = text_format.MessageToString(saved, descriptor_pool=POOL)
     assert "[type.googleapis.com/tensorflow.AssetFileDef] {" in text
     os.remove(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB))
     with open(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT), "w") as f:

@@ -12,7 +12,7 @@ import copy
 import logging
 import re
 
-from google.protobuf import any_pb2
+from google.protobuf import message
 
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.framework.op_def_proto import strip_default_attrs, stripped_op_list_for_graph
@@ -28,6 +28,8 @@ SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "SaveSlices", "LegacySave
                         "LegacyRestore", "LegacyRestoreSlice")
 
 _PROTO_FUNCTIONS = {}
+
+_ANY = "google.protobuf.Any"
 
 
 def register_proto_function(collection_name, proto_type=None, to_proto=None, from_proto=None):
@@ -76,7 +78,7 @@ def prepend_name_scope(name, import_scope):
 
 
 def _kind_name(item):
-    if isinstance(item, any_pb2.Any):
+    if isinstance(item, message.Message) and item.DESCRIPTOR.full_name == _ANY:
         return "any_list"
     if isinstance(item, (str, bytes)):
         return "bytes_list"
@@ -139,8 +141,8 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None,
         elif kind == "bytes_list":
             field.value.extend(x.encode("utf-8") if isinstance(x, str) else x for x in items)
         elif kind == "any_list":
-            for x in items:
-                field.value.add().CopyFrom(x)
+            for x in items:  # protobuf's own Any, or ours (the pool of tensorflow.*)
+                field.value.add(type_url=x.type_url, value=x.value)
         else:
             field.value.extend(items)
     except Exception as e:  # noqa: BLE001 - TF logs and leaves the collection out

@@ -8,6 +8,7 @@ from trainflow._src.framework.meta_graph import (get_collection_proto_type,
                                             get_from_proto_function, prepend_name_scope,
                                             strip_name_scope)
 from trainflow._src.protos import meta_graph_pb2
+from trainflow._src.protos._pool import POOL
 
 _log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ def read_meta_graph_file(filename):
     except Exception:  # noqa: BLE001 - then try the text format
         mgd.Clear()
     try:
-        text_format.Merge(content.decode("utf-8"), mgd)
+        text_format.Merge(content.decode("utf-8"), mgd, descriptor_pool=POOL)
     except (text_format.ParseError, UnicodeDecodeError) as e:
         raise IOError(f"Cannot parse file {filename}: {e}.") from None
     return mgd

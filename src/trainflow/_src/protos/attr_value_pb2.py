@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,7 +29,7 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&trainflow/_src/protos/attr_value.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\x9d\x04\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12#\n\x04type\x18\x06 \x01(\x0e\x32\x13.trainflow.DataTypeH\x00\x12,\n\x05shape\x18\x07 \x01(\x0b\x32\x1b.trainflow.TensorShapeProtoH\x00\x12(\n\x06tensor\x18\x08 \x01(\x0b\x32\x16.trainflow.TensorProtoH\x00\x12.\n\x04list\x18\x01 \x01(\x0b\x32\x1e.trainflow.AttrValue.ListValueH\x00\x12\'\n\x04\x66unc\x18\n \x01(\x0b\x32\x17.trainflow.NameAttrListH\x00\x12\x15\n\x0bplaceholder\x18\t \x01(\tH\x00\x1a\xe5\x01\n\tListValue\x12\t\n\x01s\x18\x02 \x03(\x0c\x12\r\n\x01i\x18\x03 \x03(\x03\x42\x02\x10\x01\x12\r\n\x01\x66\x18\x04 \x03(\x02\x42\x02\x10\x01\x12\r\n\x01\x62\x18\x05 \x03(\x08\x42\x02\x10\x01\x12%\n\x04type\x18\x06 \x03(\x0e\x32\x13.trainflow.DataTypeB\x02\x10\x01\x12*\n\x05shape\x18\x07 \x03(\x0b\x32\x1b.trainflow.TensorShapeProto\x12&\n\x06tensor\x18\x08 \x03(\x0b\x32\x16.trainflow.TensorProto\x12%\n\x04\x66unc\x18\t \x03(\x0b\x32\x17.trainflow.NameAttrListB\x07\n\x05value\"\x90\x01\n\x0cNameAttrList\x12\x0c\n\x04name\x18\x01 \x01(\t\x12/\n\x04\x61ttr\x18\x02 \x03(\x0b\x32!.trainflow.NameAttrList.AttrEntry\x1a\x41\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.trainflow.AttrValue:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n&trainflow/_src/protos/attr_value.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xa6\x04\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12$\n\x04type\x18\x06 \x01(\x0e\x32\x14.tensorflow.DataTypeH\x00\x12-\n\x05shape\x18\x07 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x12/\n\x04list\x18\x01 \x01(\x0b\x32\x1f.tensorflow.AttrValue.ListValueH\x00\x12(\n\x04\x66unc\x18\n \x01(\x0b\x32\x18.tensorflow.NameAttrListH\x00\x12\x15\n\x0bplaceholder\x18\t \x01(\tH\x00\x1a\xe9\x01\n\tListValue\x12\t\n\x01s\x18\x02 \x03(\x0c\x12\r\n\x01i\x18\x03 \x03(\x03\x42\x02\x10\x01\x12\r\n\x01\x66\x18\x04 \x03(\x02\x42\x02\x10\x01\x12\r\n\x01\x62\x18\x05 \x03(\x08\x42\x02\x10\x01\x12&\n\x04type\x18\x06 \x03(\x0e\x32\x14.tensorflow.DataTypeB\x02\x10\x01\x12+\n\x05shape\x18\x07 \x03(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12\'\n\x06tensor\x18\x08 \x03(\x0b\x32\x17.tensorflow.TensorProto\x12&\n\x04\x66unc\x18\t \x03(\x0b\x32\x18.tensorflow.NameAttrListB\x07\n\x05value\"\x92\x01\n\x0cNameAttrList\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x30\n\x04\x61ttr\x18\x02 \x03(\x0b\x32\".tensorflow.NameAttrList.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.tensorflow.AttrValue:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,12 +46,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ATTRVALUE_LISTVALUE'].fields_by_name['type']._serialized_options = b'\020\001'
   _globals['_NAMEATTRLIST_ATTRENTRY']._loaded_options = None
   _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_options = b'8\001'
-  _globals['_ATTRVALUE']._serialized_start=167
-  _globals['_ATTRVALUE']._serialized_end=708
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=470
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=699
-  _globals['_NAMEATTRLIST']._serialized_start=711
-  _globals['_NAMEATTRLIST']._serialized_end=855
-  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_start=790
-  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_end=855
+  _globals['_ATTRVALUE']._serialized_start=168
+  _globals['_ATTRVALUE']._serialized_end=718
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=476
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=709
+  _globals['_NAMEATTRLIST']._serialized_start=721
+  _globals['_NAMEATTRLIST']._serialized_end=867
+  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_start=801
+  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_end=867
 # @@protoc_insertion_point(module_scope)

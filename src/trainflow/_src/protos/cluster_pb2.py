@@ -19,12 +19,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#trainflow/_src/protos/cluster.proto\x12\ttrainflow\"q\n\x06JobDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x05tasks\x18\x02 \x03(\x0b\x32\x1c.trainflow.JobDef.TasksEntry\x1a,\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\",\n\nClusterDef\x12\x1e\n\x03job\x18\x01 \x03(\x0b\x32\x11.trainflow.JobDefb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n#trainflow/_src/protos/cluster.proto\x12\ntensorflow\"r\n\x06JobDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12,\n\x05tasks\x18\x02 \x03(\x0b\x32\x1d.tensorflow.JobDef.TasksEntry\x1a,\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"-\n\nClusterDef\x12\x1f\n\x03job\x18\x01 \x03(\x0b\x32\x12.tensorflow.JobDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,10 +35,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_JOBDEF_TASKSENTRY']._loaded_options = None
   _globals['_JOBDEF_TASKSENTRY']._serialized_options = b'8\001'
-  _globals['_JOBDEF']._serialized_start=50
-  _globals['_JOBDEF']._serialized_end=163
-  _globals['_JOBDEF_TASKSENTRY']._serialized_start=119
-  _globals['_JOBDEF_TASKSENTRY']._serialized_end=163
-  _globals['_CLUSTERDEF']._serialized_start=165
-  _globals['_CLUSTERDEF']._serialized_end=209
+  _globals['_JOBDEF']._serialized_start=51
+  _globals['_JOBDEF']._serialized_end=165
+  _globals['_JOBDEF_TASKSENTRY']._serialized_start=121
+  _globals['_JOBDEF_TASKSENTRY']._serialized_end=165
+  _globals['_CLUSTERDEF']._serialized_start=167
+  _globals['_CLUSTERDEF']._serialized_end=212
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -26,7 +28,7 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&trainflow/_src/protos/cost_graph.proto\x12\ttrainflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xc4\x06\n\x0c\x43ostGraphDef\x12*\n\x04node\x18\x01 \x03(\x0b\x32\x1c.trainflow.CostGraphDef.Node\x12\x34\n\x04\x63ost\x18\x02 \x03(\x0b\x32&.trainflow.CostGraphDef.AggregatedCost\x1a\x9e\x05\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\x05\x12:\n\ninput_info\x18\x04 \x03(\x0b\x32&.trainflow.CostGraphDef.Node.InputInfo\x12<\n\x0boutput_info\x18\x05 \x03(\x0b\x32\'.trainflow.CostGraphDef.Node.OutputInfo\x12\x1d\n\x15temporary_memory_size\x18\x06 \x01(\x03\x12\x1e\n\x16persistent_memory_size\x18\x0c \x01(\x03\x12!\n\x15host_temp_memory_size\x18\n \x01(\x03\x42\x02\x18\x01\x12#\n\x17\x64\x65vice_temp_memory_size\x18\x0b \x01(\x03\x42\x02\x18\x01\x12)\n\x1d\x64\x65vice_persistent_memory_size\x18\x10 \x01(\x03\x42\x02\x18\x01\x12\x14\n\x0c\x63ompute_cost\x18\t \x01(\x03\x12\x14\n\x0c\x63ompute_time\x18\x0e \x01(\x03\x12\x13\n\x0bmemory_time\x18\x0f \x01(\x03\x12\x10\n\x08is_final\x18\x07 \x01(\x08\x12\x15\n\rcontrol_input\x18\x08 \x03(\x05\x12\x12\n\ninaccurate\x18\x11 \x01(\x08\x1a;\n\tInputInfo\x12\x16\n\x0epreceding_node\x18\x01 \x01(\x05\x12\x16\n\x0epreceding_port\x18\x02 \x01(\x05\x1a\x84\x01\n\nOutputInfo\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x18\n\x10\x61lias_input_port\x18\x02 \x01(\x03\x12*\n\x05shape\x18\x03 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12\"\n\x05\x64type\x18\x04 \x01(\x0e\x32\x13.trainflow.DataType\x1a\x31\n\x0e\x41ggregatedCost\x12\x0c\n\x04\x63ost\x18\x01 \x01(\x02\x12\x11\n\tdimension\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n&trainflow/_src/protos/cost_graph.proto\x12\ntensorflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xca\x06\n\x0c\x43ostGraphDef\x12+\n\x04node\x18\x01 \x03(\x0b\x32\x1d.tensorflow.CostGraphDef.Node\x12\x35\n\x04\x63ost\x18\x02 \x03(\x0b\x32\'.tensorflow.CostGraphDef.AggregatedCost\x1a\xa2\x05\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x02 \x01(\t\x12\n\n\x02id\x18\x03 \x01(\x05\x12;\n\ninput_info\x18\x04 \x03(\x0b\x32\'.tensorflow.CostGraphDef.Node.InputInfo\x12=\n\x0boutput_info\x18\x05 \x03(\x0b\x32(.tensorflow.CostGraphDef.Node.OutputInfo\x12\x1d\n\x15temporary_memory_size\x18\x06 \x01(\x03\x12\x1e\n\x16persistent_memory_size\x18\x0c \x01(\x03\x12!\n\x15host_temp_memory_size\x18\n \x01(\x03\x42\x02\x18\x01\x12#\n\x17\x64\x65vice_temp_memory_size\x18\x0b \x01(\x03\x42\x02\x18\x01\x12)\n\x1d\x64\x65vice_persistent_memory_size\x18\x10 \x01(\x03\x42\x02\x18\x01\x12\x14\n\x0c\x63ompute_cost\x18\t \x01(\x03\x12\x14\n\x0c\x63ompute_time\x18\x0e \x01(\x03\x12\x13\n\x0bmemory_time\x18\x0f \x01(\x03\x12\x10\n\x08is_final\x18\x07 \x01(\x08\x12\x15\n\rcontrol_input\x18\x08 \x03(\x05\x12\x12\n\ninaccurate\x18\x11 \x01(\x08\x1a;\n\tInputInfo\x12\x16\n\x0epreceding_node\x18\x01 \x01(\x05\x12\x16\n\x0epreceding_port\x18\x02 \x01(\x05\x1a\x86\x01\n\nOutputInfo\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x18\n\x10\x61lias_input_port\x18\x02 \x01(\x03\x12+\n\x05shape\x18\x03 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12#\n\x05\x64type\x18\x04 \x01(\x0e\x32\x14.tensorflow.DataType\x1a\x31\n\x0e\x41ggregatedCost\x12\x0c\n\x04\x63ost\x18\x01 \x01(\x02\x12\x11\n\tdimension\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,14 +41,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_COSTGRAPHDEF_NODE'].fields_by_name['device_temp_memory_size']._serialized_options = b'\030\001'
   _globals['_COSTGRAPHDEF_NODE'].fields_by_name['device_persistent_memory_size']._loaded_options = None
   _globals['_COSTGRAPHDEF_NODE'].fields_by_name['device_persistent_memory_size']._serialized_options = b'\030\001'
-  _globals['_COSTGRAPHDEF']._serialized_start=131
-  _globals['_COSTGRAPHDEF']._serialized_end=967
-  _globals['_COSTGRAPHDEF_NODE']._serialized_start=246
-  _globals['_COSTGRAPHDEF_NODE']._serialized_end=916
-  _globals['_COSTGRAPHDEF_NODE_INPUTINFO']._serialized_start=722
-  _globals['_COSTGRAPHDEF_NODE_INPUTINFO']._serialized_end=781
-  _globals['_COSTGRAPHDEF_NODE_OUTPUTINFO']._serialized_start=784
-  _globals['_COSTGRAPHDEF_NODE_OUTPUTINFO']._serialized_end=916
-  _globals['_COSTGRAPHDEF_AGGREGATEDCOST']._serialized_start=918
-  _globals['_COSTGRAPHDEF_AGGREGATEDCOST']._serialized_end=967
+  _globals['_COSTGRAPHDEF']._serialized_start=132
+  _globals['_COSTGRAPHDEF']._serialized_end=974
+  _globals['_COSTGRAPHDEF_NODE']._serialized_start=249
+  _globals['_COSTGRAPHDEF_NODE']._serialized_end=923
+  _globals['_COSTGRAPHDEF_NODE_INPUTINFO']._serialized_start=727
+  _globals['_COSTGRAPHDEF_NODE_INPUTINFO']._serialized_end=786
+  _globals['_COSTGRAPHDEF_NODE_OUTPUTINFO']._serialized_start=789
+  _globals['_COSTGRAPHDEF_NODE_OUTPUTINFO']._serialized_end=923
+  _globals['_COSTGRAPHDEF_AGGREGATEDCOST']._serialized_start=925
+  _globals['_COSTGRAPHDEF_AGGREGATEDCOST']._serialized_end=974
 # @@protoc_insertion_point(module_scope)

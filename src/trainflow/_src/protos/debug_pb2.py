@@ -19,24 +19,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!trainflow/_src/protos/debug.proto\x12\ttrainflow\"\x8e\x01\n\x10\x44\x65\x62ugTensorWatch\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x13\n\x0boutput_slot\x18\x02 \x01(\x05\x12\x11\n\tdebug_ops\x18\x03 \x03(\t\x12\x12\n\ndebug_urls\x18\x04 \x03(\t\x12+\n#tolerate_debug_op_creation_failures\x18\x05 \x01(\x08\"\x80\x01\n\x0c\x44\x65\x62ugOptions\x12<\n\x17\x64\x65\x62ug_tensor_watch_opts\x18\x04 \x03(\x0b\x32\x1b.trainflow.DebugTensorWatch\x12\x13\n\x0bglobal_step\x18\n \x01(\x03\x12\x1d\n\x15reset_disk_byte_usage\x18\x0b \x01(\x08\"j\n\x12\x44\x65\x62uggedSourceFile\x12\x0c\n\x04host\x18\x01 \x01(\t\x12\x11\n\tfile_path\x18\x02 \x01(\t\x12\x15\n\rlast_modified\x18\x03 \x01(\x03\x12\r\n\x05\x62ytes\x18\x04 \x01(\x03\x12\r\n\x05lines\x18\x05 \x03(\t\"J\n\x13\x44\x65\x62uggedSourceFiles\x12\x33\n\x0csource_files\x18\x01 \x03(\x0b\x32\x1d.trainflow.DebuggedSourceFileb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n!trainflow/_src/protos/debug.proto\x12\ntensorflow\"\x8e\x01\n\x10\x44\x65\x62ugTensorWatch\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x13\n\x0boutput_slot\x18\x02 \x01(\x05\x12\x11\n\tdebug_ops\x18\x03 \x03(\t\x12\x12\n\ndebug_urls\x18\x04 \x03(\t\x12+\n#tolerate_debug_op_creation_failures\x18\x05 \x01(\x08\"\x81\x01\n\x0c\x44\x65\x62ugOptions\x12=\n\x17\x64\x65\x62ug_tensor_watch_opts\x18\x04 \x03(\x0b\x32\x1c.tensorflow.DebugTensorWatch\x12\x13\n\x0bglobal_step\x18\n \x01(\x03\x12\x1d\n\x15reset_disk_byte_usage\x18\x0b \x01(\x08\"j\n\x12\x44\x65\x62uggedSourceFile\x12\x0c\n\x04host\x18\x01 \x01(\t\x12\x11\n\tfile_path\x18\x02 \x01(\t\x12\x15\n\rlast_modified\x18\x03 \x01(\x03\x12\r\n\x05\x62ytes\x18\x04 \x01(\x03\x12\r\n\x05lines\x18\x05 \x03(\t\"K\n\x13\x44\x65\x62uggedSourceFiles\x12\x34\n\x0csource_files\x18\x01 \x03(\x0b\x32\x1e.tensorflow.DebuggedSourceFileb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.debug_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DEBUGTENSORWATCH']._serialized_start=49
-  _globals['_DEBUGTENSORWATCH']._serialized_end=191
-  _globals['_DEBUGOPTIONS']._serialized_start=194
-  _globals['_DEBUGOPTIONS']._serialized_end=322
-  _globals['_DEBUGGEDSOURCEFILE']._serialized_start=324
-  _globals['_DEBUGGEDSOURCEFILE']._serialized_end=430
-  _globals['_DEBUGGEDSOURCEFILES']._serialized_start=432
-  _globals['_DEBUGGEDSOURCEFILES']._serialized_end=506
+  _globals['_DEBUGTENSORWATCH']._serialized_start=50
+  _globals['_DEBUGTENSORWATCH']._serialized_end=192
+  _globals['_DEBUGOPTIONS']._serialized_start=195
+  _globals['_DEBUGOPTIONS']._serialized_end=324
+  _globals['_DEBUGGEDSOURCEFILE']._serialized_start=326
+  _globals['_DEBUGGEDSOURCEFILE']._serialized_end=432
+  _globals['_DEBUGGEDSOURCEFILES']._serialized_start=434
+  _globals['_DEBUGGEDSOURCEFILES']._serialized_end=509
 # @@protoc_insertion_point(module_scope)

@@ -19,24 +19,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-trainflow/_src/protos/device_attributes.proto\x12\ttrainflow\"E\n\x10InterconnectLink\x12\x11\n\tdevice_id\x18\x01 \x01(\x05\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08strength\x18\x03 \x01(\x05\"7\n\nLocalLinks\x12)\n\x04link\x18\x01 \x03(\x0b\x32\x1b.trainflow.InterconnectLink\"Y\n\x0e\x44\x65viceLocality\x12\x0e\n\x06\x62us_id\x18\x01 \x01(\x05\x12\x11\n\tnuma_node\x18\x02 \x01(\x05\x12$\n\x05links\x18\x03 \x01(\x0b\x32\x15.trainflow.LocalLinks\"\xc2\x01\n\x10\x44\x65viceAttributes\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x04 \x01(\x03\x12+\n\x08locality\x18\x05 \x01(\x0b\x32\x19.trainflow.DeviceLocality\x12\x13\n\x0bincarnation\x18\x06 \x01(\x06\x12\x1c\n\x14physical_device_desc\x18\x07 \x01(\t\x12\x15\n\rxla_global_id\x18\x08 \x01(\x03\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n-trainflow/_src/protos/device_attributes.proto\x12\ntensorflow\"E\n\x10InterconnectLink\x12\x11\n\tdevice_id\x18\x01 \x01(\x05\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08strength\x18\x03 \x01(\x05\"8\n\nLocalLinks\x12*\n\x04link\x18\x01 \x03(\x0b\x32\x1c.tensorflow.InterconnectLink\"Z\n\x0e\x44\x65viceLocality\x12\x0e\n\x06\x62us_id\x18\x01 \x01(\x05\x12\x11\n\tnuma_node\x18\x02 \x01(\x05\x12%\n\x05links\x18\x03 \x01(\x0b\x32\x16.tensorflow.LocalLinks\"\xc3\x01\n\x10\x44\x65viceAttributes\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x04 \x01(\x03\x12,\n\x08locality\x18\x05 \x01(\x0b\x32\x1a.tensorflow.DeviceLocality\x12\x13\n\x0bincarnation\x18\x06 \x01(\x06\x12\x1c\n\x14physical_device_desc\x18\x07 \x01(\t\x12\x15\n\rxla_global_id\x18\x08 \x01(\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.device_attributes_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INTERCONNECTLINK']._serialized_start=60
-  _globals['_INTERCONNECTLINK']._serialized_end=129
-  _globals['_LOCALLINKS']._serialized_start=131
-  _globals['_LOCALLINKS']._serialized_end=186
-  _globals['_DEVICELOCALITY']._serialized_start=188
-  _globals['_DEVICELOCALITY']._serialized_end=277
-  _globals['_DEVICEATTRIBUTES']._serialized_start=280
-  _globals['_DEVICEATTRIBUTES']._serialized_end=474
+  _globals['_INTERCONNECTLINK']._serialized_start=61
+  _globals['_INTERCONNECTLINK']._serialized_end=130
+  _globals['_LOCALLINKS']._serialized_start=132
+  _globals['_LOCALLINKS']._serialized_end=188
+  _globals['_DEVICELOCALITY']._serialized_start=190
+  _globals['_DEVICELOCALITY']._serialized_end=280
+  _globals['_DEVICEATTRIBUTES']._serialized_start=283
+  _globals['_DEVICEATTRIBUTES']._serialized_end=478
 # @@protoc_insertion_point(module_scope)

@@ -19,12 +19,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*trainflow/_src/protos/device_filters.proto\x12\ttrainflow\"+\n\x11TaskDeviceFilters\x12\x16\n\x0e\x64\x65vice_filters\x18\x01 \x03(\t\"\xa3\x01\n\x10JobDeviceFilters\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x35\n\x05tasks\x18\x02 \x03(\x0b\x32&.trainflow.JobDeviceFilters.TasksEntry\x1aJ\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12+\n\x05value\x18\x02 \x01(\x0b\x32\x1c.trainflow.TaskDeviceFilters:\x02\x38\x01\"A\n\x14\x43lusterDeviceFilters\x12)\n\x04jobs\x18\x01 \x03(\x0b\x32\x1b.trainflow.JobDeviceFiltersb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n*trainflow/_src/protos/device_filters.proto\x12\ntensorflow\"+\n\x11TaskDeviceFilters\x12\x16\n\x0e\x64\x65vice_filters\x18\x01 \x03(\t\"\xa5\x01\n\x10JobDeviceFilters\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x36\n\x05tasks\x18\x02 \x03(\x0b\x32\'.tensorflow.JobDeviceFilters.TasksEntry\x1aK\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12,\n\x05value\x18\x02 \x01(\x0b\x32\x1d.tensorflow.TaskDeviceFilters:\x02\x38\x01\"B\n\x14\x43lusterDeviceFilters\x12*\n\x04jobs\x18\x01 \x03(\x0b\x32\x1c.tensorflow.JobDeviceFiltersb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,12 +35,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_JOBDEVICEFILTERS_TASKSENTRY']._loaded_options = None
   _globals['_JOBDEVICEFILTERS_TASKSENTRY']._serialized_options = b'8\001'
-  _globals['_TASKDEVICEFILTERS']._serialized_start=57
-  _globals['_TASKDEVICEFILTERS']._serialized_end=100
-  _globals['_JOBDEVICEFILTERS']._serialized_start=103
-  _globals['_JOBDEVICEFILTERS']._serialized_end=266
-  _globals['_JOBDEVICEFILTERS_TASKSENTRY']._serialized_start=192
-  _globals['_JOBDEVICEFILTERS_TASKSENTRY']._serialized_end=266
-  _globals['_CLUSTERDEVICEFILTERS']._serialized_start=268
-  _globals['_CLUSTERDEVICEFILTERS']._serialized_end=333
+  _globals['_TASKDEVICEFILTERS']._serialized_start=58
+  _globals['_TASKDEVICEFILTERS']._serialized_end=101
+  _globals['_JOBDEVICEFILTERS']._serialized_start=104
+  _globals['_JOBDEVICEFILTERS']._serialized_end=269
+  _globals['_JOBDEVICEFILTERS_TASKSENTRY']._serialized_start=194
+  _globals['_JOBDEVICEFILTERS_TASKSENTRY']._serialized_end=269
+  _globals['_CLUSTERDEVICEFILTERS']._serialized_start=271
+  _globals['_CLUSTERDEVICEFILTERS']._serialized_end=337
 # @@protoc_insertion_point(module_scope)

@@ -19,13 +19,15 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from trainflow._src.protos import summary_pb2 as trainflow_dot___src_dot_protos_dot_summary__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!trainflow/_src/protos/event.proto\x12\ttrainflow\x1a#trainflow/_src/protos/summary.proto\"\xef\x02\n\x05\x45vent\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x16\n\x0c\x66ile_version\x18\x03 \x01(\tH\x00\x12\x13\n\tgraph_def\x18\x04 \x01(\x0cH\x00\x12%\n\x07summary\x18\x05 \x01(\x0b\x32\x12.trainflow.SummaryH\x00\x12\x30\n\x0blog_message\x18\x06 \x01(\x0b\x32\x15.trainflow.LogMessageB\x02\x18\x01H\x00\x12,\n\x0bsession_log\x18\x07 \x01(\x0b\x32\x15.trainflow.SessionLogH\x00\x12;\n\x13tagged_run_metadata\x18\x08 \x01(\x0b\x32\x1c.trainflow.TaggedRunMetadataH\x00\x12\x18\n\x0emeta_graph_def\x18\t \x01(\x0cH\x00\x12\x32\n\x0fsource_metadata\x18\n \x01(\x0b\x32\x19.trainflow.SourceMetadataB\x06\n\x04what\" \n\x0eSourceMetadata\x12\x0e\n\x06writer\x18\x01 \x01(\t\"\xa0\x01\n\nLogMessage\x12*\n\x05level\x18\x01 \x01(\x0e\x32\x1b.trainflow.LogMessage.Level\x12\x0f\n\x07message\x18\x02 \x01(\t\"Q\n\x05Level\x12\x0b\n\x07UNKNOWN\x10\x00\x12\r\n\tDEBUGGING\x10\n\x12\x08\n\x04INFO\x10\x14\x12\x08\n\x04WARN\x10\x1e\x12\t\n\x05\x45RROR\x10(\x12\t\n\x05\x46\x41TAL\x10\x32\x1a\x02\x18\x01:\x02\x18\x01\"\xb5\x01\n\nSessionLog\x12\x33\n\x06status\x18\x01 \x01(\x0e\x32#.trainflow.SessionLog.SessionStatus\x12\x17\n\x0f\x63heckpoint_path\x18\x02 \x01(\t\x12\x0b\n\x03msg\x18\x03 \x01(\t\"L\n\rSessionStatus\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05START\x10\x01\x12\x08\n\x04STOP\x10\x02\x12\x0e\n\nCHECKPOINT\x10\x03\"6\n\x11TaggedRunMetadata\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x14\n\x0crun_metadata\x18\x02 \x01(\x0c\"$\n\x0eWatchdogConfig\x12\x12\n\ntimeout_ms\x18\x01 \x01(\x03\"&\n\x11RequestedExitCode\x12\x11\n\texit_code\x18\x01 \x01(\x05\"\xb3\x01\n\x16WorkerHeartbeatRequest\x12\x34\n\rshutdown_mode\x18\x01 \x01(\x0e\x32\x1d.trainflow.WorkerShutdownMode\x12\x32\n\x0fwatchdog_config\x18\x02 \x01(\x0b\x32\x19.trainflow.WatchdogConfig\x12/\n\texit_code\x18\x03 \x01(\x0b\x32\x1c.trainflow.RequestedExitCode\"\x81\x01\n\x17WorkerHeartbeatResponse\x12.\n\rhealth_status\x18\x01 \x01(\x0e\x32\x17.trainflow.WorkerHealth\x12$\n\nworker_log\x18\x02 \x03(\x0b\x32\x10.trainflow.Event\x12\x10\n\x08hostname\x18\x03 \x01(\t*[\n\x0cWorkerHealth\x12\x06\n\x02OK\x10\x00\x12\x1c\n\x18RECEIVED_SHUTDOWN_SIGNAL\x10\x01\x12\x12\n\x0eINTERNAL_ERROR\x10\x02\x12\x11\n\rSHUTTING_DOWN\x10\x03*k\n\x12WorkerShutdownMode\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x12\n\x0eNOT_CONFIGURED\x10\x01\x12\x18\n\x14WAIT_FOR_COORDINATOR\x10\x02\x12\x1a\n\x16SHUTDOWN_AFTER_TIMEOUT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n!trainflow/_src/protos/event.proto\x12\ntensorflow\x1a#trainflow/_src/protos/summary.proto\"\xf4\x02\n\x05\x45vent\x12\x11\n\twall_time\x18\x01 \x01(\x01\x12\x0c\n\x04step\x18\x02 \x01(\x03\x12\x16\n\x0c\x66ile_version\x18\x03 \x01(\tH\x00\x12\x13\n\tgraph_def\x18\x04 \x01(\x0cH\x00\x12&\n\x07summary\x18\x05 \x01(\x0b\x32\x13.tensorflow.SummaryH\x00\x12\x31\n\x0blog_message\x18\x06 \x01(\x0b\x32\x16.tensorflow.LogMessageB\x02\x18\x01H\x00\x12-\n\x0bsession_log\x18\x07 \x01(\x0b\x32\x16.tensorflow.SessionLogH\x00\x12<\n\x13tagged_run_metadata\x18\x08 \x01(\x0b\x32\x1d.tensorflow.TaggedRunMetadataH\x00\x12\x18\n\x0emeta_graph_def\x18\t \x01(\x0cH\x00\x12\x33\n\x0fsource_metadata\x18\n \x01(\x0b\x32\x1a.tensorflow.SourceMetadataB\x06\n\x04what\" \n\x0eSourceMetadata\x12\x0e\n\x06writer\x18\x01 \x01(\t\"\xa1\x01\n\nLogMessage\x12+\n\x05level\x18\x01 \x01(\x0e\x32\x1c.tensorflow.LogMessage.Level\x12\x0f\n\x07message\x18\x02 \x01(\t\"Q\n\x05Level\x12\x0b\n\x07UNKNOWN\x10\x00\x12\r\n\tDEBUGGING\x10\n\x12\x08\n\x04INFO\x10\x14\x12\x08\n\x04WARN\x10\x1e\x12\t\n\x05\x45RROR\x10(\x12\t\n\x05\x46\x41TAL\x10\x32\x1a\x02\x18\x01:\x02\x18\x01\"\xb6\x01\n\nSessionLog\x12\x34\n\x06status\x18\x01 \x01(\x0e\x32$.tensorflow.SessionLog.SessionStatus\x12\x17\n\x0f\x63heckpoint_path\x18\x02 \x01(\t\x12\x0b\n\x03msg\x18\x03 \x01(\t\"L\n\rSessionStatus\x12\x16\n\x12STATUS_UNSPECIFIED\x10\x00\x12\t\n\x05START\x10\x01\x12\x08\n\x04STOP\x10\x02\x12\x0e\n\nCHECKPOINT\x10\x03\"6\n\x11TaggedRunMetadata\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x14\n\x0crun_metadata\x18\x02 \x01(\x0c\"$\n\x0eWatchdogConfig\x12\x12\n\ntimeout_ms\x18\x01 \x01(\x03\"&\n\x11RequestedExitCode\x12\x11\n\texit_code\x18\x01 \x01(\x05\"\xb6\x01\n\x16WorkerHeartbeatRequest\x12\x35\n\rshutdown_mode\x18\x01 \x01(\x0e\x32\x1e.tensorflow.WorkerShutdownMode\x12\x33\n\x0fwatchdog_config\x18\x02 \x01(\x0b\x32\x1a.tensorflow.WatchdogConfig\x12\x30\n\texit_code\x18\x03 \x01(\x0b\x32\x1d.tensorflow.RequestedExitCode\"\x83\x01\n\x17WorkerHeartbeatResponse\x12/\n\rhealth_status\x18\x01 \x01(\x0e\x32\x18.tensorflow.WorkerHealth\x12%\n\nworker_log\x18\x02 \x03(\x0b\x32\x11.tensorflow.Event\x12\x10\n\x08hostname\x18\x03 \x01(\t*[\n\x0cWorkerHealth\x12\x06\n\x02OK\x10\x00\x12\x1c\n\x18RECEIVED_SHUTDOWN_SIGNAL\x10\x01\x12\x12\n\x0eINTERNAL_ERROR\x10\x02\x12\x11\n\rSHUTTING_DOWN\x10\x03*k\n\x12WorkerShutdownMode\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x12\n\x0eNOT_CONFIGURED\x10\x01\x12\x18\n\x14WAIT_FOR_COORDINATOR\x10\x02\x12\x1a\n\x16SHUTDOWN_AFTER_TIMEOUT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,30 +40,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LOGMESSAGE_LEVEL']._serialized_options = b'\030\001'
   _globals['_LOGMESSAGE']._loaded_options = None
   _globals['_LOGMESSAGE']._serialized_options = b'\030\001'
-  _globals['_WORKERHEALTH']._serialized_start=1284
-  _globals['_WORKERHEALTH']._serialized_end=1375
-  _globals['_WORKERSHUTDOWNMODE']._serialized_start=1377
-  _globals['_WORKERSHUTDOWNMODE']._serialized_end=1484
-  _globals['_EVENT']._serialized_start=86
-  _globals['_EVENT']._serialized_end=453
-  _globals['_SOURCEMETADATA']._serialized_start=455
-  _globals['_SOURCEMETADATA']._serialized_end=487
-  _globals['_LOGMESSAGE']._serialized_start=490
-  _globals['_LOGMESSAGE']._serialized_end=650
-  _globals['_LOGMESSAGE_LEVEL']._serialized_start=565
-  _globals['_LOGMESSAGE_LEVEL']._serialized_end=646
-  _globals['_SESSIONLOG']._serialized_start=653
-  _globals['_SESSIONLOG']._serialized_end=834
-  _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_start=758
-  _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_end=834
-  _globals['_TAGGEDRUNMETADATA']._serialized_start=836
-  _globals['_TAGGEDRUNMETADATA']._serialized_end=890
-  _globals['_WATCHDOGCONFIG']._serialized_start=892
-  _globals['_WATCHDOGCONFIG']._serialized_end=928
-  _globals['_REQUESTEDEXITCODE']._serialized_start=930
-  _globals['_REQUESTEDEXITCODE']._serialized_end=968
-  _globals['_WORKERHEARTBEATREQUEST']._serialized_start=971
-  _globals['_WORKERHEARTBEATREQUEST']._serialized_end=1150
-  _globals['_WORKERHEARTBEATRESPONSE']._serialized_start=1153
-  _globals['_WORKERHEARTBEATRESPONSE']._serialized_end=1282
+  _globals['_WORKERHEALTH']._serialized_start=1297
+  _globals['_WORKERHEALTH']._serialized_end=1388
+  _globals['_WORKERSHUTDOWNMODE']._serialized_start=1390
+  _globals['_WORKERSHUTDOWNMODE']._serialized_end=1497
+  _globals['_EVENT']._serialized_start=87
+  _globals['_EVENT']._serialized_end=459
+  _globals['_SOURCEMETADATA']._serialized_start=461
+  _globals['_SOURCEMETADATA']._serialized_end=493
+  _globals['_LOGMESSAGE']._serialized_start=496
+  _globals['_LOGMESSAGE']._serialized_end=657
+  _globals['_LOGMESSAGE_LEVEL']._serialized_start=572
+  _globals['_LOGMESSAGE_LEVEL']._serialized_end=653
+  _globals['_SESSIONLOG']._serialized_start=660
+  _globals['_SESSIONLOG']._serialized_end=842
+  _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_start=766
+  _globals['_SESSIONLOG_SESSIONSTATUS']._serialized_end=842
+  _globals['_TAGGEDRUNMETADATA']._serialized_start=844
+  _globals['_TAGGEDRUNMETADATA']._serialized_end=898
+  _globals['_WATCHDOGCONFIG']._serialized_start=900
+  _globals['_WATCHDOGCONFIG']._serialized_end=936
+  _globals['_REQUESTEDEXITCODE']._serialized_start=938
+  _globals['_REQUESTEDEXITCODE']._serialized_end=976
+  _globals['_WORKERHEARTBEATREQUEST']._serialized_start=979
+  _globals['_WORKERHEARTBEATREQUEST']._serialized_end=1161
+  _globals['_WORKERHEARTBEATRESPONSE']._serialized_start=1164
+  _globals['_WORKERHEARTBEATRESPONSE']._serialized_end=1295
 # @@protoc_insertion_point(module_scope)

@@ -19,21 +19,23 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from trainflow._src.protos import feature_pb2 as trainflow_dot___src_dot_protos_dot_feature__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#trainflow/_src/protos/example.proto\x12\ttrainflow\x1a#trainflow/_src/protos/feature.proto\"0\n\x07\x45xample\x12%\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x13.trainflow.Features\"g\n\x0fSequenceExample\x12$\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x13.trainflow.Features\x12.\n\rfeature_lists\x18\x02 \x01(\x0b\x32\x17.trainflow.FeatureListsb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n#trainflow/_src/protos/example.proto\x12\ntensorflow\x1a#trainflow/_src/protos/feature.proto\"1\n\x07\x45xample\x12&\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x14.tensorflow.Features\"i\n\x0fSequenceExample\x12%\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x14.tensorflow.Features\x12/\n\rfeature_lists\x18\x02 \x01(\x0b\x32\x18.tensorflow.FeatureListsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.example_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EXAMPLE']._serialized_start=87
-  _globals['_EXAMPLE']._serialized_end=135
-  _globals['_SEQUENCEEXAMPLE']._serialized_start=137
-  _globals['_SEQUENCEEXAMPLE']._serialized_end=240
+  _globals['_EXAMPLE']._serialized_start=88
+  _globals['_EXAMPLE']._serialized_end=137
+  _globals['_SEQUENCEEXAMPLE']._serialized_start=139
+  _globals['_SEQUENCEEXAMPLE']._serialized_end=244
 # @@protoc_insertion_point(module_scope)

@@ -19,12 +19,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#trainflow/_src/protos/feature.proto\x12\ttrainflow\"\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\"\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\"\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\"\x95\x01\n\x07\x46\x65\x61ture\x12*\n\nbytes_list\x18\x01 \x01(\x0b\x32\x14.trainflow.BytesListH\x00\x12*\n\nfloat_list\x18\x02 \x01(\x0b\x32\x14.trainflow.FloatListH\x00\x12*\n\nint64_list\x18\x03 \x01(\x0b\x32\x14.trainflow.Int64ListH\x00\x42\x06\n\x04kind\"\x81\x01\n\x08\x46\x65\x61tures\x12\x31\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32 .trainflow.Features.FeatureEntry\x1a\x42\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.trainflow.Feature:\x02\x38\x01\"2\n\x0b\x46\x65\x61tureList\x12#\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32\x12.trainflow.Feature\"\x9a\x01\n\x0c\x46\x65\x61tureLists\x12>\n\x0c\x66\x65\x61ture_list\x18\x01 \x03(\x0b\x32(.trainflow.FeatureLists.FeatureListEntry\x1aJ\n\x10\x46\x65\x61tureListEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.trainflow.FeatureList:\x02\x38\x01\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n#trainflow/_src/protos/feature.proto\x12\ntensorflow\"\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\"\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\"\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\"\x98\x01\n\x07\x46\x65\x61ture\x12+\n\nbytes_list\x18\x01 \x01(\x0b\x32\x15.tensorflow.BytesListH\x00\x12+\n\nfloat_list\x18\x02 \x01(\x0b\x32\x15.tensorflow.FloatListH\x00\x12+\n\nint64_list\x18\x03 \x01(\x0b\x32\x15.tensorflow.Int64ListH\x00\x42\x06\n\x04kind\"\x83\x01\n\x08\x46\x65\x61tures\x12\x32\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32!.tensorflow.Features.FeatureEntry\x1a\x43\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\"\n\x05value\x18\x02 \x01(\x0b\x32\x13.tensorflow.Feature:\x02\x38\x01\"3\n\x0b\x46\x65\x61tureList\x12$\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32\x13.tensorflow.Feature\"\x9c\x01\n\x0c\x46\x65\x61tureLists\x12?\n\x0c\x66\x65\x61ture_list\x18\x01 \x03(\x0b\x32).tensorflow.FeatureLists.FeatureListEntry\x1aK\n\x10\x46\x65\x61tureListEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.tensorflow.FeatureList:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,22 +41,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FEATURES_FEATUREENTRY']._serialized_options = b'8\001'
   _globals['_FEATURELISTS_FEATURELISTENTRY']._loaded_options = None
   _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_options = b'8\001'
-  _globals['_BYTESLIST']._serialized_start=50
-  _globals['_BYTESLIST']._serialized_end=76
-  _globals['_FLOATLIST']._serialized_start=78
-  _globals['_FLOATLIST']._serialized_end=108
-  _globals['_INT64LIST']._serialized_start=110
-  _globals['_INT64LIST']._serialized_end=140
-  _globals['_FEATURE']._serialized_start=143
-  _globals['_FEATURE']._serialized_end=292
-  _globals['_FEATURES']._serialized_start=295
-  _globals['_FEATURES']._serialized_end=424
-  _globals['_FEATURES_FEATUREENTRY']._serialized_start=358
-  _globals['_FEATURES_FEATUREENTRY']._serialized_end=424
-  _globals['_FEATURELIST']._serialized_start=426
-  _globals['_FEATURELIST']._serialized_end=476
-  _globals['_FEATURELISTS']._serialized_start=479
-  _globals['_FEATURELISTS']._serialized_end=633
-  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_start=559
-  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_end=633
+  _globals['_BYTESLIST']._serialized_start=51
+  _globals['_BYTESLIST']._serialized_end=77
+  _globals['_FLOATLIST']._serialized_start=79
+  _globals['_FLOATLIST']._serialized_end=109
+  _globals['_INT64LIST']._serialized_start=111
+  _globals['_INT64LIST']._serialized_end=141
+  _globals['_FEATURE']._serialized_start=144
+  _globals['_FEATURE']._serialized_end=296
+  _globals['_FEATURES']._serialized_start=299
+  _globals['_FEATURES']._serialized_end=430
+  _globals['_FEATURES_FEATUREENTRY']._serialized_start=363
+  _globals['_FEATURES_FEATUREENTRY']._serialized_end=430
+  _globals['_FEATURELIST']._serialized_start=432
+  _globals['_FEATURELIST']._serialized_end=483
+  _globals['_FEATURELISTS']._serialized_start=486
+  _globals['_FEATURELISTS']._serialized_end=642
+  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_start=567
+  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_end=642
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,7 +29,7 @@ from trainflow._src.protos import node_def_pb2 as trainflow_dot___src_dot_protos
 from trainflow._src.protos import op_def_pb2 as trainflow_dot___src_dot_protos_dot_op__def__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$trainflow/_src/protos/function.proto\x12\ttrainflow\x1a&trainflow/_src/protos/attr_value.proto\x1a$trainflow/_src/protos/node_def.proto\x1a\"trainflow/_src/protos/op_def.proto\"\xa5\x01\n\x12\x46unctionDefLibrary\x12(\n\x08\x66unction\x18\x01 \x03(\x0b\x32\x16.trainflow.FunctionDef\x12(\n\x08gradient\x18\x02 \x03(\x0b\x32\x16.trainflow.GradientDef\x12;\n\x14registered_gradients\x18\x03 \x03(\x0b\x32\x1d.trainflow.RegisteredGradient\"\xb3\x06\n\x0b\x46unctionDef\x12#\n\tsignature\x18\x01 \x01(\x0b\x32\x10.trainflow.OpDef\x12.\n\x04\x61ttr\x18\x05 \x03(\x0b\x32 .trainflow.FunctionDef.AttrEntry\x12\x35\n\x08\x61rg_attr\x18\x07 \x03(\x0b\x32#.trainflow.FunctionDef.ArgAttrEntry\x12O\n\x16resource_arg_unique_id\x18\x08 \x03(\x0b\x32/.trainflow.FunctionDef.ResourceArgUniqueIdEntry\x12$\n\x08node_def\x18\x03 \x03(\x0b\x32\x12.trainflow.NodeDef\x12,\n\x03ret\x18\x04 \x03(\x0b\x32\x1f.trainflow.FunctionDef.RetEntry\x12;\n\x0b\x63ontrol_ret\x18\x06 \x03(\x0b\x32&.trainflow.FunctionDef.ControlRetEntry\x1a\x41\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.trainflow.AttrValue:\x02\x38\x01\x1a\x86\x01\n\x08\x41rgAttrs\x12\x37\n\x04\x61ttr\x18\x01 \x03(\x0b\x32).trainflow.FunctionDef.ArgAttrs.AttrEntry\x1a\x41\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.trainflow.AttrValue:\x02\x38\x01\x1aO\n\x0c\x41rgAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12.\n\x05value\x18\x02 \x01(\x0b\x32\x1f.trainflow.FunctionDef.ArgAttrs:\x02\x38\x01\x1a:\n\x18ResourceArgUniqueIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1a*\n\x08RetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x31\n\x0f\x43ontrolRetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\x0bGradientDef\x12\x15\n\rfunction_name\x18\x01 \x01(\t\x12\x15\n\rgradient_func\x18\x02 \x01(\t\"G\n\x12RegisteredGradient\x12\x15\n\rgradient_func\x18\x01 \x01(\t\x12\x1a\n\x12registered_op_type\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n$trainflow/_src/protos/function.proto\x12\ntensorflow\x1a&trainflow/_src/protos/attr_value.proto\x1a$trainflow/_src/protos/node_def.proto\x1a\"trainflow/_src/protos/op_def.proto\"\xa8\x01\n\x12\x46unctionDefLibrary\x12)\n\x08\x66unction\x18\x01 \x03(\x0b\x32\x17.tensorflow.FunctionDef\x12)\n\x08gradient\x18\x02 \x03(\x0b\x32\x17.tensorflow.GradientDef\x12<\n\x14registered_gradients\x18\x03 \x03(\x0b\x32\x1e.tensorflow.RegisteredGradient\"\xbe\x06\n\x0b\x46unctionDef\x12$\n\tsignature\x18\x01 \x01(\x0b\x32\x11.tensorflow.OpDef\x12/\n\x04\x61ttr\x18\x05 \x03(\x0b\x32!.tensorflow.FunctionDef.AttrEntry\x12\x36\n\x08\x61rg_attr\x18\x07 \x03(\x0b\x32$.tensorflow.FunctionDef.ArgAttrEntry\x12P\n\x16resource_arg_unique_id\x18\x08 \x03(\x0b\x32\x30.tensorflow.FunctionDef.ResourceArgUniqueIdEntry\x12%\n\x08node_def\x18\x03 \x03(\x0b\x32\x13.tensorflow.NodeDef\x12-\n\x03ret\x18\x04 \x03(\x0b\x32 .tensorflow.FunctionDef.RetEntry\x12<\n\x0b\x63ontrol_ret\x18\x06 \x03(\x0b\x32\'.tensorflow.FunctionDef.ControlRetEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.tensorflow.AttrValue:\x02\x38\x01\x1a\x88\x01\n\x08\x41rgAttrs\x12\x38\n\x04\x61ttr\x18\x01 \x03(\x0b\x32*.tensorflow.FunctionDef.ArgAttrs.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.tensorflow.AttrValue:\x02\x38\x01\x1aP\n\x0c\x41rgAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12/\n\x05value\x18\x02 \x01(\x0b\x32 .tensorflow.FunctionDef.ArgAttrs:\x02\x38\x01\x1a:\n\x18ResourceArgUniqueIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\r:\x02\x38\x01\x1a*\n\x08RetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x31\n\x0f\x43ontrolRetEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\x0bGradientDef\x12\x15\n\rfunction_name\x18\x01 \x01(\t\x12\x15\n\rgradient_func\x18\x02 \x01(\t\"G\n\x12RegisteredGradient\x12\x15\n\rgradient_func\x18\x01 \x01(\t\x12\x1a\n\x12registered_op_type\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,26 +48,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FUNCTIONDEF_RETENTRY']._serialized_options = b'8\001'
   _globals['_FUNCTIONDEF_CONTROLRETENTRY']._loaded_options = None
   _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_options = b'8\001'
-  _globals['_FUNCTIONDEFLIBRARY']._serialized_start=166
-  _globals['_FUNCTIONDEFLIBRARY']._serialized_end=331
-  _globals['_FUNCTIONDEF']._serialized_start=334
-  _globals['_FUNCTIONDEF']._serialized_end=1153
-  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_start=715
-  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_end=780
-  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_start=783
-  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_end=917
-  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_start=715
-  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_end=780
-  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_start=919
-  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_end=998
-  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_start=1000
-  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_end=1058
-  _globals['_FUNCTIONDEF_RETENTRY']._serialized_start=1060
-  _globals['_FUNCTIONDEF_RETENTRY']._serialized_end=1102
-  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_start=1104
-  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_end=1153
-  _globals['_GRADIENTDEF']._serialized_start=1155
-  _globals['_GRADIENTDEF']._serialized_end=1214
-  _globals['_REGISTEREDGRADIENT']._serialized_start=1216
-  _globals['_REGISTEREDGRADIENT']._serialized_end=1287
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_start=167
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_end=335
+  _globals['_FUNCTIONDEF']._serialized_start=338
+  _globals['_FUNCTIONDEF']._serialized_end=1168
+  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_start=726
+  _globals['_FUNCTIONDEF_ATTRENTRY']._serialized_end=792
+  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_start=795
+  _globals['_FUNCTIONDEF_ARGATTRS']._serialized_end=931
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_start=726
+  _globals['_FUNCTIONDEF_ARGATTRS_ATTRENTRY']._serialized_end=792
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_start=933
+  _globals['_FUNCTIONDEF_ARGATTRENTRY']._serialized_end=1013
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_start=1015
+  _globals['_FUNCTIONDEF_RESOURCEARGUNIQUEIDENTRY']._serialized_end=1073
+  _globals['_FUNCTIONDEF_RETENTRY']._serialized_start=1075
+  _globals['_FUNCTIONDEF_RETENTRY']._serialized_end=1117
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_start=1119
+  _globals['_FUNCTIONDEF_CONTROLRETENTRY']._serialized_end=1168
+  _globals['_GRADIENTDEF']._serialized_start=1170
+  _globals['_GRADIENTDEF']._serialized_end=1229
+  _globals['_REGISTEREDGRADIENT']._serialized_start=1231
+  _globals['_REGISTEREDGRADIENT']._serialized_end=1302
 # @@protoc_insertion_point(module_scope)

@@ -19,12 +19,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,trainflow/_src/protos/graph_debug_info.proto\x12\ttrainflow\"\x9b\x06\n\x0eGraphDebugInfo\x12\r\n\x05\x66iles\x18\x01 \x03(\t\x12?\n\x0c\x66rames_by_id\x18\x04 \x03(\x0b\x32).trainflow.GraphDebugInfo.FramesByIdEntry\x12?\n\x0ctraces_by_id\x18\x06 \x03(\x0b\x32).trainflow.GraphDebugInfo.TracesByIdEntry\x12\x35\n\x06traces\x18\x02 \x03(\x0b\x32%.trainflow.GraphDebugInfo.TracesEntry\x12\x46\n\x10name_to_trace_id\x18\x05 \x03(\x0b\x32,.trainflow.GraphDebugInfo.NameToTraceIdEntry\x1aX\n\x0b\x46ileLineCol\x12\x12\n\nfile_index\x18\x01 \x01(\x05\x12\x0c\n\x04line\x18\x02 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x03 \x01(\x05\x12\x0c\n\x04\x66unc\x18\x04 \x01(\t\x12\x0c\n\x04\x63ode\x18\x05 \x01(\t\x1a\x61\n\nStackTrace\x12=\n\x0e\x66ile_line_cols\x18\x01 \x03(\x0b\x32%.trainflow.GraphDebugInfo.FileLineCol\x12\x14\n\x08\x66rame_id\x18\x02 \x03(\x06\x42\x02\x10\x01\x1aX\n\x0f\x46ramesByIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\x06\x12\x34\n\x05value\x18\x02 \x01(\x0b\x32%.trainflow.GraphDebugInfo.FileLineCol:\x02\x38\x01\x1aW\n\x0fTracesByIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\x06\x12\x33\n\x05value\x18\x02 \x01(\x0b\x32$.trainflow.GraphDebugInfo.StackTrace:\x02\x38\x01\x1aS\n\x0bTracesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x33\n\x05value\x18\x02 \x01(\x0b\x32$.trainflow.GraphDebugInfo.StackTrace:\x02\x38\x01\x1a\x34\n\x12NameToTraceIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x06:\x02\x38\x01')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n,trainflow/_src/protos/graph_debug_info.proto\x12\ntensorflow\"\xa3\x06\n\x0eGraphDebugInfo\x12\r\n\x05\x66iles\x18\x01 \x03(\t\x12@\n\x0c\x66rames_by_id\x18\x04 \x03(\x0b\x32*.tensorflow.GraphDebugInfo.FramesByIdEntry\x12@\n\x0ctraces_by_id\x18\x06 \x03(\x0b\x32*.tensorflow.GraphDebugInfo.TracesByIdEntry\x12\x36\n\x06traces\x18\x02 \x03(\x0b\x32&.tensorflow.GraphDebugInfo.TracesEntry\x12G\n\x10name_to_trace_id\x18\x05 \x03(\x0b\x32-.tensorflow.GraphDebugInfo.NameToTraceIdEntry\x1aX\n\x0b\x46ileLineCol\x12\x12\n\nfile_index\x18\x01 \x01(\x05\x12\x0c\n\x04line\x18\x02 \x01(\x05\x12\x0b\n\x03\x63ol\x18\x03 \x01(\x05\x12\x0c\n\x04\x66unc\x18\x04 \x01(\t\x12\x0c\n\x04\x63ode\x18\x05 \x01(\t\x1a\x62\n\nStackTrace\x12>\n\x0e\x66ile_line_cols\x18\x01 \x03(\x0b\x32&.tensorflow.GraphDebugInfo.FileLineCol\x12\x14\n\x08\x66rame_id\x18\x02 \x03(\x06\x42\x02\x10\x01\x1aY\n\x0f\x46ramesByIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\x06\x12\x35\n\x05value\x18\x02 \x01(\x0b\x32&.tensorflow.GraphDebugInfo.FileLineCol:\x02\x38\x01\x1aX\n\x0fTracesByIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\x06\x12\x34\n\x05value\x18\x02 \x01(\x0b\x32%.tensorflow.GraphDebugInfo.StackTrace:\x02\x38\x01\x1aT\n\x0bTracesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x34\n\x05value\x18\x02 \x01(\x0b\x32%.tensorflow.GraphDebugInfo.StackTrace:\x02\x38\x01\x1a\x34\n\x12NameToTraceIdEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x06:\x02\x38\x01')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,18 +43,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GRAPHDEBUGINFO_TRACESENTRY']._serialized_options = b'8\001'
   _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._loaded_options = None
   _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._serialized_options = b'8\001'
-  _globals['_GRAPHDEBUGINFO']._serialized_start=60
-  _globals['_GRAPHDEBUGINFO']._serialized_end=855
-  _globals['_GRAPHDEBUGINFO_FILELINECOL']._serialized_start=350
-  _globals['_GRAPHDEBUGINFO_FILELINECOL']._serialized_end=438
-  _globals['_GRAPHDEBUGINFO_STACKTRACE']._serialized_start=440
-  _globals['_GRAPHDEBUGINFO_STACKTRACE']._serialized_end=537
-  _globals['_GRAPHDEBUGINFO_FRAMESBYIDENTRY']._serialized_start=539
-  _globals['_GRAPHDEBUGINFO_FRAMESBYIDENTRY']._serialized_end=627
-  _globals['_GRAPHDEBUGINFO_TRACESBYIDENTRY']._serialized_start=629
-  _globals['_GRAPHDEBUGINFO_TRACESBYIDENTRY']._serialized_end=716
-  _globals['_GRAPHDEBUGINFO_TRACESENTRY']._serialized_start=718
-  _globals['_GRAPHDEBUGINFO_TRACESENTRY']._serialized_end=801
-  _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._serialized_start=803
-  _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._serialized_end=855
+  _globals['_GRAPHDEBUGINFO']._serialized_start=61
+  _globals['_GRAPHDEBUGINFO']._serialized_end=864
+  _globals['_GRAPHDEBUGINFO_FILELINECOL']._serialized_start=355
+  _globals['_GRAPHDEBUGINFO_FILELINECOL']._serialized_end=443
+  _globals['_GRAPHDEBUGINFO_STACKTRACE']._serialized_start=445
+  _globals['_GRAPHDEBUGINFO_STACKTRACE']._serialized_end=543
+  _globals['_GRAPHDEBUGINFO_FRAMESBYIDENTRY']._serialized_start=545
+  _globals['_GRAPHDEBUGINFO_FRAMESBYIDENTRY']._serialized_end=634
+  _globals['_GRAPHDEBUGINFO_TRACESBYIDENTRY']._serialized_start=636
+  _globals['_GRAPHDEBUGINFO_TRACESBYIDENTRY']._serialized_end=724
+  _globals['_GRAPHDEBUGINFO_TRACESENTRY']._serialized_start=726
+  _globals['_GRAPHDEBUGINFO_TRACESENTRY']._serialized_end=810
+  _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._serialized_start=812
+  _globals['_GRAPHDEBUGINFO_NAMETOTRACEIDENTRY']._serialized_end=864
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -28,7 +30,7 @@ from trainflow._src.protos import node_def_pb2 as trainflow_dot___src_dot_protos
 from trainflow._src.protos import versions_pb2 as trainflow_dot___src_dot_protos_dot_versions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!trainflow/_src/protos/graph.proto\x12\ttrainflow\x1a$trainflow/_src/protos/function.proto\x1a,trainflow/_src/protos/graph_debug_info.proto\x1a$trainflow/_src/protos/node_def.proto\x1a$trainflow/_src/protos/versions.proto\"\xc9\x01\n\x08GraphDef\x12 \n\x04node\x18\x01 \x03(\x0b\x32\x12.trainflow.NodeDef\x12\'\n\x08versions\x18\x04 \x01(\x0b\x32\x15.trainflow.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12.\n\x07library\x18\x02 \x01(\x0b\x32\x1d.trainflow.FunctionDefLibrary\x12-\n\ndebug_info\x18\x05 \x01(\x0b\x32\x19.trainflow.GraphDebugInfob\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n!trainflow/_src/protos/graph.proto\x12\ntensorflow\x1a$trainflow/_src/protos/function.proto\x1a,trainflow/_src/protos/graph_debug_info.proto\x1a$trainflow/_src/protos/node_def.proto\x1a$trainflow/_src/protos/versions.proto\"\xcd\x01\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.tensorflow.NodeDef\x12(\n\x08versions\x18\x04 \x01(\x0b\x32\x16.tensorflow.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12/\n\x07library\x18\x02 \x01(\x0b\x32\x1e.tensorflow.FunctionDefLibrary\x12.\n\ndebug_info\x18\x05 \x01(\x0b\x32\x1a.tensorflow.GraphDebugInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,6 +39,6 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GRAPHDEF'].fields_by_name['version']._loaded_options = None
   _globals['_GRAPHDEF'].fields_by_name['version']._serialized_options = b'\030\001'
-  _globals['_GRAPHDEF']._serialized_start=209
-  _globals['_GRAPHDEF']._serialized_end=410
+  _globals['_GRAPHDEF']._serialized_start=210
+  _globals['_GRAPHDEF']._serialized_end=415
 # @@protoc_insertion_point(module_scope)

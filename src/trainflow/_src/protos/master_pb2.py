@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -30,51 +32,51 @@ from trainflow._src.protos import named_tensor_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import tensor_pb2 as trainflow_dot___src_dot_protos_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"trainflow/_src/protos/master.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/config.proto\x1a-trainflow/_src/protos/device_attributes.proto\x1a\'trainflow/_src/protos/error_codes.proto\x1a!trainflow/_src/protos/graph.proto\x1a(trainflow/_src/protos/named_tensor.proto\x1a\"trainflow/_src/protos/tensor.proto\"v\n\x14\x43reateSessionRequest\x12&\n\tgraph_def\x18\x01 \x01(\x0b\x32\x13.trainflow.GraphDef\x12&\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x16.trainflow.ConfigProto\x12\x0e\n\x06target\x18\x03 \x01(\t\"F\n\x15\x43reateSessionResponse\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x15\n\rgraph_version\x18\x02 \x01(\x03\"u\n\x14\x45xtendSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12&\n\tgraph_def\x18\x02 \x01(\x0b\x32\x13.trainflow.GraphDef\x12\x1d\n\x15\x63urrent_graph_version\x18\x03 \x01(\x03\"2\n\x15\x45xtendSessionResponse\x12\x19\n\x11new_graph_version\x18\x04 \x01(\x03\"\xf1\x01\n\x0eRunStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12)\n\x04\x66\x65\x65\x64\x18\x02 \x03(\x0b\x32\x1b.trainflow.NamedTensorProto\x12\r\n\x05\x66\x65tch\x18\x03 \x03(\t\x12\x0e\n\x06target\x18\x04 \x03(\t\x12&\n\x07options\x18\x05 \x01(\x0b\x32\x15.trainflow.RunOptions\x12\x1a\n\x12partial_run_handle\x18\x06 \x01(\t\x12%\n\x1dstore_errors_in_response_body\x18\x07 \x01(\x08\x12\x12\n\nrequest_id\x18\x08 \x01(\x03\"\xb2\x01\n\x0fRunStepResponse\x12+\n\x06tensor\x18\x01 \x03(\x0b\x32\x1b.trainflow.NamedTensorProto\x12(\n\x08metadata\x18\x02 \x01(\x0b\x32\x16.trainflow.RunMetadata\x12*\n\x0bstatus_code\x18\x03 \x01(\x0e\x32\x15.trainflow.error.Code\x12\x1c\n\x14status_error_message\x18\x04 \x01(\t\"q\n\x16PartialRunSetupRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0c\n\x04\x66\x65\x65\x64\x18\x02 \x03(\t\x12\r\n\x05\x66\x65tch\x18\x03 \x03(\t\x12\x0e\n\x06target\x18\x04 \x03(\t\x12\x12\n\nrequest_id\x18\x05 \x01(\x03\"5\n\x17PartialRunSetupResponse\x12\x1a\n\x12partial_run_handle\x18\x01 \x01(\t\"-\n\x13\x43loseSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\"9\n\x0cResetRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\x12\x16\n\x0e\x64\x65vice_filters\x18\x02 \x03(\t\"\x0f\n\rResetResponse\",\n\x12ListDevicesRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"|\n\x13ListDevicesResponse\x12\x31\n\x0clocal_device\x18\x01 \x03(\x0b\x32\x1b.trainflow.DeviceAttributes\x12\x32\n\rremote_device\x18\x02 \x03(\x0b\x32\x1b.trainflow.DeviceAttributes\"n\n\x13MakeCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.trainflow.CallableOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\x03\"&\n\x14MakeCallableResponse\x12\x0e\n\x06handle\x18\x01 \x01(\x03\"v\n\x12RunCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\x03\x12$\n\x04\x66\x65\x65\x64\x18\x03 \x03(\x0b\x32\x16.trainflow.TensorProto\x12\x12\n\nrequest_id\x18\x04 \x01(\x03\"f\n\x13RunCallableResponse\x12%\n\x05\x66\x65tch\x18\x01 \x03(\x0b\x32\x16.trainflow.TensorProto\x12(\n\x08metadata\x18\x02 \x01(\x0b\x32\x16.trainflow.RunMetadata\"@\n\x16ReleaseCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\x03\"\x19\n\x17ReleaseCallableResponseb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\"trainflow/_src/protos/master.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/config.proto\x1a-trainflow/_src/protos/device_attributes.proto\x1a\'trainflow/_src/protos/error_codes.proto\x1a!trainflow/_src/protos/graph.proto\x1a(trainflow/_src/protos/named_tensor.proto\x1a\"trainflow/_src/protos/tensor.proto\"x\n\x14\x43reateSessionRequest\x12\'\n\tgraph_def\x18\x01 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\'\n\x06\x63onfig\x18\x02 \x01(\x0b\x32\x17.tensorflow.ConfigProto\x12\x0e\n\x06target\x18\x03 \x01(\t\"F\n\x15\x43reateSessionResponse\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x15\n\rgraph_version\x18\x02 \x01(\x03\"v\n\x14\x45xtendSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\x1d\n\x15\x63urrent_graph_version\x18\x03 \x01(\x03\"2\n\x15\x45xtendSessionResponse\x12\x19\n\x11new_graph_version\x18\x04 \x01(\x03\"\xf3\x01\n\x0eRunStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12*\n\x04\x66\x65\x65\x64\x18\x02 \x03(\x0b\x32\x1c.tensorflow.NamedTensorProto\x12\r\n\x05\x66\x65tch\x18\x03 \x03(\t\x12\x0e\n\x06target\x18\x04 \x03(\t\x12\'\n\x07options\x18\x05 \x01(\x0b\x32\x16.tensorflow.RunOptions\x12\x1a\n\x12partial_run_handle\x18\x06 \x01(\t\x12%\n\x1dstore_errors_in_response_body\x18\x07 \x01(\x08\x12\x12\n\nrequest_id\x18\x08 \x01(\x03\"\xb5\x01\n\x0fRunStepResponse\x12,\n\x06tensor\x18\x01 \x03(\x0b\x32\x1c.tensorflow.NamedTensorProto\x12)\n\x08metadata\x18\x02 \x01(\x0b\x32\x17.tensorflow.RunMetadata\x12+\n\x0bstatus_code\x18\x03 \x01(\x0e\x32\x16.tensorflow.error.Code\x12\x1c\n\x14status_error_message\x18\x04 \x01(\t\"q\n\x16PartialRunSetupRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0c\n\x04\x66\x65\x65\x64\x18\x02 \x03(\t\x12\r\n\x05\x66\x65tch\x18\x03 \x03(\t\x12\x0e\n\x06target\x18\x04 \x03(\t\x12\x12\n\nrequest_id\x18\x05 \x01(\x03\"5\n\x17PartialRunSetupResponse\x12\x1a\n\x12partial_run_handle\x18\x01 \x01(\t\"-\n\x13\x43loseSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\"9\n\x0cResetRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\x12\x16\n\x0e\x64\x65vice_filters\x18\x02 \x03(\t\"\x0f\n\rResetResponse\",\n\x12ListDevicesRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"~\n\x13ListDevicesResponse\x12\x32\n\x0clocal_device\x18\x01 \x03(\x0b\x32\x1c.tensorflow.DeviceAttributes\x12\x33\n\rremote_device\x18\x02 \x03(\x0b\x32\x1c.tensorflow.DeviceAttributes\"o\n\x13MakeCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12,\n\x07options\x18\x02 \x01(\x0b\x32\x1b.tensorflow.CallableOptions\x12\x12\n\nrequest_id\x18\x03 \x01(\x03\"&\n\x14MakeCallableResponse\x12\x0e\n\x06handle\x18\x01 \x01(\x03\"w\n\x12RunCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\x03\x12%\n\x04\x66\x65\x65\x64\x18\x03 \x03(\x0b\x32\x17.tensorflow.TensorProto\x12\x12\n\nrequest_id\x18\x04 \x01(\x03\"h\n\x13RunCallableResponse\x12&\n\x05\x66\x65tch\x18\x01 \x03(\x0b\x32\x17.tensorflow.TensorProto\x12)\n\x08metadata\x18\x02 \x01(\x0b\x32\x17.tensorflow.RunMetadata\"@\n\x16ReleaseCallableRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x0e\n\x06handle\x18\x02 \x01(\x03\"\x19\n\x17ReleaseCallableResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.master_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATESESSIONREQUEST']._serialized_start=286
-  _globals['_CREATESESSIONREQUEST']._serialized_end=404
-  _globals['_CREATESESSIONRESPONSE']._serialized_start=406
-  _globals['_CREATESESSIONRESPONSE']._serialized_end=476
-  _globals['_EXTENDSESSIONREQUEST']._serialized_start=478
-  _globals['_EXTENDSESSIONREQUEST']._serialized_end=595
-  _globals['_EXTENDSESSIONRESPONSE']._serialized_start=597
-  _globals['_EXTENDSESSIONRESPONSE']._serialized_end=647
-  _globals['_RUNSTEPREQUEST']._serialized_start=650
-  _globals['_RUNSTEPREQUEST']._serialized_end=891
-  _globals['_RUNSTEPRESPONSE']._serialized_start=894
-  _globals['_RUNSTEPRESPONSE']._serialized_end=1072
-  _globals['_PARTIALRUNSETUPREQUEST']._serialized_start=1074
-  _globals['_PARTIALRUNSETUPREQUEST']._serialized_end=1187
-  _globals['_PARTIALRUNSETUPRESPONSE']._serialized_start=1189
-  _globals['_PARTIALRUNSETUPRESPONSE']._serialized_end=1242
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1244
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=1289
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1291
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1313
-  _globals['_RESETREQUEST']._serialized_start=1315
-  _globals['_RESETREQUEST']._serialized_end=1372
-  _globals['_RESETRESPONSE']._serialized_start=1374
-  _globals['_RESETRESPONSE']._serialized_end=1389
-  _globals['_LISTDEVICESREQUEST']._serialized_start=1391
-  _globals['_LISTDEVICESREQUEST']._serialized_end=1435
-  _globals['_LISTDEVICESRESPONSE']._serialized_start=1437
-  _globals['_LISTDEVICESRESPONSE']._serialized_end=1561
-  _globals['_MAKECALLABLEREQUEST']._serialized_start=1563
-  _globals['_MAKECALLABLEREQUEST']._serialized_end=1673
-  _globals['_MAKECALLABLERESPONSE']._serialized_start=1675
-  _globals['_MAKECALLABLERESPONSE']._serialized_end=1713
-  _globals['_RUNCALLABLEREQUEST']._serialized_start=1715
-  _globals['_RUNCALLABLEREQUEST']._serialized_end=1833
-  _globals['_RUNCALLABLERESPONSE']._serialized_start=1835
-  _globals['_RUNCALLABLERESPONSE']._serialized_end=1937
-  _globals['_RELEASECALLABLEREQUEST']._serialized_start=1939
-  _globals['_RELEASECALLABLEREQUEST']._serialized_end=2003
-  _globals['_RELEASECALLABLERESPONSE']._serialized_start=2005
-  _globals['_RELEASECALLABLERESPONSE']._serialized_end=2030
+  _globals['_CREATESESSIONREQUEST']._serialized_start=287
+  _globals['_CREATESESSIONREQUEST']._serialized_end=407
+  _globals['_CREATESESSIONRESPONSE']._serialized_start=409
+  _globals['_CREATESESSIONRESPONSE']._serialized_end=479
+  _globals['_EXTENDSESSIONREQUEST']._serialized_start=481
+  _globals['_EXTENDSESSIONREQUEST']._serialized_end=599
+  _globals['_EXTENDSESSIONRESPONSE']._serialized_start=601
+  _globals['_EXTENDSESSIONRESPONSE']._serialized_end=651
+  _globals['_RUNSTEPREQUEST']._serialized_start=654
+  _globals['_RUNSTEPREQUEST']._serialized_end=897
+  _globals['_RUNSTEPRESPONSE']._serialized_start=900
+  _globals['_RUNSTEPRESPONSE']._serialized_end=1081
+  _globals['_PARTIALRUNSETUPREQUEST']._serialized_start=1083
+  _globals['_PARTIALRUNSETUPREQUEST']._serialized_end=1196
+  _globals['_PARTIALRUNSETUPRESPONSE']._serialized_start=1198
+  _globals['_PARTIALRUNSETUPRESPONSE']._serialized_end=1251
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1253
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=1298
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1300
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1322
+  _globals['_RESETREQUEST']._serialized_start=1324
+  _globals['_RESETREQUEST']._serialized_end=1381
+  _globals['_RESETRESPONSE']._serialized_start=1383
+  _globals['_RESETRESPONSE']._serialized_end=1398
+  _globals['_LISTDEVICESREQUEST']._serialized_start=1400
+  _globals['_LISTDEVICESREQUEST']._serialized_end=1444
+  _globals['_LISTDEVICESRESPONSE']._serialized_start=1446
+  _globals['_LISTDEVICESRESPONSE']._serialized_end=1572
+  _globals['_MAKECALLABLEREQUEST']._serialized_start=1574
+  _globals['_MAKECALLABLEREQUEST']._serialized_end=1685
+  _globals['_MAKECALLABLERESPONSE']._serialized_start=1687
+  _globals['_MAKECALLABLERESPONSE']._serialized_end=1725
+  _globals['_RUNCALLABLEREQUEST']._serialized_start=1727
+  _globals['_RUNCALLABLEREQUEST']._serialized_end=1846
+  _globals['_RUNCALLABLERESPONSE']._serialized_start=1848
+  _globals['_RUNCALLABLERESPONSE']._serialized_end=1952
+  _globals['_RELEASECALLABLEREQUEST']._serialized_start=1954
+  _globals['_RELEASECALLABLEREQUEST']._serialized_end=2018
+  _globals['_RELEASECALLABLERESPONSE']._serialized_start=2020
+  _globals['_RELEASECALLABLERESPONSE']._serialized_end=2045
 # @@protoc_insertion_point(module_scope)

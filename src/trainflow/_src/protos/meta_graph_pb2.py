@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -32,7 +34,7 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&trainflow/_src/protos/meta_graph.proto\x12\ttrainflow\x1a\x19google/protobuf/any.proto\x1a!trainflow/_src/protos/graph.proto\x1a\"trainflow/_src/protos/op_def.proto\x1a!trainflow/_src/protos/saver.proto\x1a\"trainflow/_src/protos/struct.proto\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xe6\x06\n\x0cMetaGraphDef\x12:\n\rmeta_info_def\x18\x01 \x01(\x0b\x32#.trainflow.MetaGraphDef.MetaInfoDef\x12&\n\tgraph_def\x18\x02 \x01(\x0b\x32\x13.trainflow.GraphDef\x12&\n\tsaver_def\x18\x03 \x01(\x0b\x32\x13.trainflow.SaverDef\x12\x42\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32*.trainflow.MetaGraphDef.CollectionDefEntry\x12@\n\rsignature_def\x18\x05 \x03(\x0b\x32).trainflow.MetaGraphDef.SignatureDefEntry\x12/\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x17.trainflow.AssetFileDef\x1a\xf4\x02\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12+\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x11.trainflow.OpList\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x12R\n\x10\x66unction_aliases\x18\x08 \x03(\x0b\x32\x38.trainflow.MetaGraphDef.MetaInfoDef.FunctionAliasesEntry\x1a\x36\n\x14\x46unctionAliasesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aN\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.trainflow.CollectionDef:\x02\x38\x01\x1aL\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.trainflow.SignatureDef:\x02\x38\x01\"\xda\x03\n\rCollectionDef\x12\x36\n\tnode_list\x18\x01 \x01(\x0b\x32!.trainflow.CollectionDef.NodeListH\x00\x12\x38\n\nbytes_list\x18\x02 \x01(\x0b\x32\".trainflow.CollectionDef.BytesListH\x00\x12\x38\n\nint64_list\x18\x03 \x01(\x0b\x32\".trainflow.CollectionDef.Int64ListH\x00\x12\x38\n\nfloat_list\x18\x04 \x01(\x0b\x32\".trainflow.CollectionDef.FloatListH\x00\x12\x34\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32 .trainflow.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\xcb\x03\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12\x35\n\ncoo_sparse\x18\x04 \x01(\x0b\x32\x1f.trainflow.TensorInfo.CooSparseH\x00\x12\x41\n\x10\x63omposite_tensor\x18\x05 \x01(\x0b\x32%.trainflow.TensorInfo.CompositeTensorH\x00\x12\"\n\x05\x64type\x18\x02 \x01(\x0e\x32\x13.trainflow.DataType\x12\x31\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\t\x1ai\n\x0f\x43ompositeTensor\x12+\n\ttype_spec\x18\x01 \x01(\x0b\x32\x18.trainflow.TypeSpecProto\x12)\n\ncomponents\x18\x02 \x03(\x0b\x32\x15.trainflow.TensorInfoB\n\n\x08\x65ncoding\"\x9e\x03\n\x0cSignatureDef\x12\x33\n\x06inputs\x18\x01 \x03(\x0b\x32#.trainflow.SignatureDef.InputsEntry\x12\x35\n\x07outputs\x18\x02 \x03(\x0b\x32$.trainflow.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x37\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32%.trainflow.SignatureDef.DefaultsEntry\x1a\x44\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.trainflow.TensorInfo:\x02\x38\x01\x1a\x45\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.trainflow.TensorInfo:\x02\x38\x01\x1aG\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.trainflow.TensorProto:\x02\x38\x01\"L\n\x0c\x41ssetFileDef\x12*\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x15.trainflow.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n&trainflow/_src/protos/meta_graph.proto\x12\ntensorflow\x1a\x19google/protobuf/any.proto\x1a!trainflow/_src/protos/graph.proto\x1a\"trainflow/_src/protos/op_def.proto\x1a!trainflow/_src/protos/saver.proto\x1a\"trainflow/_src/protos/struct.proto\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xf0\x06\n\x0cMetaGraphDef\x12;\n\rmeta_info_def\x18\x01 \x01(\x0b\x32$.tensorflow.MetaGraphDef.MetaInfoDef\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\'\n\tsaver_def\x18\x03 \x01(\x0b\x32\x14.tensorflow.SaverDef\x12\x43\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32+.tensorflow.MetaGraphDef.CollectionDefEntry\x12\x41\n\rsignature_def\x18\x05 \x03(\x0b\x32*.tensorflow.MetaGraphDef.SignatureDefEntry\x12\x30\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x18.tensorflow.AssetFileDef\x1a\xf6\x02\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12,\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x12.tensorflow.OpList\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x12S\n\x10\x66unction_aliases\x18\x08 \x03(\x0b\x32\x39.tensorflow.MetaGraphDef.MetaInfoDef.FunctionAliasesEntry\x1a\x36\n\x14\x46unctionAliasesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1aO\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.tensorflow.CollectionDef:\x02\x38\x01\x1aM\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.tensorflow.SignatureDef:\x02\x38\x01\"\xdf\x03\n\rCollectionDef\x12\x37\n\tnode_list\x18\x01 \x01(\x0b\x32\".tensorflow.CollectionDef.NodeListH\x00\x12\x39\n\nbytes_list\x18\x02 \x01(\x0b\x32#.tensorflow.CollectionDef.BytesListH\x00\x12\x39\n\nint64_list\x18\x03 \x01(\x0b\x32#.tensorflow.CollectionDef.Int64ListH\x00\x12\x39\n\nfloat_list\x18\x04 \x01(\x0b\x32#.tensorflow.CollectionDef.FloatListH\x00\x12\x35\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32!.tensorflow.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\xd1\x03\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12\x36\n\ncoo_sparse\x18\x04 \x01(\x0b\x32 .tensorflow.TensorInfo.CooSparseH\x00\x12\x42\n\x10\x63omposite_tensor\x18\x05 \x01(\x0b\x32&.tensorflow.TensorInfo.CompositeTensorH\x00\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.tensorflow.DataType\x12\x32\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\t\x1ak\n\x0f\x43ompositeTensor\x12,\n\ttype_spec\x18\x01 \x01(\x0b\x32\x19.tensorflow.TypeSpecProto\x12*\n\ncomponents\x18\x02 \x03(\x0b\x32\x16.tensorflow.TensorInfoB\n\n\x08\x65ncoding\"\xa4\x03\n\x0cSignatureDef\x12\x34\n\x06inputs\x18\x01 \x03(\x0b\x32$.tensorflow.SignatureDef.InputsEntry\x12\x36\n\x07outputs\x18\x02 \x03(\x0b\x32%.tensorflow.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x38\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32&.tensorflow.SignatureDef.DefaultsEntry\x1a\x45\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1a\x46\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tensorflow.TensorInfo:\x02\x38\x01\x1aH\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.tensorflow.TensorProto:\x02\x38\x01\"M\n\x0c\x41ssetFileDef\x12+\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x16.tensorflow.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -55,42 +57,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
   _globals['_SIGNATUREDEF_DEFAULTSENTRY']._loaded_options = None
   _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_options = b'8\001'
-  _globals['_METAGRAPHDEF']._serialized_start=336
-  _globals['_METAGRAPHDEF']._serialized_end=1206
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=676
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=1048
-  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_start=994
-  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_end=1048
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=1050
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=1128
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=1130
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=1206
-  _globals['_COLLECTIONDEF']._serialized_start=1209
-  _globals['_COLLECTIONDEF']._serialized_end=1683
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1510
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1535
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1537
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1563
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1565
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1595
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1597
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1627
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1629
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1675
-  _globals['_TENSORINFO']._serialized_start=1686
-  _globals['_TENSORINFO']._serialized_end=2145
-  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1925
-  _globals['_TENSORINFO_COOSPARSE']._serialized_end=2026
-  _globals['_TENSORINFO_COMPOSITETENSOR']._serialized_start=2028
-  _globals['_TENSORINFO_COMPOSITETENSOR']._serialized_end=2133
-  _globals['_SIGNATUREDEF']._serialized_start=2148
-  _globals['_SIGNATUREDEF']._serialized_end=2562
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=2350
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=2418
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=2420
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2489
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2491
-  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2562
-  _globals['_ASSETFILEDEF']._serialized_start=2564
-  _globals['_ASSETFILEDEF']._serialized_end=2640
+  _globals['_METAGRAPHDEF']._serialized_start=337
+  _globals['_METAGRAPHDEF']._serialized_end=1217
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=683
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=1057
+  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_start=1003
+  _globals['_METAGRAPHDEF_METAINFODEF_FUNCTIONALIASESENTRY']._serialized_end=1057
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=1059
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=1138
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=1140
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=1217
+  _globals['_COLLECTIONDEF']._serialized_start=1220
+  _globals['_COLLECTIONDEF']._serialized_end=1699
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1526
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1551
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1553
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1579
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1581
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1611
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1613
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1643
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1645
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1691
+  _globals['_TENSORINFO']._serialized_start=1702
+  _globals['_TENSORINFO']._serialized_end=2167
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1945
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=2046
+  _globals['_TENSORINFO_COMPOSITETENSOR']._serialized_start=2048
+  _globals['_TENSORINFO_COMPOSITETENSOR']._serialized_end=2155
+  _globals['_SIGNATUREDEF']._serialized_start=2170
+  _globals['_SIGNATUREDEF']._serialized_end=2590
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=2375
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=2444
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=2446
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=2516
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=2518
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=2590
+  _globals['_ASSETFILEDEF']._serialized_start=2592
+  _globals['_ASSETFILEDEF']._serialized_end=2669
 # @@protoc_insertion_point(module_scope)

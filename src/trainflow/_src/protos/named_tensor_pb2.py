@@ -19,19 +19,21 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from trainflow._src.protos import tensor_pb2 as trainflow_dot___src_dot_protos_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(trainflow/_src/protos/named_tensor.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/tensor.proto\"H\n\x10NamedTensorProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12&\n\x06tensor\x18\x02 \x01(\x0b\x32\x16.trainflow.TensorProtob\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n(trainflow/_src/protos/named_tensor.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/tensor.proto\"I\n\x10NamedTensorProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\'\n\x06tensor\x18\x02 \x01(\x0b\x32\x17.tensorflow.TensorProtob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.named_tensor_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_NAMEDTENSORPROTO']._serialized_start=91
-  _globals['_NAMEDTENSORPROTO']._serialized_end=163
+  _globals['_NAMEDTENSORPROTO']._serialized_start=92
+  _globals['_NAMEDTENSORPROTO']._serialized_end=165
 # @@protoc_insertion_point(module_scope)

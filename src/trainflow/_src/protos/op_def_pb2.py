@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -28,21 +30,21 @@ from trainflow._src.protos import resource_handle_pb2 as trainflow_dot___src_dot
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"trainflow/_src/protos/op_def.proto\x12\ttrainflow\x1a&trainflow/_src/protos/attr_value.proto\x1a%trainflow/_src/protos/full_type.proto\x1a+trainflow/_src/protos/resource_handle.proto\x1a!trainflow/_src/protos/types.proto\"\xea\x06\n\x05OpDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\tinput_arg\x18\x02 \x03(\x0b\x32\x17.trainflow.OpDef.ArgDef\x12+\n\noutput_arg\x18\x03 \x03(\x0b\x32\x17.trainflow.OpDef.ArgDef\x12\x16\n\x0e\x63ontrol_output\x18\x14 \x03(\t\x12&\n\x04\x61ttr\x18\x04 \x03(\x0b\x32\x18.trainflow.OpDef.AttrDef\x12-\n\x0b\x64\x65precation\x18\x08 \x01(\x0b\x32\x18.trainflow.OpDeprecation\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x16\n\x0eis_commutative\x18\x12 \x01(\x08\x12\x14\n\x0cis_aggregate\x18\x10 \x01(\x08\x12\x13\n\x0bis_stateful\x18\x11 \x01(\x08\x12\"\n\x1a\x61llows_uninitialized_input\x18\x13 \x01(\x08\x12$\n\x1cis_distributed_communication\x18\x15 \x01(\x08\x1a\x99\x02\n\x06\x41rgDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12!\n\x04type\x18\x03 \x01(\x0e\x32\x13.trainflow.DataType\x12\x11\n\ttype_attr\x18\x04 \x01(\t\x12\x13\n\x0bnumber_attr\x18\x05 \x01(\t\x12\x16\n\x0etype_list_attr\x18\x06 \x01(\t\x12\x41\n\x0bhandle_data\x18\x07 \x03(\x0b\x32,.trainflow.ResourceHandleProto.DtypeAndShape\x12\x0e\n\x06is_ref\x18\x10 \x01(\x08\x12\x36\n\x16\x65xperimental_full_type\x18\x11 \x01(\x0b\x32\x16.trainflow.FullTypeDef\x1a\xbb\x01\n\x07\x41ttrDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12+\n\rdefault_value\x18\x03 \x01(\x0b\x32\x14.trainflow.AttrValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x13\n\x0bhas_minimum\x18\x05 \x01(\x08\x12\x0f\n\x07minimum\x18\x06 \x01(\x03\x12,\n\x0e\x61llowed_values\x18\x07 \x01(\x0b\x32\x14.trainflow.AttrValue\"5\n\rOpDeprecation\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0b\x65xplanation\x18\x02 \x01(\t\"&\n\x06OpList\x12\x1c\n\x02op\x18\x01 \x03(\x0b\x32\x10.trainflow.OpDefb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\"trainflow/_src/protos/op_def.proto\x12\ntensorflow\x1a&trainflow/_src/protos/attr_value.proto\x1a%trainflow/_src/protos/full_type.proto\x1a+trainflow/_src/protos/resource_handle.proto\x1a!trainflow/_src/protos/types.proto\"\xf3\x06\n\x05OpDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\tinput_arg\x18\x02 \x03(\x0b\x32\x18.tensorflow.OpDef.ArgDef\x12,\n\noutput_arg\x18\x03 \x03(\x0b\x32\x18.tensorflow.OpDef.ArgDef\x12\x16\n\x0e\x63ontrol_output\x18\x14 \x03(\t\x12\'\n\x04\x61ttr\x18\x04 \x03(\x0b\x32\x19.tensorflow.OpDef.AttrDef\x12.\n\x0b\x64\x65precation\x18\x08 \x01(\x0b\x32\x19.tensorflow.OpDeprecation\x12\x0f\n\x07summary\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x16\n\x0eis_commutative\x18\x12 \x01(\x08\x12\x14\n\x0cis_aggregate\x18\x10 \x01(\x08\x12\x13\n\x0bis_stateful\x18\x11 \x01(\x08\x12\"\n\x1a\x61llows_uninitialized_input\x18\x13 \x01(\x08\x12$\n\x1cis_distributed_communication\x18\x15 \x01(\x08\x1a\x9c\x02\n\x06\x41rgDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\"\n\x04type\x18\x03 \x01(\x0e\x32\x14.tensorflow.DataType\x12\x11\n\ttype_attr\x18\x04 \x01(\t\x12\x13\n\x0bnumber_attr\x18\x05 \x01(\t\x12\x16\n\x0etype_list_attr\x18\x06 \x01(\t\x12\x42\n\x0bhandle_data\x18\x07 \x03(\x0b\x32-.tensorflow.ResourceHandleProto.DtypeAndShape\x12\x0e\n\x06is_ref\x18\x10 \x01(\x08\x12\x37\n\x16\x65xperimental_full_type\x18\x11 \x01(\x0b\x32\x17.tensorflow.FullTypeDef\x1a\xbd\x01\n\x07\x41ttrDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12,\n\rdefault_value\x18\x03 \x01(\x0b\x32\x15.tensorflow.AttrValue\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\x12\x13\n\x0bhas_minimum\x18\x05 \x01(\x08\x12\x0f\n\x07minimum\x18\x06 \x01(\x03\x12-\n\x0e\x61llowed_values\x18\x07 \x01(\x0b\x32\x15.tensorflow.AttrValue\"5\n\rOpDeprecation\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x13\n\x0b\x65xplanation\x18\x02 \x01(\t\"\'\n\x06OpList\x12\x1d\n\x02op\x18\x01 \x03(\x0b\x32\x11.tensorflow.OpDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.op_def_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPDEF']._serialized_start=209
-  _globals['_OPDEF']._serialized_end=1083
-  _globals['_OPDEF_ARGDEF']._serialized_start=612
-  _globals['_OPDEF_ARGDEF']._serialized_end=893
-  _globals['_OPDEF_ATTRDEF']._serialized_start=896
-  _globals['_OPDEF_ATTRDEF']._serialized_end=1083
-  _globals['_OPDEPRECATION']._serialized_start=1085
-  _globals['_OPDEPRECATION']._serialized_end=1138
-  _globals['_OPLIST']._serialized_start=1140
-  _globals['_OPLIST']._serialized_end=1178
+  _globals['_OPDEF']._serialized_start=210
+  _globals['_OPDEF']._serialized_end=1093
+  _globals['_OPDEF_ARGDEF']._serialized_start=617
+  _globals['_OPDEF_ARGDEF']._serialized_end=901
+  _globals['_OPDEF_ATTRDEF']._serialized_start=904
+  _globals['_OPDEF_ATTRDEF']._serialized_end=1093
+  _globals['_OPDEPRECATION']._serialized_start=1095
+  _globals['_OPDEPRECATION']._serialized_end=1148
+  _globals['_OPLIST']._serialized_start=1150
+  _globals['_OPLIST']._serialized_end=1189
 # @@protoc_insertion_point(module_scope)

@@ -19,12 +19,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'trainflow/_src/protos/raw_example.proto\x12\ttrainflow\"s\n\x0bRawFeatures\x12\x34\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32#.trainflow.RawFeatures.FeatureEntry\x1a.\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c:\x02\x38\x01\"6\n\nRawExample\x12(\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x16.trainflow.RawFeaturesb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\'trainflow/_src/protos/raw_example.proto\x12\ntensorflow\"t\n\x0bRawFeatures\x12\x35\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32$.tensorflow.RawFeatures.FeatureEntry\x1a.\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c:\x02\x38\x01\"7\n\nRawExample\x12)\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x17.tensorflow.RawFeaturesb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,10 +35,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_RAWFEATURES_FEATUREENTRY']._loaded_options = None
   _globals['_RAWFEATURES_FEATUREENTRY']._serialized_options = b'8\001'
-  _globals['_RAWFEATURES']._serialized_start=54
-  _globals['_RAWFEATURES']._serialized_end=169
-  _globals['_RAWFEATURES_FEATUREENTRY']._serialized_start=123
-  _globals['_RAWFEATURES_FEATUREENTRY']._serialized_end=169
-  _globals['_RAWEXAMPLE']._serialized_start=171
-  _globals['_RAWEXAMPLE']._serialized_end=225
+  _globals['_RAWFEATURES']._serialized_start=55
+  _globals['_RAWFEATURES']._serialized_end=171
+  _globals['_RAWFEATURES_FEATUREENTRY']._serialized_start=125
+  _globals['_RAWFEATURES_FEATUREENTRY']._serialized_end=171
+  _globals['_RAWEXAMPLE']._serialized_start=173
+  _globals['_RAWEXAMPLE']._serialized_end=228
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -26,15 +28,15 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n+trainflow/_src/protos/resource_handle.proto\x12\ttrainflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\x9c\x02\n\x13ResourceHandleProto\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12\x11\n\tcontainer\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\thash_code\x18\x04 \x01(\x04\x12\x17\n\x0fmaybe_type_name\x18\x05 \x01(\t\x12G\n\x11\x64types_and_shapes\x18\x06 \x03(\x0b\x32,.trainflow.ResourceHandleProto.DtypeAndShape\x1a_\n\rDtypeAndShape\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.trainflow.DataType\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProtob\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n+trainflow/_src/protos/resource_handle.proto\x12\ntensorflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\x9f\x02\n\x13ResourceHandleProto\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12\x11\n\tcontainer\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\thash_code\x18\x04 \x01(\x04\x12\x17\n\x0fmaybe_type_name\x18\x05 \x01(\t\x12H\n\x11\x64types_and_shapes\x18\x06 \x03(\x0b\x32-.tensorflow.ResourceHandleProto.DtypeAndShape\x1a\x61\n\rDtypeAndShape\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.tensorflow.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProtob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.resource_handle_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RESOURCEHANDLEPROTO']._serialized_start=136
-  _globals['_RESOURCEHANDLEPROTO']._serialized_end=420
-  _globals['_RESOURCEHANDLEPROTO_DTYPEANDSHAPE']._serialized_start=325
-  _globals['_RESOURCEHANDLEPROTO_DTYPEANDSHAPE']._serialized_end=420
+  _globals['_RESOURCEHANDLEPROTO']._serialized_start=137
+  _globals['_RESOURCEHANDLEPROTO']._serialized_end=424
+  _globals['_RESOURCEHANDLEPROTO_DTYPEANDSHAPE']._serialized_start=327
+  _globals['_RESOURCEHANDLEPROTO_DTYPEANDSHAPE']._serialized_end=424
 # @@protoc_insertion_point(module_scope)

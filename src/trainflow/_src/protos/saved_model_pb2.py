@@ -19,19 +19,21 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from trainflow._src.protos import meta_graph_pb2 as trainflow_dot___src_dot_protos_dot_meta__graph__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'trainflow/_src/protos/saved_model.proto\x12\ttrainflow\x1a&trainflow/_src/protos/meta_graph.proto\"^\n\nSavedModel\x12\"\n\x1asaved_model_schema_version\x18\x01 \x01(\x03\x12,\n\x0bmeta_graphs\x18\x02 \x03(\x0b\x32\x17.trainflow.MetaGraphDefb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\'trainflow/_src/protos/saved_model.proto\x12\ntensorflow\x1a&trainflow/_src/protos/meta_graph.proto\"_\n\nSavedModel\x12\"\n\x1asaved_model_schema_version\x18\x01 \x01(\x03\x12-\n\x0bmeta_graphs\x18\x02 \x03(\x0b\x32\x18.tensorflow.MetaGraphDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.saved_model_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SAVEDMODEL']._serialized_start=94
-  _globals['_SAVEDMODEL']._serialized_end=188
+  _globals['_SAVEDMODEL']._serialized_start=95
+  _globals['_SAVEDMODEL']._serialized_end=190
 # @@protoc_insertion_point(module_scope)

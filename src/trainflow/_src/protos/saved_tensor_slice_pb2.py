@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -29,19 +31,19 @@ from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_do
 from trainflow._src.protos import versions_pb2 as trainflow_dot___src_dot_protos_dot_versions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n.trainflow/_src/protos/saved_tensor_slice.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a(trainflow/_src/protos/tensor_slice.proto\x1a!trainflow/_src/protos/types.proto\x1a$trainflow/_src/protos/versions.proto\"\x99\x01\n\x0eSavedSliceMeta\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12!\n\x04type\x18\x03 \x01(\x0e\x32\x13.trainflow.DataType\x12*\n\x05slice\x18\x04 \x03(\x0b\x32\x1b.trainflow.TensorSliceProto\"j\n\x14SavedTensorSliceMeta\x12)\n\x06tensor\x18\x01 \x03(\x0b\x32\x19.trainflow.SavedSliceMeta\x12\'\n\x08versions\x18\x02 \x01(\x0b\x32\x15.trainflow.VersionDef\"l\n\nSavedSlice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x05slice\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorSliceProto\x12$\n\x04\x64\x61ta\x18\x03 \x01(\x0b\x32\x16.trainflow.TensorProto\"g\n\x11SavedTensorSlices\x12-\n\x04meta\x18\x01 \x01(\x0b\x32\x1f.trainflow.SavedTensorSliceMeta\x12#\n\x04\x64\x61ta\x18\x02 \x01(\x0b\x32\x15.trainflow.SavedSliceb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n.trainflow/_src/protos/saved_tensor_slice.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a(trainflow/_src/protos/tensor_slice.proto\x1a!trainflow/_src/protos/types.proto\x1a$trainflow/_src/protos/versions.proto\"\x9c\x01\n\x0eSavedSliceMeta\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12\"\n\x04type\x18\x03 \x01(\x0e\x32\x14.tensorflow.DataType\x12+\n\x05slice\x18\x04 \x03(\x0b\x32\x1c.tensorflow.TensorSliceProto\"l\n\x14SavedTensorSliceMeta\x12*\n\x06tensor\x18\x01 \x03(\x0b\x32\x1a.tensorflow.SavedSliceMeta\x12(\n\x08versions\x18\x02 \x01(\x0b\x32\x16.tensorflow.VersionDef\"n\n\nSavedSlice\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x05slice\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorSliceProto\x12%\n\x04\x64\x61ta\x18\x03 \x01(\x0b\x32\x17.tensorflow.TensorProto\"i\n\x11SavedTensorSlices\x12.\n\x04meta\x18\x01 \x01(\x0b\x32 .tensorflow.SavedTensorSliceMeta\x12$\n\x04\x64\x61ta\x18\x02 \x01(\x0b\x32\x16.tensorflow.SavedSliceb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.saved_tensor_slice_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SAVEDSLICEMETA']._serialized_start=255
-  _globals['_SAVEDSLICEMETA']._serialized_end=408
-  _globals['_SAVEDTENSORSLICEMETA']._serialized_start=410
-  _globals['_SAVEDTENSORSLICEMETA']._serialized_end=516
-  _globals['_SAVEDSLICE']._serialized_start=518
-  _globals['_SAVEDSLICE']._serialized_end=626
-  _globals['_SAVEDTENSORSLICES']._serialized_start=628
-  _globals['_SAVEDTENSORSLICES']._serialized_end=731
+  _globals['_SAVEDSLICEMETA']._serialized_start=256
+  _globals['_SAVEDSLICEMETA']._serialized_end=412
+  _globals['_SAVEDTENSORSLICEMETA']._serialized_start=414
+  _globals['_SAVEDTENSORSLICEMETA']._serialized_end=522
+  _globals['_SAVEDSLICE']._serialized_start=524
+  _globals['_SAVEDSLICE']._serialized_end=634
+  _globals['_SAVEDTENSORSLICES']._serialized_start=636
+  _globals['_SAVEDTENSORSLICES']._serialized_end=741
 # @@protoc_insertion_point(module_scope)

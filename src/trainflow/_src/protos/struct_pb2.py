@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,7 +29,7 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"trainflow/_src/protos/struct.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xe5\x05\n\x0fStructuredValue\x12*\n\nnone_value\x18\x01 \x01(\x0b\x32\x14.trainflow.NoneValueH\x00\x12\x17\n\rfloat64_value\x18\x0b \x01(\x01H\x00\x12\x15\n\x0bint64_value\x18\x0c \x01(\x12H\x00\x12\x16\n\x0cstring_value\x18\r \x01(\tH\x00\x12\x14\n\nbool_value\x18\x0e \x01(\x08H\x00\x12\x39\n\x12tensor_shape_value\x18\x1f \x01(\x0b\x32\x1b.trainflow.TensorShapeProtoH\x00\x12\x31\n\x12tensor_dtype_value\x18  \x01(\x0e\x32\x13.trainflow.DataTypeH\x00\x12\x37\n\x11tensor_spec_value\x18! \x01(\x0b\x32\x1a.trainflow.TensorSpecProtoH\x00\x12\x33\n\x0ftype_spec_value\x18\" \x01(\x0b\x32\x18.trainflow.TypeSpecProtoH\x00\x12\x46\n\x19\x62ounded_tensor_spec_value\x18# \x01(\x0b\x32!.trainflow.BoundedTensorSpecProtoH\x00\x12*\n\nlist_value\x18\x33 \x01(\x0b\x32\x14.trainflow.ListValueH\x00\x12,\n\x0btuple_value\x18\x34 \x01(\x0b\x32\x15.trainflow.TupleValueH\x00\x12*\n\ndict_value\x18\x35 \x01(\x0b\x32\x14.trainflow.DictValueH\x00\x12\x37\n\x11named_tuple_value\x18\x36 \x01(\x0b\x32\x1a.trainflow.NamedTupleValueH\x00\x12.\n\x0ctensor_value\x18\x37 \x01(\x0b\x32\x16.trainflow.TensorProtoH\x00\x12-\n\x0bnumpy_value\x18\x38 \x01(\x0b\x32\x16.trainflow.TensorProtoH\x00\x42\x06\n\x04kind\"\x0b\n\tNoneValue\"7\n\tListValue\x12*\n\x06values\x18\x01 \x03(\x0b\x32\x1a.trainflow.StructuredValue\"8\n\nTupleValue\x12*\n\x06values\x18\x01 \x03(\x0b\x32\x1a.trainflow.StructuredValue\"\x88\x01\n\tDictValue\x12\x30\n\x06\x66ields\x18\x01 \x03(\x0b\x32 .trainflow.DictValue.FieldsEntry\x1aI\n\x0b\x46ieldsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.trainflow.StructuredValue:\x02\x38\x01\"C\n\tPairValue\x12\x0b\n\x03key\x18\x01 \x01(\t\x12)\n\x05value\x18\x02 \x01(\x0b\x32\x1a.trainflow.StructuredValue\"E\n\x0fNamedTupleValue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x06values\x18\x02 \x03(\x0b\x32\x14.trainflow.PairValue\"o\n\x0fTensorSpecProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12\"\n\x05\x64type\x18\x03 \x01(\x0e\x32\x13.trainflow.DataType\"\xc8\x01\n\x16\x42oundedTensorSpecProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12\"\n\x05\x64type\x18\x03 \x01(\x0e\x32\x13.trainflow.DataType\x12\'\n\x07minimum\x18\x04 \x01(\x0b\x32\x16.trainflow.TensorProto\x12\'\n\x07maximum\x18\x05 \x01(\x0b\x32\x16.trainflow.TensorProto\"\xf6\x03\n\rTypeSpecProto\x12?\n\x0ftype_spec_class\x18\x01 \x01(\x0e\x32&.trainflow.TypeSpecProto.TypeSpecClass\x12.\n\ntype_state\x18\x02 \x01(\x0b\x32\x1a.trainflow.StructuredValue\x12\x1c\n\x14type_spec_class_name\x18\x03 \x01(\t\x12\x1b\n\x13num_flat_components\x18\x04 \x01(\x05\"\xb8\x02\n\rTypeSpecClass\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x16\n\x12SPARSE_TENSOR_SPEC\x10\x01\x12\x17\n\x13INDEXED_SLICES_SPEC\x10\x02\x12\x16\n\x12RAGGED_TENSOR_SPEC\x10\x03\x12\x15\n\x11TENSOR_ARRAY_SPEC\x10\x04\x12\x15\n\x11\x44\x41TA_DATASET_SPEC\x10\x05\x12\x16\n\x12\x44\x41TA_ITERATOR_SPEC\x10\x06\x12\x11\n\rOPTIONAL_SPEC\x10\x07\x12\x14\n\x10PER_REPLICA_SPEC\x10\x08\x12\x11\n\rVARIABLE_SPEC\x10\t\x12\x16\n\x12ROW_PARTITION_SPEC\x10\n\x12\x18\n\x14REGISTERED_TYPE_SPEC\x10\x0c\x12\x17\n\x13\x45XTENSION_TYPE_SPEC\x10\r\"\x04\x08\x0b\x10\x0b\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\"trainflow/_src/protos/struct.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/tensor.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xf1\x05\n\x0fStructuredValue\x12+\n\nnone_value\x18\x01 \x01(\x0b\x32\x15.tensorflow.NoneValueH\x00\x12\x17\n\rfloat64_value\x18\x0b \x01(\x01H\x00\x12\x15\n\x0bint64_value\x18\x0c \x01(\x12H\x00\x12\x16\n\x0cstring_value\x18\r \x01(\tH\x00\x12\x14\n\nbool_value\x18\x0e \x01(\x08H\x00\x12:\n\x12tensor_shape_value\x18\x1f \x01(\x0b\x32\x1c.tensorflow.TensorShapeProtoH\x00\x12\x32\n\x12tensor_dtype_value\x18  \x01(\x0e\x32\x14.tensorflow.DataTypeH\x00\x12\x38\n\x11tensor_spec_value\x18! \x01(\x0b\x32\x1b.tensorflow.TensorSpecProtoH\x00\x12\x34\n\x0ftype_spec_value\x18\" \x01(\x0b\x32\x19.tensorflow.TypeSpecProtoH\x00\x12G\n\x19\x62ounded_tensor_spec_value\x18# \x01(\x0b\x32\".tensorflow.BoundedTensorSpecProtoH\x00\x12+\n\nlist_value\x18\x33 \x01(\x0b\x32\x15.tensorflow.ListValueH\x00\x12-\n\x0btuple_value\x18\x34 \x01(\x0b\x32\x16.tensorflow.TupleValueH\x00\x12+\n\ndict_value\x18\x35 \x01(\x0b\x32\x15.tensorflow.DictValueH\x00\x12\x38\n\x11named_tuple_value\x18\x36 \x01(\x0b\x32\x1b.tensorflow.NamedTupleValueH\x00\x12/\n\x0ctensor_value\x18\x37 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x12.\n\x0bnumpy_value\x18\x38 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x42\x06\n\x04kind\"\x0b\n\tNoneValue\"8\n\tListValue\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.tensorflow.StructuredValue\"9\n\nTupleValue\x12+\n\x06values\x18\x01 \x03(\x0b\x32\x1b.tensorflow.StructuredValue\"\x8a\x01\n\tDictValue\x12\x31\n\x06\x66ields\x18\x01 \x03(\x0b\x32!.tensorflow.DictValue.FieldsEntry\x1aJ\n\x0b\x46ieldsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.tensorflow.StructuredValue:\x02\x38\x01\"D\n\tPairValue\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.tensorflow.StructuredValue\"F\n\x0fNamedTupleValue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x06values\x18\x02 \x03(\x0b\x32\x15.tensorflow.PairValue\"q\n\x0fTensorSpecProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12#\n\x05\x64type\x18\x03 \x01(\x0e\x32\x14.tensorflow.DataType\"\xcc\x01\n\x16\x42oundedTensorSpecProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12#\n\x05\x64type\x18\x03 \x01(\x0e\x32\x14.tensorflow.DataType\x12(\n\x07minimum\x18\x04 \x01(\x0b\x32\x17.tensorflow.TensorProto\x12(\n\x07maximum\x18\x05 \x01(\x0b\x32\x17.tensorflow.TensorProto\"\xf8\x03\n\rTypeSpecProto\x12@\n\x0ftype_spec_class\x18\x01 \x01(\x0e\x32\'.tensorflow.TypeSpecProto.TypeSpecClass\x12/\n\ntype_state\x18\x02 \x01(\x0b\x32\x1b.tensorflow.StructuredValue\x12\x1c\n\x14type_spec_class_name\x18\x03 \x01(\t\x12\x1b\n\x13num_flat_components\x18\x04 \x01(\x05\"\xb8\x02\n\rTypeSpecClass\x12\x0b\n\x07UNKNOWN\x10\x00\x12\x16\n\x12SPARSE_TENSOR_SPEC\x10\x01\x12\x17\n\x13INDEXED_SLICES_SPEC\x10\x02\x12\x16\n\x12RAGGED_TENSOR_SPEC\x10\x03\x12\x15\n\x11TENSOR_ARRAY_SPEC\x10\x04\x12\x15\n\x11\x44\x41TA_DATASET_SPEC\x10\x05\x12\x16\n\x12\x44\x41TA_ITERATOR_SPEC\x10\x06\x12\x11\n\rOPTIONAL_SPEC\x10\x07\x12\x14\n\x10PER_REPLICA_SPEC\x10\x08\x12\x11\n\rVARIABLE_SPEC\x10\t\x12\x16\n\x12ROW_PARTITION_SPEC\x10\n\x12\x18\n\x14REGISTERED_TYPE_SPEC\x10\x0c\x12\x17\n\x13\x45XTENSION_TYPE_SPEC\x10\r\"\x04\x08\x0b\x10\x0b\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,28 +38,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_DICTVALUE_FIELDSENTRY']._loaded_options = None
   _globals['_DICTVALUE_FIELDSENTRY']._serialized_options = b'8\001'
-  _globals['_STRUCTUREDVALUE']._serialized_start=163
-  _globals['_STRUCTUREDVALUE']._serialized_end=904
-  _globals['_NONEVALUE']._serialized_start=906
-  _globals['_NONEVALUE']._serialized_end=917
-  _globals['_LISTVALUE']._serialized_start=919
-  _globals['_LISTVALUE']._serialized_end=974
-  _globals['_TUPLEVALUE']._serialized_start=976
-  _globals['_TUPLEVALUE']._serialized_end=1032
-  _globals['_DICTVALUE']._serialized_start=1035
-  _globals['_DICTVALUE']._serialized_end=1171
-  _globals['_DICTVALUE_FIELDSENTRY']._serialized_start=1098
-  _globals['_DICTVALUE_FIELDSENTRY']._serialized_end=1171
-  _globals['_PAIRVALUE']._serialized_start=1173
-  _globals['_PAIRVALUE']._serialized_end=1240
-  _globals['_NAMEDTUPLEVALUE']._serialized_start=1242
-  _globals['_NAMEDTUPLEVALUE']._serialized_end=1311
-  _globals['_TENSORSPECPROTO']._serialized_start=1313
-  _globals['_TENSORSPECPROTO']._serialized_end=1424
-  _globals['_BOUNDEDTENSORSPECPROTO']._serialized_start=1427
-  _globals['_BOUNDEDTENSORSPECPROTO']._serialized_end=1627
-  _globals['_TYPESPECPROTO']._serialized_start=1630
-  _globals['_TYPESPECPROTO']._serialized_end=2132
-  _globals['_TYPESPECPROTO_TYPESPECCLASS']._serialized_start=1820
-  _globals['_TYPESPECPROTO_TYPESPECCLASS']._serialized_end=2132
+  _globals['_STRUCTUREDVALUE']._serialized_start=164
+  _globals['_STRUCTUREDVALUE']._serialized_end=917
+  _globals['_NONEVALUE']._serialized_start=919
+  _globals['_NONEVALUE']._serialized_end=930
+  _globals['_LISTVALUE']._serialized_start=932
+  _globals['_LISTVALUE']._serialized_end=988
+  _globals['_TUPLEVALUE']._serialized_start=990
+  _globals['_TUPLEVALUE']._serialized_end=1047
+  _globals['_DICTVALUE']._serialized_start=1050
+  _globals['_DICTVALUE']._serialized_end=1188
+  _globals['_DICTVALUE_FIELDSENTRY']._serialized_start=1114
+  _globals['_DICTVALUE_FIELDSENTRY']._serialized_end=1188
+  _globals['_PAIRVALUE']._serialized_start=1190
+  _globals['_PAIRVALUE']._serialized_end=1258
+  _globals['_NAMEDTUPLEVALUE']._serialized_start=1260
+  _globals['_NAMEDTUPLEVALUE']._serialized_end=1330
+  _globals['_TENSORSPECPROTO']._serialized_start=1332
+  _globals['_TENSORSPECPROTO']._serialized_end=1445
+  _globals['_BOUNDEDTENSORSPECPROTO']._serialized_start=1448
+  _globals['_BOUNDEDTENSORSPECPROTO']._serialized_end=1652
+  _globals['_TYPESPECPROTO']._serialized_start=1655
+  _globals['_TYPESPECPROTO']._serialized_end=2159
+  _globals['_TYPESPECPROTO_TYPESPECCLASS']._serialized_start=1847
+  _globals['_TYPESPECPROTO_TYPESPECCLASS']._serialized_end=2159
 # @@protoc_insertion_point(module_scope)

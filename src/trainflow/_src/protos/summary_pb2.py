@@ -19,13 +19,15 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from trainflow._src.protos import tensor_pb2 as trainflow_dot___src_dot_protos_dot_tensor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#trainflow/_src/protos/summary.proto\x12\ttrainflow\x1a\"trainflow/_src/protos/tensor.proto\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\'\n\x12SummaryDescription\x12\x11\n\ttype_hint\x18\x01 \x01(\t\"\xde\x01\n\x0fSummaryMetadata\x12:\n\x0bplugin_data\x18\x01 \x01(\x0b\x32%.trainflow.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x12(\n\ndata_class\x18\x04 \x01(\x0e\x32\x14.trainflow.DataClass\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xd8\x04\n\x07Summary\x12\'\n\x05value\x18\x01 \x03(\x0b\x32\x18.trainflow.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a\xca\x02\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12,\n\x08metadata\x18\t \x01(\x0b\x32\x1a.trainflow.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12&\n\x1cobsolete_old_style_histogram\x18\x03 \x01(\x0cH\x00\x12)\n\x05image\x18\x04 \x01(\x0b\x32\x18.trainflow.Summary.ImageH\x00\x12*\n\x05histo\x18\x05 \x01(\x0b\x32\x19.trainflow.HistogramProtoH\x00\x12)\n\x05\x61udio\x18\x06 \x01(\x0b\x32\x18.trainflow.Summary.AudioH\x00\x12(\n\x06tensor\x18\x08 \x01(\x0b\x32\x16.trainflow.TensorProtoH\x00\x42\x07\n\x05value*o\n\tDataClass\x12\x16\n\x12\x44\x41TA_CLASS_UNKNOWN\x10\x00\x12\x15\n\x11\x44\x41TA_CLASS_SCALAR\x10\x01\x12\x15\n\x11\x44\x41TA_CLASS_TENSOR\x10\x02\x12\x1c\n\x18\x44\x41TA_CLASS_BLOB_SEQUENCE\x10\x03\x62\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n#trainflow/_src/protos/summary.proto\x12\ntensorflow\x1a\"trainflow/_src/protos/tensor.proto\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\'\n\x12SummaryDescription\x12\x11\n\ttype_hint\x18\x01 \x01(\t\"\xe0\x01\n\x0fSummaryMetadata\x12;\n\x0bplugin_data\x18\x01 \x01(\x0b\x32&.tensorflow.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x12)\n\ndata_class\x18\x04 \x01(\x0e\x32\x15.tensorflow.DataClass\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xde\x04\n\x07Summary\x12(\n\x05value\x18\x01 \x03(\x0b\x32\x19.tensorflow.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a}\n\x05\x41udio\x12\x13\n\x0bsample_rate\x18\x01 \x01(\x02\x12\x14\n\x0cnum_channels\x18\x02 \x01(\x03\x12\x15\n\rlength_frames\x18\x03 \x01(\x03\x12\x1c\n\x14\x65ncoded_audio_string\x18\x04 \x01(\x0c\x12\x14\n\x0c\x63ontent_type\x18\x05 \x01(\t\x1a\xcf\x02\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12-\n\x08metadata\x18\t \x01(\x0b\x32\x1b.tensorflow.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12&\n\x1cobsolete_old_style_histogram\x18\x03 \x01(\x0cH\x00\x12*\n\x05image\x18\x04 \x01(\x0b\x32\x19.tensorflow.Summary.ImageH\x00\x12+\n\x05histo\x18\x05 \x01(\x0b\x32\x1a.tensorflow.HistogramProtoH\x00\x12*\n\x05\x61udio\x18\x06 \x01(\x0b\x32\x19.tensorflow.Summary.AudioH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.tensorflow.TensorProtoH\x00\x42\x07\n\x05value*o\n\tDataClass\x12\x16\n\x12\x44\x41TA_CLASS_UNKNOWN\x10\x00\x12\x15\n\x11\x44\x41TA_CLASS_SCALAR\x10\x01\x12\x15\n\x11\x44\x41TA_CLASS_TENSOR\x10\x02\x12\x1c\n\x18\x44\x41TA_CLASS_BLOB_SEQUENCE\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,22 +38,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket_limit']._serialized_options = b'\020\001'
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket']._loaded_options = None
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket']._serialized_options = b'\020\001'
-  _globals['_DATACLASS']._serialized_start=1093
-  _globals['_DATACLASS']._serialized_end=1204
-  _globals['_HISTOGRAMPROTO']._serialized_start=87
-  _globals['_HISTOGRAMPROTO']._serialized_end=222
-  _globals['_SUMMARYDESCRIPTION']._serialized_start=224
-  _globals['_SUMMARYDESCRIPTION']._serialized_end=263
-  _globals['_SUMMARYMETADATA']._serialized_start=266
-  _globals['_SUMMARYMETADATA']._serialized_end=488
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=438
-  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=488
-  _globals['_SUMMARY']._serialized_start=491
-  _globals['_SUMMARY']._serialized_end=1091
-  _globals['_SUMMARY_IMAGE']._serialized_start=543
-  _globals['_SUMMARY_IMAGE']._serialized_end=631
-  _globals['_SUMMARY_AUDIO']._serialized_start=633
-  _globals['_SUMMARY_AUDIO']._serialized_end=758
-  _globals['_SUMMARY_VALUE']._serialized_start=761
-  _globals['_SUMMARY_VALUE']._serialized_end=1091
+  _globals['_DATACLASS']._serialized_start=1102
+  _globals['_DATACLASS']._serialized_end=1213
+  _globals['_HISTOGRAMPROTO']._serialized_start=88
+  _globals['_HISTOGRAMPROTO']._serialized_end=223
+  _globals['_SUMMARYDESCRIPTION']._serialized_start=225
+  _globals['_SUMMARYDESCRIPTION']._serialized_end=264
+  _globals['_SUMMARYMETADATA']._serialized_start=267
+  _globals['_SUMMARYMETADATA']._serialized_end=491
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=441
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=491
+  _globals['_SUMMARY']._serialized_start=494
+  _globals['_SUMMARY']._serialized_end=1100
+  _globals['_SUMMARY_IMAGE']._serialized_start=547
+  _globals['_SUMMARY_IMAGE']._serialized_end=635
+  _globals['_SUMMARY_AUDIO']._serialized_start=637
+  _globals['_SUMMARY_AUDIO']._serialized_end=762
+  _globals['_SUMMARY_VALUE']._serialized_start=765
+  _globals['_SUMMARY_VALUE']._serialized_end=1100
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -28,17 +30,17 @@ from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_do
 from trainflow._src.protos import versions_pb2 as trainflow_dot___src_dot_protos_dot_versions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)trainflow/_src/protos/tensor_bundle.proto\x12\ttrainflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a(trainflow/_src/protos/tensor_slice.proto\x1a!trainflow/_src/protos/types.proto\x1a$trainflow/_src/protos/versions.proto\"\xaf\x01\n\x11\x42undleHeaderProto\x12\x12\n\nnum_shards\x18\x01 \x01(\x05\x12;\n\nendianness\x18\x02 \x01(\x0e\x32\'.trainflow.BundleHeaderProto.Endianness\x12&\n\x07version\x18\x03 \x01(\x0b\x32\x15.trainflow.VersionDef\"!\n\nEndianness\x12\n\n\x06LITTLE\x10\x00\x12\x07\n\x03\x42IG\x10\x01\"\xcf\x01\n\x10\x42undleEntryProto\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.trainflow.DataType\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12\x10\n\x08shard_id\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06\x63rc32c\x18\x06 \x01(\x07\x12+\n\x06slices\x18\x07 \x03(\x0b\x32\x1b.trainflow.TensorSliceProtob\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n)trainflow/_src/protos/tensor_bundle.proto\x12\ntensorflow\x1a(trainflow/_src/protos/tensor_shape.proto\x1a(trainflow/_src/protos/tensor_slice.proto\x1a!trainflow/_src/protos/types.proto\x1a$trainflow/_src/protos/versions.proto\"\xb1\x01\n\x11\x42undleHeaderProto\x12\x12\n\nnum_shards\x18\x01 \x01(\x05\x12<\n\nendianness\x18\x02 \x01(\x0e\x32(.tensorflow.BundleHeaderProto.Endianness\x12\'\n\x07version\x18\x03 \x01(\x0b\x32\x16.tensorflow.VersionDef\"!\n\nEndianness\x12\n\n\x06LITTLE\x10\x00\x12\x07\n\x03\x42IG\x10\x01\"\xd2\x01\n\x10\x42undleEntryProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.tensorflow.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12\x10\n\x08shard_id\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x03\x12\x0c\n\x04size\x18\x05 \x01(\x03\x12\x0e\n\x06\x63rc32c\x18\x06 \x01(\x07\x12,\n\x06slices\x18\x07 \x03(\x0b\x32\x1c.tensorflow.TensorSliceProtob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.tensor_bundle_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BUNDLEHEADERPROTO']._serialized_start=214
-  _globals['_BUNDLEHEADERPROTO']._serialized_end=389
-  _globals['_BUNDLEHEADERPROTO_ENDIANNESS']._serialized_start=356
-  _globals['_BUNDLEHEADERPROTO_ENDIANNESS']._serialized_end=389
-  _globals['_BUNDLEENTRYPROTO']._serialized_start=392
-  _globals['_BUNDLEENTRYPROTO']._serialized_end=599
+  _globals['_BUNDLEHEADERPROTO']._serialized_start=215
+  _globals['_BUNDLEHEADERPROTO']._serialized_end=392
+  _globals['_BUNDLEHEADERPROTO_ENDIANNESS']._serialized_start=359
+  _globals['_BUNDLEHEADERPROTO_ENDIANNESS']._serialized_end=392
+  _globals['_BUNDLEENTRYPROTO']._serialized_start=395
+  _globals['_BUNDLEENTRYPROTO']._serialized_end=605
 # @@protoc_insertion_point(module_scope)

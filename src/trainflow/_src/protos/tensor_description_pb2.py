@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,13 +29,13 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n.trainflow/_src/protos/tensor_description.proto\x12\ttrainflow\x1a\x32trainflow/_src/protos/allocation_description.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xa5\x01\n\x11TensorDescription\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.trainflow.DataType\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12@\n\x16\x61llocation_description\x18\x04 \x01(\x0b\x32 .trainflow.AllocationDescriptionb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n.trainflow/_src/protos/tensor_description.proto\x12\ntensorflow\x1a\x32trainflow/_src/protos/allocation_description.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xa8\x01\n\x11TensorDescription\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.tensorflow.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12\x41\n\x16\x61llocation_description\x18\x04 \x01(\x0b\x32!.tensorflow.AllocationDescriptionb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.tensor_description_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TENSORDESCRIPTION']._serialized_start=191
-  _globals['_TENSORDESCRIPTION']._serialized_end=356
+  _globals['_TENSORDESCRIPTION']._serialized_start=192
+  _globals['_TENSORDESCRIPTION']._serialized_end=360
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,7 +29,7 @@ from trainflow._src.protos import tensor_shape_pb2 as trainflow_dot___src_dot_pr
 from trainflow._src.protos import types_pb2 as trainflow_dot___src_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"trainflow/_src/protos/tensor.proto\x12\ttrainflow\x1a+trainflow/_src/protos/resource_handle.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\x9c\x04\n\x0bTensorProto\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.trainflow.DataType\x12\x31\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1b.trainflow.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x18\n\x0cscomplex_val\x18\t \x03(\x02\x42\x02\x10\x01\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x18\n\x0c\x64\x63omplex_val\x18\x0c \x03(\x01\x42\x02\x10\x01\x12;\n\x13resource_handle_val\x18\x0e \x03(\x0b\x32\x1e.trainflow.ResourceHandleProto\x12\x36\n\x0bvariant_val\x18\x0f \x03(\x0b\x32!.trainflow.VariantTensorDataProto\x12\x16\n\nuint32_val\x18\x10 \x03(\rB\x02\x10\x01\x12\x16\n\nuint64_val\x18\x11 \x03(\x04\x42\x02\x10\x01\x12\x12\n\nfloat8_val\x18\x12 \x01(\x0c\"f\n\x16VariantTensorDataProto\x12\x11\n\ttype_name\x18\x01 \x01(\t\x12\x10\n\x08metadata\x18\x02 \x01(\x0c\x12\'\n\x07tensors\x18\x03 \x03(\x0b\x32\x16.trainflow.TensorProtob\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\"trainflow/_src/protos/tensor.proto\x12\ntensorflow\x1a+trainflow/_src/protos/resource_handle.proto\x1a(trainflow/_src/protos/tensor_shape.proto\x1a!trainflow/_src/protos/types.proto\"\xa0\x04\n\x0bTensorProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.tensorflow.DataType\x12\x32\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1c.tensorflow.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x18\n\x0cscomplex_val\x18\t \x03(\x02\x42\x02\x10\x01\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x18\n\x0c\x64\x63omplex_val\x18\x0c \x03(\x01\x42\x02\x10\x01\x12<\n\x13resource_handle_val\x18\x0e \x03(\x0b\x32\x1f.tensorflow.ResourceHandleProto\x12\x37\n\x0bvariant_val\x18\x0f \x03(\x0b\x32\".tensorflow.VariantTensorDataProto\x12\x16\n\nuint32_val\x18\x10 \x03(\rB\x02\x10\x01\x12\x16\n\nuint64_val\x18\x11 \x03(\x04\x42\x02\x10\x01\x12\x12\n\nfloat8_val\x18\x12 \x01(\x0c\"g\n\x16VariantTensorDataProto\x12\x11\n\ttype_name\x18\x01 \x01(\t\x12\x10\n\x08metadata\x18\x02 \x01(\x0c\x12(\n\x07tensors\x18\x03 \x03(\x0b\x32\x17.tensorflow.TensorProtob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -54,8 +56,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TENSORPROTO'].fields_by_name['uint32_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['uint64_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['uint64_val']._serialized_options = b'\020\001'
-  _globals['_TENSORPROTO']._serialized_start=172
-  _globals['_TENSORPROTO']._serialized_end=712
-  _globals['_VARIANTTENSORDATAPROTO']._serialized_start=714
-  _globals['_VARIANTTENSORDATAPROTO']._serialized_end=816
+  _globals['_TENSORPROTO']._serialized_start=173
+  _globals['_TENSORPROTO']._serialized_end=717
+  _globals['_VARIANTTENSORDATAPROTO']._serialized_start=719
+  _globals['_VARIANTTENSORDATAPROTO']._serialized_end=822
 # @@protoc_insertion_point(module_scope)

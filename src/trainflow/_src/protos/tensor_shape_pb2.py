@@ -19,20 +19,22 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(trainflow/_src/protos/tensor_shape.proto\x12\ttrainflow\"y\n\x10TensorShapeProto\x12,\n\x03\x64im\x18\x02 \x03(\x0b\x32\x1f.trainflow.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n(trainflow/_src/protos/tensor_shape.proto\x12\ntensorflow\"z\n\x10TensorShapeProto\x12-\n\x03\x64im\x18\x02 \x03(\x0b\x32 .tensorflow.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.tensor_shape_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TENSORSHAPEPROTO']._serialized_start=55
-  _globals['_TENSORSHAPEPROTO']._serialized_end=176
-  _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=143
-  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=176
+  _globals['_TENSORSHAPEPROTO']._serialized_start=56
+  _globals['_TENSORSHAPEPROTO']._serialized_end=178
+  _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=145
+  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=178
 # @@protoc_insertion_point(module_scope)

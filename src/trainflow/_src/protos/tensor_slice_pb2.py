@@ -19,20 +19,22 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(trainflow/_src/protos/tensor_slice.proto\x12\ttrainflow\"\x84\x01\n\x10TensorSliceProto\x12\x32\n\x06\x65xtent\x18\x01 \x03(\x0b\x32\".trainflow.TensorSliceProto.Extent\x1a<\n\x06\x45xtent\x12\r\n\x05start\x18\x01 \x01(\x03\x12\x10\n\x06length\x18\x02 \x01(\x03H\x00\x42\x11\n\x0fhas_length_hackb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n(trainflow/_src/protos/tensor_slice.proto\x12\ntensorflow\"\x85\x01\n\x10TensorSliceProto\x12\x33\n\x06\x65xtent\x18\x01 \x03(\x0b\x32#.tensorflow.TensorSliceProto.Extent\x1a<\n\x06\x45xtent\x12\r\n\x05start\x18\x01 \x01(\x03\x12\x10\n\x06length\x18\x02 \x01(\x03H\x00\x42\x11\n\x0fhas_length_hackb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.tensor_slice_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TENSORSLICEPROTO']._serialized_start=56
-  _globals['_TENSORSLICEPROTO']._serialized_end=188
-  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_start=128
-  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_end=188
+  _globals['_TENSORSLICEPROTO']._serialized_start=57
+  _globals['_TENSORSLICEPROTO']._serialized_end=190
+  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_start=130
+  _globals['_TENSORSLICEPROTO_EXTENT']._serialized_end=190
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -27,13 +29,13 @@ from trainflow._src.protos import config_pb2 as trainflow_dot___src_dot_protos_d
 from trainflow._src.protos import device_filters_pb2 as trainflow_dot___src_dot_protos_dot_device__filters__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n-trainflow/_src/protos/tensorflow_server.proto\x12\ttrainflow\x1a#trainflow/_src/protos/cluster.proto\x1a\"trainflow/_src/protos/config.proto\x1a*trainflow/_src/protos/device_filters.proto\"\x83\x02\n\tServerDef\x12&\n\x07\x63luster\x18\x01 \x01(\x0b\x32\x15.trainflow.ClusterDef\x12\x10\n\x08job_name\x18\x02 \x01(\t\x12\x0f\n\x07replica\x18\x08 \x01(\x05\x12\x12\n\ntask_index\x18\x03 \x01(\x05\x12\x36\n\x16\x64\x65\x66\x61ult_session_config\x18\x04 \x01(\x0b\x32\x16.trainflow.ConfigProto\x12\x10\n\x08protocol\x18\x05 \x01(\t\x12\x0c\n\x04port\x18\x06 \x01(\x05\x12?\n\x16\x63luster_device_filters\x18\x07 \x01(\x0b\x32\x1f.trainflow.ClusterDeviceFiltersb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n-trainflow/_src/protos/tensorflow_server.proto\x12\ntensorflow\x1a#trainflow/_src/protos/cluster.proto\x1a\"trainflow/_src/protos/config.proto\x1a*trainflow/_src/protos/device_filters.proto\"\x86\x02\n\tServerDef\x12\'\n\x07\x63luster\x18\x01 \x01(\x0b\x32\x16.tensorflow.ClusterDef\x12\x10\n\x08job_name\x18\x02 \x01(\t\x12\x0f\n\x07replica\x18\x08 \x01(\x05\x12\x12\n\ntask_index\x18\x03 \x01(\x05\x12\x37\n\x16\x64\x65\x66\x61ult_session_config\x18\x04 \x01(\x0b\x32\x17.tensorflow.ConfigProto\x12\x10\n\x08protocol\x18\x05 \x01(\t\x12\x0c\n\x04port\x18\x06 \x01(\x05\x12@\n\x16\x63luster_device_filters\x18\x07 \x01(\x0b\x32 .tensorflow.ClusterDeviceFiltersb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.tensorflow_server_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SERVERDEF']._serialized_start=178
-  _globals['_SERVERDEF']._serialized_end=437
+  _globals['_SERVERDEF']._serialized_start=179
+  _globals['_SERVERDEF']._serialized_end=441
 # @@protoc_insertion_point(module_scope)

@@ -19,29 +19,31 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import wrappers_pb2 as google_dot_protobuf_dot_wrappers__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n2trainflow/_src/protos/trackable_object_graph.proto\x12\ttrainflow\x1a\x1egoogle/protobuf/wrappers.proto\"\xdc\x05\n\x14TrackableObjectGraph\x12>\n\x05nodes\x18\x01 \x03(\x0b\x32/.trainflow.TrackableObjectGraph.TrackableObject\x1a\x83\x05\n\x0fTrackableObject\x12Q\n\x08\x63hildren\x18\x01 \x03(\x0b\x32?.trainflow.TrackableObjectGraph.TrackableObject.ObjectReference\x12T\n\nattributes\x18\x02 \x03(\x0b\x32@.trainflow.TrackableObjectGraph.TrackableObject.SerializedTensor\x12]\n\x0eslot_variables\x18\x03 \x03(\x0b\x32\x45.trainflow.TrackableObjectGraph.TrackableObject.SlotVariableReference\x12\x34\n\x10registered_saver\x18\x04 \x01(\x0b\x32\x1a.trainflow.RegisteredSaver\x12\x39\n\x15has_checkpoint_values\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.BoolValue\x1a\x36\n\x0fObjectReference\x12\x0f\n\x07node_id\x18\x01 \x01(\x05\x12\x12\n\nlocal_name\x18\x02 \x01(\t\x1aQ\n\x10SerializedTensor\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x16\n\x0e\x63heckpoint_key\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05\x1al\n\x15SlotVariableReference\x12!\n\x19original_variable_node_id\x18\x01 \x01(\x05\x12\x11\n\tslot_name\x18\x02 \x01(\t\x12\x1d\n\x15slot_variable_node_id\x18\x03 \x01(\x05\"4\n\x0fRegisteredSaver\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bobject_name\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n2trainflow/_src/protos/trackable_object_graph.proto\x12\ntensorflow\x1a\x1egoogle/protobuf/wrappers.proto\"\xe1\x05\n\x14TrackableObjectGraph\x12?\n\x05nodes\x18\x01 \x03(\x0b\x32\x30.tensorflow.TrackableObjectGraph.TrackableObject\x1a\x87\x05\n\x0fTrackableObject\x12R\n\x08\x63hildren\x18\x01 \x03(\x0b\x32@.tensorflow.TrackableObjectGraph.TrackableObject.ObjectReference\x12U\n\nattributes\x18\x02 \x03(\x0b\x32\x41.tensorflow.TrackableObjectGraph.TrackableObject.SerializedTensor\x12^\n\x0eslot_variables\x18\x03 \x03(\x0b\x32\x46.tensorflow.TrackableObjectGraph.TrackableObject.SlotVariableReference\x12\x35\n\x10registered_saver\x18\x04 \x01(\x0b\x32\x1b.tensorflow.RegisteredSaver\x12\x39\n\x15has_checkpoint_values\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.BoolValue\x1a\x36\n\x0fObjectReference\x12\x0f\n\x07node_id\x18\x01 \x01(\x05\x12\x12\n\nlocal_name\x18\x02 \x01(\t\x1aQ\n\x10SerializedTensor\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x16\n\x0e\x63heckpoint_key\x18\x03 \x01(\tJ\x04\x08\x04\x10\x05\x1al\n\x15SlotVariableReference\x12!\n\x19original_variable_node_id\x18\x01 \x01(\x05\x12\x11\n\tslot_name\x18\x02 \x01(\t\x12\x1d\n\x15slot_variable_node_id\x18\x03 \x01(\x05\"4\n\x0fRegisteredSaver\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bobject_name\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'trainflow._src.protos.trackable_object_graph_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TRACKABLEOBJECTGRAPH']._serialized_start=98
-  _globals['_TRACKABLEOBJECTGRAPH']._serialized_end=830
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT']._serialized_start=187
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT']._serialized_end=830
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_OBJECTREFERENCE']._serialized_start=583
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_OBJECTREFERENCE']._serialized_end=637
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SERIALIZEDTENSOR']._serialized_start=639
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SERIALIZEDTENSOR']._serialized_end=720
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SLOTVARIABLEREFERENCE']._serialized_start=722
-  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SLOTVARIABLEREFERENCE']._serialized_end=830
-  _globals['_REGISTEREDSAVER']._serialized_start=832
-  _globals['_REGISTEREDSAVER']._serialized_end=884
+  _globals['_TRACKABLEOBJECTGRAPH']._serialized_start=99
+  _globals['_TRACKABLEOBJECTGRAPH']._serialized_end=836
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT']._serialized_start=189
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT']._serialized_end=836
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_OBJECTREFERENCE']._serialized_start=589
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_OBJECTREFERENCE']._serialized_end=643
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SERIALIZEDTENSOR']._serialized_start=645
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SERIALIZEDTENSOR']._serialized_end=726
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SLOTVARIABLEREFERENCE']._serialized_start=728
+  _globals['_TRACKABLEOBJECTGRAPH_TRACKABLEOBJECT_SLOTVARIABLEREFERENCE']._serialized_end=836
+  _globals['_REGISTEREDSAVER']._serialized_start=838
+  _globals['_REGISTEREDSAVER']._serialized_end=890
 # @@protoc_insertion_point(module_scope)

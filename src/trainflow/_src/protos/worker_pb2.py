@@ -19,6 +19,8 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 )
 # @@protoc_insertion_point(imports)
 
+from trainflow._src.protos._pool import POOL as _POOL
+
 _sym_db = _symbol_database.Default()
 
 
@@ -35,7 +37,7 @@ from trainflow._src.protos import tensor_pb2 as trainflow_dot___src_dot_protos_d
 from trainflow._src.protos import tensorflow_server_pb2 as trainflow_dot___src_dot_protos_dot_tensorflow__server__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"trainflow/_src/protos/worker.proto\x12\ttrainflow\x1a\x19google/protobuf/any.proto\x1a\"trainflow/_src/protos/config.proto\x1a&trainflow/_src/protos/cost_graph.proto\x1a!trainflow/_src/protos/debug.proto\x1a-trainflow/_src/protos/device_attributes.proto\x1a\'trainflow/_src/protos/error_codes.proto\x1a!trainflow/_src/protos/graph.proto\x1a(trainflow/_src/protos/named_tensor.proto\x1a&trainflow/_src/protos/step_stats.proto\x1a\"trainflow/_src/protos/tensor.proto\x1a-trainflow/_src/protos/tensorflow_server.proto\"\x12\n\x10GetStatusRequest\"K\n\x11GetStatusResponse\x12\x36\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1b.trainflow.DeviceAttributes\"\xbd\x01\n\x1a\x43reateWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12(\n\nserver_def\x18\x02 \x01(\x0b\x32\x14.trainflow.ServerDef\x12\x1d\n\x15isolate_session_state\x18\x03 \x01(\x08\x12>\n\x19\x63luster_device_attributes\x18\x04 \x03(\x0b\x32\x1b.trainflow.DeviceAttributes\"\x1d\n\x1b\x43reateWorkerSessionResponse\"4\n\x1a\x44\x65leteWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x1d\n\x1b\x44\x65leteWorkerSessionResponse\"\xc6\x02\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\x06 \x01(\x08\x12&\n\tgraph_def\x18\x02 \x01(\x0b\x32\x13.trainflow.GraphDef\x12\x1c\n\x10has_control_flow\x18\x03 \x01(\x08\x42\x02\x18\x01\x12.\n\rgraph_options\x18\x04 \x01(\x0b\x32\x17.trainflow.GraphOptions\x12.\n\rdebug_options\x18\x05 \x01(\x0b\x32\x17.trainflow.DebugOptions\x12\x1c\n\x14\x63ollective_graph_key\x18\x07 \x01(\x03\x12,\n\x0c\x63onfig_proto\x18\x08 \x01(\x0b\x32\x16.trainflow.ConfigProto\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"l\n\x16\x44\x65registerGraphRequest\x12\x16\n\x0esession_handle\x18\x02 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\x03 \x01(\x08\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"\x8a\x01\n\x0c\x45xecutorOpts\x12\x14\n\x0crecord_costs\x18\x01 \x01(\x08\x12\x17\n\x0frecord_timeline\x18\x03 \x01(\x08\x12\x1f\n\x17record_partition_graphs\x18\x04 \x01(\x08\x12*\n\"report_tensor_allocations_upon_oom\x18\x05 \x01(\x08\"\xcb\x02\n\x0fRunGraphRequest\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\n \x01(\x08\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x03\x12*\n\texec_opts\x18\x05 \x01(\x0b\x32\x17.trainflow.ExecutorOpts\x12)\n\x04send\x18\x03 \x03(\x0b\x32\x1b.trainflow.NamedTensorProto\x12\x10\n\x08recv_key\x18\x04 \x03(\t\x12\x12\n\nis_partial\x18\x06 \x01(\x08\x12\x1b\n\x13is_last_partial_run\x18\x07 \x01(\x08\x12%\n\x1dstore_errors_in_response_body\x18\t \x01(\x08\x12\x12\n\nrequest_id\x18\x0b \x01(\x03\"\x8c\x02\n\x10RunGraphResponse\x12)\n\x04recv\x18\x01 \x03(\x0b\x32\x1b.trainflow.NamedTensorProto\x12(\n\nstep_stats\x18\x02 \x01(\x0b\x32\x14.trainflow.StepStats\x12+\n\ncost_graph\x18\x03 \x01(\x0b\x32\x17.trainflow.CostGraphDef\x12,\n\x0fpartition_graph\x18\x04 \x03(\x0b\x32\x13.trainflow.GraphDef\x12*\n\x0bstatus_code\x18\x05 \x01(\x0e\x32\x15.trainflow.error.Code\x12\x1c\n\x14status_error_message\x18\x06 \x01(\t\"&\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\"\x16\n\x14\x43leanupGraphResponse\"\xf9\x01\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x0e\n\x06\x64ma_ok\x18\x03 \x01(\x08\x12\x32\n\x0f\x63lient_locality\x18\x04 \x01(\x0b\x32\x19.trainflow.DeviceLocality\x12\x32\n\x0fserver_locality\x18\x05 \x01(\x0b\x32\x19.trainflow.DeviceLocality\x12/\n\x11transport_options\x18\x06 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x12\n\nrequest_id\x18\x07 \x01(\x03\"\xae\x01\n\x12RecvTensorResponse\x12&\n\x06tensor\x18\x01 \x01(\x0b\x32\x16.trainflow.TensorProto\x12\x0f\n\x07is_dead\x18\x02 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x03 \x01(\x03\x12/\n\x11transport_options\x18\x04 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x13\n\x0brequire_ack\x18\x05 \x01(\x08\"-\n\x17MarkRecvFinishedRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x03\"\x1a\n\x18MarkRecvFinishedResponseb\x06proto3')
+DESCRIPTOR = _POOL.AddSerializedFile(b'\n\"trainflow/_src/protos/worker.proto\x12\ntensorflow\x1a\x19google/protobuf/any.proto\x1a\"trainflow/_src/protos/config.proto\x1a&trainflow/_src/protos/cost_graph.proto\x1a!trainflow/_src/protos/debug.proto\x1a-trainflow/_src/protos/device_attributes.proto\x1a\'trainflow/_src/protos/error_codes.proto\x1a!trainflow/_src/protos/graph.proto\x1a(trainflow/_src/protos/named_tensor.proto\x1a&trainflow/_src/protos/step_stats.proto\x1a\"trainflow/_src/protos/tensor.proto\x1a-trainflow/_src/protos/tensorflow_server.proto\"\x12\n\x10GetStatusRequest\"L\n\x11GetStatusResponse\x12\x37\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1c.tensorflow.DeviceAttributes\"\xbf\x01\n\x1a\x43reateWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12)\n\nserver_def\x18\x02 \x01(\x0b\x32\x15.tensorflow.ServerDef\x12\x1d\n\x15isolate_session_state\x18\x03 \x01(\x08\x12?\n\x19\x63luster_device_attributes\x18\x04 \x03(\x0b\x32\x1c.tensorflow.DeviceAttributes\"\x1d\n\x1b\x43reateWorkerSessionResponse\"4\n\x1a\x44\x65leteWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x1d\n\x1b\x44\x65leteWorkerSessionResponse\"\xca\x02\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\x06 \x01(\x08\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.tensorflow.GraphDef\x12\x1c\n\x10has_control_flow\x18\x03 \x01(\x08\x42\x02\x18\x01\x12/\n\rgraph_options\x18\x04 \x01(\x0b\x32\x18.tensorflow.GraphOptions\x12/\n\rdebug_options\x18\x05 \x01(\x0b\x32\x18.tensorflow.DebugOptions\x12\x1c\n\x14\x63ollective_graph_key\x18\x07 \x01(\x03\x12-\n\x0c\x63onfig_proto\x18\x08 \x01(\x0b\x32\x17.tensorflow.ConfigProto\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"l\n\x16\x44\x65registerGraphRequest\x12\x16\n\x0esession_handle\x18\x02 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\x03 \x01(\x08\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"\x8a\x01\n\x0c\x45xecutorOpts\x12\x14\n\x0crecord_costs\x18\x01 \x01(\x08\x12\x17\n\x0frecord_timeline\x18\x03 \x01(\x08\x12\x1f\n\x17record_partition_graphs\x18\x04 \x01(\x08\x12*\n\"report_tensor_allocations_upon_oom\x18\x05 \x01(\x08\"\xcd\x02\n\x0fRunGraphRequest\x12\x16\n\x0esession_handle\x18\x08 \x01(\t\x12$\n\x1c\x63reate_worker_session_called\x18\n \x01(\x08\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x03\x12+\n\texec_opts\x18\x05 \x01(\x0b\x32\x18.tensorflow.ExecutorOpts\x12*\n\x04send\x18\x03 \x03(\x0b\x32\x1c.tensorflow.NamedTensorProto\x12\x10\n\x08recv_key\x18\x04 \x03(\t\x12\x12\n\nis_partial\x18\x06 \x01(\x08\x12\x1b\n\x13is_last_partial_run\x18\x07 \x01(\x08\x12%\n\x1dstore_errors_in_response_body\x18\t \x01(\x08\x12\x12\n\nrequest_id\x18\x0b \x01(\x03\"\x91\x02\n\x10RunGraphResponse\x12*\n\x04recv\x18\x01 \x03(\x0b\x32\x1c.tensorflow.NamedTensorProto\x12)\n\nstep_stats\x18\x02 \x01(\x0b\x32\x15.tensorflow.StepStats\x12,\n\ncost_graph\x18\x03 \x01(\x0b\x32\x18.tensorflow.CostGraphDef\x12-\n\x0fpartition_graph\x18\x04 \x03(\x0b\x32\x14.tensorflow.GraphDef\x12+\n\x0bstatus_code\x18\x05 \x01(\x0e\x32\x16.tensorflow.error.Code\x12\x1c\n\x14status_error_message\x18\x06 \x01(\t\"&\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\"\x16\n\x14\x43leanupGraphResponse\"\xfb\x01\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x0e\n\x06\x64ma_ok\x18\x03 \x01(\x08\x12\x33\n\x0f\x63lient_locality\x18\x04 \x01(\x0b\x32\x1a.tensorflow.DeviceLocality\x12\x33\n\x0fserver_locality\x18\x05 \x01(\x0b\x32\x1a.tensorflow.DeviceLocality\x12/\n\x11transport_options\x18\x06 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x12\n\nrequest_id\x18\x07 \x01(\x03\"\xaf\x01\n\x12RecvTensorResponse\x12\'\n\x06tensor\x18\x01 \x01(\x0b\x32\x17.tensorflow.TensorProto\x12\x0f\n\x07is_dead\x18\x02 \x01(\x08\x12\x19\n\x11send_start_micros\x18\x03 \x01(\x03\x12/\n\x11transport_options\x18\x04 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x13\n\x0brequire_ack\x18\x05 \x01(\x08\"-\n\x17MarkRecvFinishedRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\x03\"\x1a\n\x18MarkRecvFinishedResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -44,46 +46,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_REGISTERGRAPHREQUEST'].fields_by_name['has_control_flow']._loaded_options = None
   _globals['_REGISTERGRAPHREQUEST'].fields_by_name['has_control_flow']._serialized_options = b'\030\001'
-  _globals['_GETSTATUSREQUEST']._serialized_start=475
-  _globals['_GETSTATUSREQUEST']._serialized_end=493
-  _globals['_GETSTATUSRESPONSE']._serialized_start=495
-  _globals['_GETSTATUSRESPONSE']._serialized_end=570
-  _globals['_CREATEWORKERSESSIONREQUEST']._serialized_start=573
-  _globals['_CREATEWORKERSESSIONREQUEST']._serialized_end=762
-  _globals['_CREATEWORKERSESSIONRESPONSE']._serialized_start=764
-  _globals['_CREATEWORKERSESSIONRESPONSE']._serialized_end=793
-  _globals['_DELETEWORKERSESSIONREQUEST']._serialized_start=795
-  _globals['_DELETEWORKERSESSIONREQUEST']._serialized_end=847
-  _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_start=849
-  _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_end=878
-  _globals['_REGISTERGRAPHREQUEST']._serialized_start=881
-  _globals['_REGISTERGRAPHREQUEST']._serialized_end=1207
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=1209
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=1254
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=1256
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=1364
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=1366
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=1391
-  _globals['_CLEANUPALLREQUEST']._serialized_start=1393
-  _globals['_CLEANUPALLREQUEST']._serialized_end=1431
-  _globals['_CLEANUPALLRESPONSE']._serialized_start=1433
-  _globals['_CLEANUPALLRESPONSE']._serialized_end=1453
-  _globals['_EXECUTOROPTS']._serialized_start=1456
-  _globals['_EXECUTOROPTS']._serialized_end=1594
-  _globals['_RUNGRAPHREQUEST']._serialized_start=1597
-  _globals['_RUNGRAPHREQUEST']._serialized_end=1928
-  _globals['_RUNGRAPHRESPONSE']._serialized_start=1931
-  _globals['_RUNGRAPHRESPONSE']._serialized_end=2199
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=2201
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=2239
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=2241
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=2263
-  _globals['_RECVTENSORREQUEST']._serialized_start=2266
-  _globals['_RECVTENSORREQUEST']._serialized_end=2515
-  _globals['_RECVTENSORRESPONSE']._serialized_start=2518
-  _globals['_RECVTENSORRESPONSE']._serialized_end=2692
-  _globals['_MARKRECVFINISHEDREQUEST']._serialized_start=2694
-  _globals['_MARKRECVFINISHEDREQUEST']._serialized_end=2739
-  _globals['_MARKRECVFINISHEDRESPONSE']._serialized_start=2741
-  _globals['_MARKRECVFINISHEDRESPONSE']._serialized_end=2767
+  _globals['_GETSTATUSREQUEST']._serialized_start=476
+  _globals['_GETSTATUSREQUEST']._serialized_end=494
+  _globals['_GETSTATUSRESPONSE']._serialized_start=496
+  _globals['_GETSTATUSRESPONSE']._serialized_end=572
+  _globals['_CREATEWORKERSESSIONREQUEST']._serialized_start=575
+  _globals['_CREATEWORKERSESSIONREQUEST']._serialized_end=766
+  _globals['_CREATEWORKERSESSIONRESPONSE']._serialized_start=768
+  _globals['_CREATEWORKERSESSIONRESPONSE']._serialized_end=797
+  _globals['_DELETEWORKERSESSIONREQUEST']._serialized_start=799
+  _globals['_DELETEWORKERSESSIONREQUEST']._serialized_end=851
+  _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_start=853
+  _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_end=882
+  _globals['_REGISTERGRAPHREQUEST']._serialized_start=885
+  _globals['_REGISTERGRAPHREQUEST']._serialized_end=1215
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=1217
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=1262
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=1264
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=1372
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=1374
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=1399
+  _globals['_CLEANUPALLREQUEST']._serialized_start=1401
+  _globals['_CLEANUPALLREQUEST']._serialized_end=1439
+  _globals['_CLEANUPALLRESPONSE']._serialized_start=1441
+  _globals['_CLEANUPALLRESPONSE']._serialized_end=1461
+  _globals['_EXECUTOROPTS']._serialized_start=1464
+  _globals['_EXECUTOROPTS']._serialized_end=1602
+  _globals['_RUNGRAPHREQUEST']._serialized_start=1605
+  _globals['_RUNGRAPHREQUEST']._serialized_end=1938
+  _globals['_RUNGRAPHRESPONSE']._serialized_start=1941
+  _globals['_RUNGRAPHRESPONSE']._serialized_end=2214
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=2216
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=2254
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=2256
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=2278
+  _globals['_RECVTENSORREQUEST']._serialized_start=2281
+  _globals['_RECVTENSORREQUEST']._serialized_end=2532
+  _globals['_RECVTENSORRESPONSE']._serialized_start=2535
+  _globals['_RECVTENSORRESPONSE']._serialized_end=2710
+  _globals['_MARKRECVFINISHEDREQUEST']._serialized_start=2712
+  _globals['_MARKRECVFINISHEDREQUEST']._serialized_end=2757
+  _globals['_MARKRECVFINISHEDRESPONSE']._serialized_start=2759
+  _globals['_MARKRECVFINISHEDRESPONSE']._serialized_end=2785
 # @@protoc_insertion_point(module_scope)

@@ -17,12 +17,12 @@ from trainflow._src.saved_model import constants, utils
 from trainflow._src.train import checkpoint_management
 from trainflow._src.train.saveable_object import all_saveable_objects
 from trainflow._src.train.saver import Saver
+from trainflow._src.protos._pool import POOL
 
 _log = logging.getLogger(__name__)
 
 # The type URL TensorFlow gives an AssetFileDef packed into the assets collection: TF's
 # loader unpacks only that name, so ours packs under it too (and reads either).
-ASSET_TYPE_URL = "type.googleapis.com/tensorflow.AssetFileDef"
 
 
 def _text(path):
@@ -187,7 +187,7 @@ class SavedModelBuilder:
         path."""
         if as_text:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
-            data = text_format.MessageToString(self._saved_model)
+            data = text_format.MessageToString(self._saved_model, descriptor_pool=POOL)
         else:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString(deterministic=True)
@@ -216,7 +216,8 @@ def _asset_path_from_tensor(path_tensor):
 def _add_asset_to_collection(asset_filename, asset_tensor):
     asset_proto = meta_graph_pb2.AssetFileDef(filename=asset_filename)
     asset_proto.tensor_info.name = asset_tensor.name
-    packed = any_pb2.Any(type_url=ASSET_TYPE_URL, value=asset_proto.SerializeToString())
+    packed = any_pb2.Any()
+    packed.Pack(asset_proto)
     get_default_graph().add_to_collection(constants.ASSETS_KEY, packed)
 
 

@@ -15,13 +15,12 @@ from trainflow._src.saved_model import constants, utils
 from trainflow._src.train.meta_graph_restore import _import_meta_graph_with_return_elements
 from trainflow._src.train.saveable_object import all_saveable_objects
 from trainflow._src.train.saver import Saver
+from trainflow._src.protos._pool import POOL
 
 _log = logging.getLogger(__name__)
 
 # A text SavedModel from TensorFlow spells packed protos out under TF's package name; ours
 # has the same messages under `trainflow`.
-_TF_TYPE_PREFIX = "[type.googleapis.com/tensorflow."
-_OUR_TYPE_PREFIX = "[type.googleapis.com/trainflow."
 
 
 def _text(path):
@@ -52,14 +51,9 @@ def parse_saved_model(export_dir):
             content = f.read()
         try:
             text = content.decode("utf-8")
-            text_format.Merge(text.replace(_TF_TYPE_PREFIX, _OUR_TYPE_PREFIX), saved_model)
+            text_format.Merge(text, saved_model, descriptor_pool=POOL)
         except (text_format.ParseError, UnicodeDecodeError) as e:
             raise OSError(f"Cannot parse file {path_pbtxt}: {e}.") from None
-        # Packed protos keep TF's type names (what TF unpacks when the model is written again).
-        for meta_graph in saved_model.meta_graphs:
-            for col_def in meta_graph.collection_def.values():
-                for packed in col_def.any_list.value:
-                    packed.type_url = packed.type_url.replace("/trainflow.", "/tensorflow.")
         return saved_model
     raise OSError(f"SavedModel file does not exist at: {export_dir}/"
                   f"{{{constants.SAVED_MODEL_FILENAME_PBTXT}|"
@@ -69,8 +63,7 @@ def parse_saved_model(export_dir):
 def _unpack_assets(col_def):
     protos = []
     for packed in col_def.any_list.value:
-        if packed.type_url.rsplit("/", 1)[-1] in ("tensorflow.AssetFileDef",
-                                                  "trainflow.AssetFileDef"):
+        if packed.type_url.rsplit("/", 1)[-1] == "tensorflow.AssetFileDef":
             protos.append(meta_graph_pb2.AssetFileDef.FromString(packed.value))
     return protos
 

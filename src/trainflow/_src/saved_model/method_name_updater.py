@@ -9,6 +9,7 @@ from trainflow._src.gfile import file_ops
 from trainflow._src.saved_model import constants
 from trainflow._src.saved_model.loader import parse_saved_model
 from trainflow._src.train import checkpoint_management
+from trainflow._src.protos._pool import POOL
 
 _log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ class MethodNameUpdater:
         target = os.fspath(new_export_dir) if new_export_dir else self._export_dir
         if as_text:
             path = os.path.join(target, constants.SAVED_MODEL_FILENAME_PBTXT)
-            data = text_format.MessageToString(self._saved_model)
+            data = text_format.MessageToString(self._saved_model, descriptor_pool=POOL)
         else:
             path = os.path.join(target, constants.SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString(deterministic=True)

@@ -28,6 +28,7 @@ from trainflow._src.train import checkpoint_management
 from trainflow._src.train.checkpoint_reader import NewCheckpointReader
 from trainflow._src.train.meta_graph_restore import import_meta_graph
 from trainflow._src.train.saver import Saver
+from trainflow._src.protos._pool import POOL
 
 
 def _bool(text):
@@ -78,7 +79,7 @@ def _parse(path, proto, binary, what):
     if binary:
         proto.ParseFromString(data)
     else:
-        text_format.Merge(data.decode("utf-8"), proto)
+        text_format.Merge(data.decode("utf-8"), proto, descriptor_pool=POOL)
     return proto
 
 

@@ -6,6 +6,7 @@ from trainflow._src.framework import meta_graph
 from trainflow._src.framework.graph import Graph, get_default_graph
 from trainflow._src.ops.state import variable_protos  # noqa: F401 - registers VariableDef I/O
 from trainflow._src.train import checkpoint_management
+from trainflow._src.protos._pool import POOL
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
@@ -28,7 +29,7 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
         os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, os.fspath(name))
     if as_text:
-        data = text_format.MessageToString(proto)
+        data = text_format.MessageToString(proto, descriptor_pool=POOL)
     else:
         data = proto.SerializeToString(deterministic=True)
     checkpoint_management.atomic_write_string_to_file(path, data)
