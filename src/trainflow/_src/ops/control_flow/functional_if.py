@@ -8,20 +8,14 @@ of their outputs: each gradient branch recomputes its forward branch from the
 forward inputs and returns the gradients of those inputs. Stateful ops inside a
 branch therefore run again in the gradient.
 """
-import itertools
-
 import numpy as np
 
 from trainflow._src.framework import errors
-from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.function_graph import FuncGraph
-from trainflow._src.ops.array import create
-from trainflow._src.gradients.gradients_impl import gradients
-
-_grad_ids = itertools.count(1)
+from trainflow._src.ops.control_flow.function_grad import gradient_function, trainable
 
 
 def _truthy(cond):
@@ -76,54 +70,21 @@ for _type, _stateful in (("If", True), ("StatelessIf", False)):
                 output_aliases_input=True)
 
 
-def _trainable(t):
-    base = t.dtype.base_dtype
-    return base.is_floating or base.is_complex
-
-
-def _branch_gradient(fg, op, positions, out_positions, library):
-    """A copy of branch `fg` that takes the forward inputs, then one gradient per
-    output in `out_positions`, and returns the gradients of the inputs in
-    `positions` (zeros where an input does not reach the outputs)."""
-    # lazy: keeps protobuf out of `import trainflow`
-    from trainflow._src.framework.function_import import function_graph_from_def
-    if not isinstance(fg, FuncGraph):
-        raise LookupError(f"No gradient for {op.type} op {op.name}: its branch function "
-                          f"'{getattr(fg, 'name', fg)}' was not built in this process")
-    inputs = op.inputs[1:]
-    copy = function_graph_from_def(library[fg.name], library, op.graph, {},
-                                   name=f"{fg.name}_grad_{next(_grad_ids)}",
-                                   input_shapes=[t.shape for t in inputs])
-    with copy.as_default():
-        xs = [copy.inputs[i] for i in positions]
-        ys = [copy.outputs[k] for k in out_positions]
-        grad_ys = [copy.add_input(op.outputs[k].dtype.base_dtype, op.outputs[k].shape,
-                                  f"grad_{k}") for k in out_positions]
-        outputs = []
-        for grad, x in zip(gradients(ys, xs, grad_ys=grad_ys), xs):
-            if grad is None:
-                grad = create.zeros_like(x)
-            elif isinstance(grad, IndexedSlices):
-                grad = convert_to_tensor(grad)
-            outputs.append(grad)
-        copy.outputs = outputs
-    return copy
-
-
 @RegisterGradient("If")
 def _if_grad(op, *grads):
     """Gradients of an If's inputs (none for the condition)."""
     inputs = op.inputs[1:]
     result = [None] * len(op.inputs)
-    positions = [i for i, t in enumerate(inputs) if _trainable(t)]
+    positions = [i for i, t in enumerate(inputs) if trainable(t)]
     out_positions = [k for k, g in enumerate(grads)
-                     if g is not None and _trainable(op.outputs[k])]
+                     if g is not None and trainable(op.outputs[k])]
     if not positions or not out_positions:
         return result
     # lazy: keeps protobuf out of `import trainflow`
     from trainflow._src.framework.graph_export import to_function_defs
     library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
-    branches = [_branch_gradient(op._attrs[key], op, positions, out_positions, library)
+    branches = [gradient_function(op._attrs[key], op, inputs, positions, out_positions,
+                                   library)
                 for key in ("then_branch", "else_branch")]
     grad_ys = [convert_to_tensor(grads[k]) for k in out_positions]
     grad_if = apply_op(op.type, cond=op.inputs[0], input=list(inputs) + grad_ys,

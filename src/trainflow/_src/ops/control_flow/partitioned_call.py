@@ -6,18 +6,12 @@ inputs and returns its outputs.
 Gradient: another call of the same type, whose function is a copy of `f` extended with
 `tf.gradients` of its outputs (it recomputes the forward function from the forward inputs
 and returns the gradients of the trainable inputs)."""
-import itertools
-
 from trainflow._src.framework import errors
 from trainflow._src.framework.function_graph import FuncGraph
-from trainflow._src.framework.indexed_slices import IndexedSlices
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.gradients.gradients_impl import gradients
-from trainflow._src.ops.array import create
-
-_grad_ids = itertools.count(1)
+from trainflow._src.ops.control_flow.function_grad import gradient_function, trainable
 
 
 def _call_kernel(args, *, ctx):
@@ -51,51 +45,19 @@ for _type, _stateful in (("PartitionedCall", False), ("StatefulPartitionedCall",
                 output_aliases_input=True)
 
 
-def _trainable(t):
-    base = t.dtype.base_dtype
-    return base.is_floating or base.is_complex
-
-
-def _gradient_function(op, positions, out_positions):
-    """A copy of `op`'s function taking the forward inputs, then one gradient per output in
-    `out_positions`, returning the gradients of the inputs in `positions`."""
-    # lazy: keeps protobuf out of `import trainflow`
-    from trainflow._src.framework.function_import import function_graph_from_def
-    from trainflow._src.framework.graph_export import to_function_defs
-    fg = op._attrs["f"]
-    if not isinstance(fg, FuncGraph):
-        raise LookupError(f"No gradient for {op.type} op {op.name}: its function "
-                          f"'{getattr(fg, 'name', fg)}' was not built in this process")
-    library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
-    copy = function_graph_from_def(library[fg.name], library, op.graph, {},
-                                   name=f"{fg.name}_grad_{next(_grad_ids)}",
-                                   input_shapes=[t.shape for t in op.inputs])
-    with copy.as_default():
-        xs = [copy.inputs[i] for i in positions]
-        ys = [copy.outputs[k] for k in out_positions]
-        grad_ys = [copy.add_input(op.outputs[k].dtype.base_dtype, op.outputs[k].shape,
-                                  f"grad_{k}") for k in out_positions]
-        outputs = []
-        for grad, x in zip(gradients(ys, xs, grad_ys=grad_ys), xs):
-            if grad is None:
-                grad = create.zeros_like(x)
-            elif isinstance(grad, IndexedSlices):
-                grad = convert_to_tensor(grad)
-            outputs.append(grad)
-        copy.outputs = outputs
-    return copy
-
-
 @RegisterGradient("PartitionedCall")
 def _call_grad(op, *grads):
     """Gradients of a call's trainable inputs."""
     result = [None] * len(op.inputs)
-    positions = [i for i, t in enumerate(op.inputs) if _trainable(t)]
+    positions = [i for i, t in enumerate(op.inputs) if trainable(t)]
     out_positions = [k for k, g in enumerate(grads)
-                     if g is not None and _trainable(op.outputs[k])]
+                     if g is not None and trainable(op.outputs[k])]
     if not positions or not out_positions:
         return result
-    fg = _gradient_function(op, positions, out_positions)
+    # lazy: keeps protobuf out of `import trainflow`
+    from trainflow._src.framework.graph_export import to_function_defs
+    library = {fdef.signature.name: fdef for fdef in to_function_defs(op)}
+    fg = gradient_function(op._attrs["f"], op, op.inputs, positions, out_positions, library)
     grad_ys = [convert_to_tensor(grads[k]) for k in out_positions]
     call = apply_op(op.type, args=list(op.inputs) + grad_ys,
                     Tout=[op.inputs[i].dtype.base_dtype for i in positions], f=fg,
