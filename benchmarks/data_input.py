@@ -11,38 +11,12 @@ uses what it has: sequential map, no shuffle.
 
     python benchmarks/data_input.py [--n 50000] [--repeat 3] [--module tensorflow.compat.v1]
 """
-import os
 import sys
 import tempfile
 import time
 
+from _records import FILES, example_features, write_example_files
 from _harness import load_average, load_tf1, measure_modules, parser, print_table
-
-FILES = 4
-
-
-def _write(tf, directory, n):
-    paths = []
-    per_file = n // FILES
-    for f in range(FILES):
-        path = os.path.join(directory, f"data-{f}.tfrecord")
-        with tf.io.TFRecordWriter(path) as w:
-            for i in range(f * per_file, (f + 1) * per_file):
-                ex = tf.train.Example(features=tf.train.Features(feature={
-                    "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
-                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 10])),
-                    "x": tf.train.Feature(float_list=tf.train.FloatList(
-                        value=[i * 0.5, -1.0, 2.5, 0.25])),
-                    "name": tf.train.Feature(bytes_list=tf.train.BytesList(
-                        value=[b"record-%06d" % i]))}))
-                w.write(ex.SerializeToString())
-        paths.append(path)
-    return paths, per_file * FILES
-
-
-def _features(tf):
-    return {"id": tf.FixedLenFeature([], tf.int64), "label": tf.FixedLenFeature([], tf.int64),
-            "x": tf.FixedLenFeature([4], tf.float32), "name": tf.FixedLenFeature([], tf.string)}
 
 
 def _drain(tf, batch, count_key):
@@ -75,7 +49,7 @@ def _parallel_map(tf, dataset, fn, notes):
 
 def run_per_record(tf, paths, total, notes):
     with tf.Graph().as_default():
-        features = _features(tf)
+        features = example_features(tf)
         dataset = tf.data.TFRecordDataset(paths)
         dataset = _parallel_map(tf, dataset, lambda s: tf.parse_single_example(s, features),
                                 notes)
@@ -92,7 +66,7 @@ def run_per_record(tf, paths, total, notes):
 
 def run_batched(tf, paths, total):
     with tf.Graph().as_default():
-        features = _features(tf)
+        features = example_features(tf)
         dataset = tf.data.TFRecordDataset(paths).batch(1000).map(
             lambda s: tf.parse_example(s, features))
         batch = tf.data.make_one_shot_iterator(dataset).get_next()
@@ -105,7 +79,7 @@ def measure(module, n=50_000, repeat=3):
     tf = load_tf1(module)
     notes = set()
     with tempfile.TemporaryDirectory() as directory:
-        paths, total = _write(tf, directory, n)
+        paths, total = write_example_files(tf, directory, n)
         per_record = batched = 0.0
         for _ in range(repeat):  # alternate the two pipelines, keep each one's best
             per_record = max(per_record, run_per_record(tf, paths, total, notes))

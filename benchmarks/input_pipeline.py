@@ -10,43 +10,17 @@ run.
 
     python benchmarks/input_pipeline.py [--n 100000] [--mode per_record] [--module ...]
 """
-import os
 import sys
 import tempfile
 import time
 
+from _records import example_features, write_example_files
 from _harness import load_tf1, measure_modules, parser, print_table
-
-FILES = 4
-
-
-def _write(tf, directory, n):
-    paths = []
-    per_file = n // FILES
-    for f in range(FILES):
-        path = os.path.join(directory, f"data-{f}.tfrecord")
-        with tf.io.TFRecordWriter(path) as w:
-            for i in range(f * per_file, (f + 1) * per_file):
-                ex = tf.train.Example(features=tf.train.Features(feature={
-                    "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
-                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 10])),
-                    "x": tf.train.Feature(float_list=tf.train.FloatList(
-                        value=[i * 0.5, -1.0, 2.5, 0.25])),
-                    "name": tf.train.Feature(bytes_list=tf.train.BytesList(
-                        value=[b"record-%06d" % i]))}))
-                w.write(ex.SerializeToString())
-        paths.append(path)
-    return paths, per_file * FILES
-
-
-def _features(tf):
-    return {"id": tf.FixedLenFeature([], tf.int64), "label": tf.FixedLenFeature([], tf.int64),
-            "x": tf.FixedLenFeature([4], tf.float32), "name": tf.FixedLenFeature([], tf.string)}
 
 
 def _batched(tf, fq, read_batch):
     _, values = tf.TFRecordReader().read_up_to(fq, read_batch)
-    feats = tf.parse_example(values, _features(tf))
+    feats = tf.parse_example(values, example_features(tf))
     return tf.train.shuffle_batch(
         [feats["id"], feats["label"], feats["x"]], 128, capacity=4096,
         min_after_dequeue=1024, num_threads=4, enqueue_many=True,
@@ -55,7 +29,7 @@ def _batched(tf, fq, read_batch):
 
 def _per_record(tf, fq, _read_batch):
     _, value = tf.TFRecordReader().read(fq)
-    feats = tf.parse_single_example(value, _features(tf))
+    feats = tf.parse_single_example(value, example_features(tf))
     return tf.train.shuffle_batch(
         [feats["id"], feats["label"], feats["x"]], 64, capacity=2048,
         min_after_dequeue=512, num_threads=2, allow_smaller_final_batch=True)
@@ -90,7 +64,7 @@ def _run_once(tf, paths, total, read_batch, mode="batched"):
 def measure(module, n=100_000, repeat=2, read_batch=256, mode="batched"):
     tf = load_tf1(module)
     with tempfile.TemporaryDirectory() as directory:
-        paths, total = _write(tf, directory, n)
+        paths, total = write_example_files(tf, directory, n)
         best = max(_run_once(tf, paths, total, read_batch, mode) for _ in range(repeat))
     return {"records_per_s": best, "records": total}
 
