@@ -222,12 +222,17 @@ class Server:
     def stop(self, grace=0.5):
         """Stops serving and drops the task's state (a trainflow extra: TensorFlow's
         servers run until their process ends)."""
+        self._stop(grace, wait=True)
+
+    def _stop(self, grace, wait):
         if self._stopped.is_set():
             return
         self._stopped.set()
         self._worker.close()
         self._master.close()
-        self._grpc.stop(grace).wait(grace + 5.0)
+        stopped = self._grpc.stop(grace)
+        if wait:
+            stopped.wait(grace + 5.0)
         for channel in self._channels:
             channel.close()
         targets.unregister(self._resources_target)
@@ -241,6 +246,7 @@ class Server:
 
     def __del__(self):
         try:
-            self.stop(0)
+            # The collector may run this on any thread (a gRPC poller's too): no waiting.
+            self._stop(0, wait=False)
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass

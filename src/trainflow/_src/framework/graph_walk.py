@@ -81,14 +81,17 @@ def topological_order(ops, dependencies=op_dependencies):
         indegree[op] = len(deps)
         for d in deps:
             consumers.setdefault(d, []).append(op)
-    ready = [(op._id, op) for op, n in indegree.items() if n == 0]
+    # TensorFlow's executor runs an op once its inputs are done, in the order they
+    # became ready: reads that race with an update in the same step (a hook's read of
+    # the global step beside the train op's increment) come out as they do in TF.
+    ready = [(0, op._id, op) for op, n in indegree.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
-        _, op = heapq.heappop(ready)
+        _, _, op = heapq.heappop(ready)
         order.append(op)
         for c in consumers.get(op, ()):
             indegree[c] -= 1
             if indegree[c] == 0:
-                heapq.heappush(ready, (c._id, c))
+                heapq.heappush(ready, (len(order), c._id, c))
     return order

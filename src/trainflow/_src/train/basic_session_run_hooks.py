@@ -31,13 +31,6 @@ def _as_graph_element(obj):
                      "(at least 2).")
 
 
-def _global_step_or_raise(hook_name):
-    step = training_util.get_global_step()
-    if step is None:
-        raise RuntimeError(f"Global step should be created to use {hook_name}.")
-    return step
-
-
 class LoggingTensorHook(SessionRunHook):
     """Logs the values of tensors every N local steps, every N seconds, and/or at the end.
 
@@ -122,7 +115,7 @@ class StopAtStepHook(SessionRunHook):
         self._last_step = last_step
 
     def begin(self):
-        self._global_step_tensor = _global_step_or_raise("StopAtStepHook")
+        self._global_step_tensor = training_util.global_step_read_or_raise("StopAtStepHook")
 
     def after_create_session(self, session, coord):  # noqa: ARG002
         if self._last_step is None:
@@ -212,7 +205,7 @@ class GlobalStepWaiterHook(SessionRunHook):
 
     def begin(self):
         self._worker_is_started = False
-        self._global_step_tensor = _global_step_or_raise("_GlobalStepWaiterHook")
+        self._global_step_tensor = training_util.global_step_read_or_raise("_GlobalStepWaiterHook")
 
     def before_run(self, run_context):
         if self._worker_is_started:

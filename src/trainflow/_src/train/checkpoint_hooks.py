@@ -67,9 +67,8 @@ class CheckpointSaverHook(SessionRunHook):
 
     def begin(self):
         self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
-        self._global_step_tensor = training_util.get_global_step()
-        if self._global_step_tensor is None:
-            raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
+        self._global_step_tensor = training_util.global_step_read_or_raise(
+            "CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 

@@ -17,13 +17,6 @@ def _writer_for(output_dir):
     return FileWriterCache.get(output_dir)
 
 
-def _global_step_or_raise(hook_name):
-    step = training_util.get_global_step()
-    if step is None:
-        raise RuntimeError(f"Global step should be created to use {hook_name}.")
-    return step
-
-
 class StepCounterHook(SessionRunHook):
     """Logs and records `global_step/sec` every N steps or seconds.
 
@@ -48,8 +41,8 @@ class StepCounterHook(SessionRunHook):
     def begin(self):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = _writer_for(self._output_dir)
-        self._global_step_tensor = _global_step_or_raise("StepCounterHook")
-        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+        self._global_step_tensor = training_util.global_step_read_or_raise("StepCounterHook")
+        self._summary_tag = training_util.get_global_step().op.name + "/sec"
 
     def before_run(self, run_context):  # noqa: ARG002
         return SessionRunArgs(self._global_step_tensor)
@@ -109,7 +102,7 @@ class SummarySaverHook(SessionRunHook):
         if self._summary_writer is None and self._output_dir:
             self._summary_writer = _writer_for(self._output_dir)
         self._next_step = None
-        self._global_step_tensor = _global_step_or_raise("SummarySaverHook")
+        self._global_step_tensor = training_util.global_step_read_or_raise("SummarySaverHook")
 
     def before_run(self, run_context):  # noqa: ARG002
         self._request_summary = (self._next_step is None or
@@ -168,7 +161,7 @@ class ProfilerHook(SessionRunHook):
 
     def begin(self):
         self._next_step = None
-        self._global_step_tensor = _global_step_or_raise("ProfilerHook")
+        self._global_step_tensor = training_util.global_step_read_or_raise("ProfilerHook")
         if self._output_dir:
             self._file_writer = _writer_for(self._output_dir)
 

@@ -107,6 +107,19 @@ def _get_or_create_global_step_read(graph=None):
     return _get_global_step_read(graph)
 
 
+def global_step_read_or_raise(hook_name):
+    """The graph's shared read of the global step, which TF's hooks fetch (so they see
+    the value of the step in flight as TF's do).
+
+    Raises:
+      RuntimeError: the graph has no global step.
+    """
+    read = _get_or_create_global_step_read()
+    if read is None:
+        raise RuntimeError(f"Global step should be created to use {hook_name}.")
+    return read
+
+
 def _increment_global_step(increment, graph=None):
     """assign_add(global_step, increment) after the cached read (used by hooks).
 
