@@ -37,10 +37,11 @@ def test_reachable_with_links_leads_back_to_the_root():
     assert e not in links
 
 
-def test_topological_order_ties_by_creation_and_follows_control_inputs():
+def test_topological_order_runs_ops_as_they_become_ready_and_follows_control_inputs():
     g, a, b, c, d, e = _chain()
     order = graph_walk.topological_order([e, d, c, b, a])
-    assert [op.name for op in order] == ["a", "b", "c", "d", "e"]
+    # c and e become ready together (after b), ties by creation; d only after c.
+    assert [op.name for op in order] == ["a", "b", "c", "e", "d"]
     assert graph_walk.op_dependencies(e) == [a, b]
 
 

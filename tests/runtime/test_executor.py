@@ -47,7 +47,7 @@ def test_needed_ops_prunes_and_orders_by_creation():
     assert unused.op not in needed_ops([d.op], set())
 
 
-def test_only_needed_kernels_run_in_creation_order():
+def test_only_needed_kernels_run_in_the_order_they_become_ready():
     _LOG.clear()
     with tf.Graph().as_default():
         p = tf.placeholder(tf.float32, [], name="p")
@@ -57,9 +57,9 @@ def test_only_needed_kernels_run_in_creation_order():
         z = _log(p, "z")
         with tf.Session() as sess:
             sess.run([y, z], {p: 1.0})
-            assert _LOG == ["x", "y", "z"]
+            assert _LOG == ["x", "z", "y"]  # x and z are ready once p is fed; y after x
             sess.run(y, {x: 5.0})
-            assert _LOG == ["x", "y", "z", "y"]
+            assert _LOG == ["x", "z", "y", "y"]
 
 
 def test_plans_are_cached_per_signature_and_graph_version():

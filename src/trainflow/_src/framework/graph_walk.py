@@ -67,7 +67,7 @@ def op_dependencies(op):
 
 def topological_order(ops, dependencies=op_dependencies):
     """`ops` in a valid run order: each op after those of its `dependencies(op)` that are
-    in `ops`; among ready ops, the earliest created first.
+    in `ops`; ops run in the order they become ready, ties by creation.
 
     Returns:
       the ordered list; it is shorter than `ops` when they contain a cycle (the ops

@@ -3,7 +3,7 @@ backend turns them into code.
 
   prune      `needed_ops`: the ops the fetches and targets need, given the feeds;
              `skip_unread`: less the pure ones only control edges ask for
-  order      ... in a valid run order, ties by op creation
+  order      ... in a valid run order: as ops become ready (as TF's executor), ties by creation
   fold       `fold_constants`: values computable once, when the plan is built
   segment    `host_program`: which ops go to a compiling backend (`backend_for`: the
              registry's kernels; what the backend can take in the plan), in what order
@@ -35,7 +35,7 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
       done: Operations already run (partial_run); they are skipped.
 
     Returns:
-      the list of Operations, inputs before consumers, ties by creation order.
+      the list of Operations, inputs before consumers, in the order they become ready, ties by creation.
     """
     def next_ops(op):
         out = [t._op for t in op._inputs if t not in fed and t._op not in done]
