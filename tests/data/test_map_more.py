@@ -1,12 +1,10 @@
-"""More of TF's map_dataset_op_test (r1.8-r1.12), ported: a captured hash table and sparse
-elements through two maps.
+"""More of TF's map_dataset_op_test (r1.8-r1.12), ported: a captured hash table, a seeded
+stateful op (its sequence starts again when the iterator is initialized again, while
+repeats and nested datasets of one iterator go on with it), sparse elements through two
+maps.
 
 Not counted (TF 2.21 fails them as written): testWarnOnLookupTable (TF 2.x warns with
 other words) and testNestedDatasetError (TF 2.x maps to nested datasets).
-Not passing: testSeededStatefulOperatorIsProperlyStateful. TF gives each iterator
-initialization a fresh function runtime, so a seeded random op in the map function starts
-its sequence again; here the compiled function (and its generator) lives as long as the
-session's plan of the dataset op, so the sequence goes on.
 """
 import numpy as np
 import pytest
@@ -39,6 +37,37 @@ def test_capture_hash_table():  # testCaptureHashTable
             sess.run(iterator.initializer)
             got = _drain(sess, get_next)
     assert [g.tolist() for g in got] == [[0, 0, -1, 1, 2], [2, 0]]
+
+
+def test_seeded_stateful_operator_is_properly_stateful():
+    # testSeededStatefulOperatorIsProperlyStateful
+    with tf.Graph().as_default():
+        iterator = D.from_tensors(0).repeat(10).map(
+            lambda _: tf.random_uniform((), seed=11)).batch(2).make_initializable_iterator()
+        get_next = iterator.get_next()
+        with tf.Session() as sess:
+            sess.run(iterator.initializer)
+            first = np.concatenate(_drain(sess, get_next))
+            assert len(first) == 10
+            assert np.abs(np.diff(first)).max() > 1e-6
+            sess.run(iterator.initializer)
+            second = np.concatenate(_drain(sess, get_next))
+    np.testing.assert_allclose(first, second)  # repeatable given the same seed
+
+
+def test_seeded_stateful_operator_goes_on_in_nested_datasets():
+    # As TF: the datasets an iterator's flat_map makes share one function runtime.
+    with tf.Graph().as_default():
+        iterator = D.range(3).flat_map(lambda _: D.from_tensors(0).repeat(2).map(
+            lambda _: tf.random_uniform((), seed=11))).make_initializable_iterator()
+        get_next = iterator.get_next()
+        with tf.Session() as sess:
+            sess.run(iterator.initializer)
+            first = _drain(sess, get_next)
+            sess.run(iterator.initializer)
+            second = _drain(sess, get_next)
+    assert len(set(np.round(first, 6).tolist())) == 6
+    np.testing.assert_allclose(first, second)
 
 
 def _sparse(i):
