@@ -170,6 +170,17 @@ def test_graph_defs_run_in_tf():
                     except tf.errors.OutOfRangeError:
                         break
             ours[name] = json.loads(json.dumps(got, default=lambda b: b.decode()))
+    # experimental_deterministic=False: the OptimizeDataset ("make_sloppy") TF 1.15 adds.
+    with tf.Graph().as_default() as g:
+        options = tf.data.Options()
+        options.experimental_deterministic = False
+        it = D.range(4).map(lambda x: x * 3, 1).with_options(options) \
+            .make_initializable_iterator()
+        assert it.initializer.inputs[0].op.type == "OptimizeDataset"
+        nxt = it.get_next()
+        cases["sloppy"] = {"graph_def": g.as_graph_def().SerializeToString().hex(),
+                           "init": it.initializer.name, "fetches": [nxt.name]}
+        ours["sloppy"] = [[0], [3], [6], [9]]
     # A table filled by InitializeTableFromDataset, read in TF.
     with tf.Graph().as_default() as g:
         table = X.index_table_from_dataset(D.from_tensor_slices(["a", "b", "c"]))

@@ -1,4 +1,5 @@
-"""More of TF's map_dataset_op_test (r1.8-r1.12), ported: a captured hash table, a seeded
+"""More of TF's map_dataset_op_test (r1.8-r1.12), ported: one thread per function call,
+a captured hash table, a seeded
 stateful op (its sequence starts again when the iterator is initialized again, while
 repeats and nested datasets of one iterator go on with it), sparse elements through two
 maps.
@@ -6,6 +7,8 @@ maps.
 Not counted (TF 2.21 fails them as written): testWarnOnLookupTable (TF 2.x warns with
 other words) and testNestedDatasetError (TF 2.x maps to nested datasets).
 """
+import threading
+
 import numpy as np
 import pytest
 
@@ -21,6 +24,24 @@ def _drain(sess, get_next):
             out.append(sess.run(get_next))
         except tf.errors.OutOfRangeError:
             return out
+
+
+@pytest.mark.parametrize("calls", [None, 1])
+def test_no_inter_op_parallelism(calls):
+    # testNoInterOpParallelism (TF builds MapDataset / ParallelMapDataset with
+    # use_inter_op_parallelism=False): the ops of one call of the function run on one
+    # thread, so ten py_funcs see the same thread.
+    def _get_tid():
+        return np.int64(threading.current_thread().ident)
+
+    def _map_fn(_):
+        return [tf.py_func(_get_tid, [], tf.int64) for _ in range(10)]
+
+    with tf.Graph().as_default():
+        get_next = D.from_tensors(0).map(_map_fn, calls).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            tids = sess.run(get_next)
+    assert len(set(tids)) == 1
 
 
 def test_capture_hash_table():  # testCaptureHashTable

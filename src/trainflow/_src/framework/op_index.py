@@ -83,6 +83,7 @@ _OP_MODULES = {
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
     "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optimize_ops": "OptimizeDataset",
     "trainflow._src.ops.dataset.optional_ops": (
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
@@ -338,6 +339,7 @@ _GRADIENT_MODULES = {
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
     "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optimize_ops": "OptimizeDataset",
     "trainflow._src.ops.dataset.optional_ops": (
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
