@@ -2,7 +2,7 @@
 a captured hash table, a seeded
 stateful op (its sequence starts again when the iterator is initialized again, while
 repeats and nested datasets of one iterator go on with it), sparse elements through two
-maps.
+maps, and a function that fails to instantiate.
 
 Not counted (TF 2.21 fails them as written): testWarnOnLookupTable (TF 2.x warns with
 other words) and testNestedDatasetError (TF 2.x maps to nested datasets).
@@ -115,3 +115,23 @@ def test_sparse_chain():  # testSparseChain
                 np.testing.assert_array_equal(got.dense_shape, want.dense_shape)
             with pytest.raises(tf.errors.OutOfRangeError):
                 sess.run(get_next)
+
+
+def test_broken_function_error_on_initialization():
+    # testBrokenFunctionErrorOnInitialization: a Const whose value (float32) is not its
+    # dtype (int32) fails when the iterator is initialized, naming the node.
+    def broken_function(_):
+        value = tf.AttrValue()
+        value.tensor.CopyFrom(tf.make_tensor_proto([], dtype=tf.float32, shape=[0],
+                                                   verify_shape=False))
+        dtype = tf.AttrValue(type=tf.int32.as_datatype_enum)
+        return tf.get_default_graph().create_op(
+            "Const", [], [tf.int32], attrs={"value": value, "dtype": dtype},
+            name="BrokenConst").outputs[0]
+
+    with tf.Graph().as_default():
+        iterator = D.from_tensor_slices([1.0, 2.0, 3.0]).map(
+            broken_function).make_initializable_iterator()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="BrokenConst"):
+                sess.run(iterator.initializer)

@@ -24,11 +24,10 @@ stored: r1.8 to r1.12 of each file). A method counts once however many cases it 
   iterator_ops_cluster_test            5       5      3  test_iterator_api; not:
       testRemoteIteratorUsingRemoteCallOp and ...CrossProcess (Defun and RemoteCall)
   list_files_dataset_op_test          11      11     11  test_files
-  map_dataset_op_test                 36      34     33  test_parallel_map,
+  map_dataset_op_test                 36      34     34  test_parallel_map,
       test_dataset_core, test_map_more, test_nondeterministic; not counted:
       testWarnOnLookupTable (TF 2.x warns in other words), testNestedDatasetError (TF
-      2.x maps to nested datasets); not passing: testBrokenFunctionErrorOnInitialization
-      (a Const made by create_op from mismatched AttrValue protos)
+      2.x maps to nested datasets)
   range_dataset_op_test               15      10     10  not counted: the 5 checkpoint
       methods that restore into an iterator never initialized (TF 2.x refuses it)
   reader_dataset_ops_test             22      16     16  test_readers; not counted:
@@ -37,7 +36,7 @@ stored: r1.8 to r1.12 of each file). A method counts once however many cases it 
   shard / shuffle                   11/5    11/5   11/5  test_shard, test_shuffle
   util: nest / sparse / random_seed / convert   10/6/2/8 all   test_nest, test_sparse,
                                                          test_random_seed, test_convert
-  total                              231     216    210  97.2% of the counted methods
+  total                              231     216    211  97.7% of the counted methods
 """
 import numpy as np
 import pytest
