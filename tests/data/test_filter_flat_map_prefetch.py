@@ -140,3 +140,24 @@ def test_map_out_of_range_ends_the_sequence():
             for _ in range(2):
                 with pytest.raises(tf.errors.OutOfRangeError):
                     sess.run(get_next)
+
+
+def test_flat_map_sparse():  # flat_map_dataset_op_test's testSparse
+    def _map_fn(i):
+        return tf.SparseTensorValue(indices=[[0, 0], [1, 1]], values=(i * [1, -1]),
+                                    dense_shape=[2, 2])
+
+    def _flat_map_fn(x):
+        return D.from_tensor_slices(tf.sparse_to_dense(x.indices, x.dense_shape, x.values))
+
+    with tf.Graph().as_default():
+        iterator = D.range(10).map(_map_fn).flat_map(_flat_map_fn).make_initializable_iterator()
+        get_next = iterator.get_next()
+        with tf.Session() as sess:
+            sess.run(iterator.initializer)
+            for i in range(10):
+                for j in range(2):
+                    want = [i, 0] if j % 2 == 0 else [0, -i]
+                    assert sess.run(get_next).tolist() == want
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(get_next)

@@ -160,3 +160,23 @@ def test_interleave_structure():
         assert parallel._variant_tensor.op.type == "ParallelInterleaveDatasetV2"
         with pytest.raises(TypeError, match="must return a Dataset"):
             D.range(3).interleave(lambda x: x)
+
+
+def test_interleave_sparse():  # testInterleaveSparse
+    def _map_fn(i):
+        return tf.SparseTensorValue(indices=[[0, 0], [1, 1]], values=(i * [1, -1]),
+                                    dense_shape=[2, 2])
+
+    def _interleave_fn(x):
+        return D.from_tensor_slices(tf.sparse_to_dense(x.indices, x.dense_shape, x.values))
+
+    with tf.Graph().as_default():
+        get_next = D.range(10).map(_map_fn).interleave(
+            _interleave_fn, cycle_length=1).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            for i in range(10):
+                for j in range(2):
+                    want = [i, 0] if j % 2 == 0 else [0, -i]
+                    assert sess.run(get_next).tolist() == want
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(get_next)

@@ -2,6 +2,7 @@
 feedable iterators, their static errors, string handles, shared iterators across sessions
 of a server, concurrent get_next (ported from TF r1.8-r1.12's iterator_ops_test and
 iterator_ops_cluster_test)."""
+import contextlib
 import threading
 import warnings
 
@@ -213,8 +214,13 @@ def test_make_initializer_name_and_colocation():
         assert it.get_next(name="element").op.name == "element"
 
 
-def test_iterator_string_handle():
-    with tf.Graph().as_default():
+@pytest.mark.parametrize("future", [False, True])
+def test_iterator_string_handle(future):
+    # testIteratorStringHandle, and testIteratorStringHandleFuture (the same under a
+    # forward-compatibility horizon past 2018-08-04)
+    horizon = tf.compat.forward_compatibility_horizon(2018, 8, 4) if future \
+        else contextlib.nullcontext()
+    with horizon, tf.Graph().as_default():
         d3, d4 = D.from_tensor_slices([1, 2, 3]), D.from_tensor_slices([10, 20, 30, 40])
         i3, i4 = d3.make_one_shot_iterator(), d4.make_one_shot_iterator()
         handle = tf.placeholder(tf.string, shape=[])

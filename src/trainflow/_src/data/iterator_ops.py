@@ -17,6 +17,7 @@ from trainflow._src.framework.scopes import colocate_with, get_default_graph, na
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.dataset import iterator_ops as iterator_kernels  # noqa: F401
 from trainflow._src.ops.dataset import iterator_state  # noqa: F401 - (De)SerializeIterator
+from trainflow._src.ops.dataset import optimize_ops  # noqa: F401 - OptimizeDataset
 
 _STATEFUL_SOURCES = {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VariableV2",
                      "Variable", "VarHandleOp"}
@@ -110,6 +111,7 @@ class Iterator(st.HasElementStructure):
         incompatible shapes."""
         with name_scope(name, "make_initializer") as scope:
             self._check_dataset(dataset)
+            dataset = apply_options(dataset)
         with colocate_with(self._iterator_resource.op):
             return apply_op("MakeIterator", dataset=dataset._variant_tensor,
                             iterator=self._iterator_resource, name=scope)
@@ -151,8 +153,22 @@ class Iterator(st.HasElementStructure):
                         name=name).outputs[0]
 
 
+def apply_options(dataset):
+    """`dataset` with the rewrites its options ask for (TF's `_apply_options`): an
+    OptimizeDataset "make_sloppy" when experimental_deterministic is False."""
+    options = getattr(dataset, "_options", None)
+    if options is None or options.deterministic is not False:
+        return dataset
+    optimizations = convert_to_tensor(["make_sloppy"], dtypes.string, name="optimizations")
+    op = apply_op("OptimizeDataset", input_dataset=dataset._variant_tensor,
+                  optimizations=optimizations, output_types=dataset._structure.flat_types,
+                  output_shapes=dataset._structure.flat_shapes)
+    return dataset._derived(op.outputs[0], dataset._structure)
+
+
 def initializable_iterator(dataset, shared_name=None):
     """`dataset.make_initializable_iterator()`."""
+    dataset = apply_options(dataset)
     s = dataset._structure
     with colocate_with(dataset._variant_tensor.op):
         handle = apply_op("IteratorV2", container="", shared_name=shared_name or "",
@@ -196,6 +212,7 @@ def _copy_into(fg, tensor):
 def one_shot_iterator(dataset):
     """`dataset.make_one_shot_iterator()`: its pipeline rebuilt in a `dataset_factory`
     function, so the iterator needs no initializer."""
+    dataset = apply_options(dataset)
     graph = get_default_graph()
     fg = FuncGraph(f"_make_dataset_{id(dataset):x}", graph)
     with fg.as_default():

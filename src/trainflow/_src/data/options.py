@@ -1,5 +1,6 @@
 """`tf.data.Options` and the option groups it holds (ThreadingOptions, OptimizationOptions,
-DistributeOptions, AutotuneOptions): plain records, as TF's are. An option left unset is
+DistributeOptions, AutotuneOptions) and the enums they take (AutoShardPolicy,
+AutotuneAlgorithm, ExternalStatePolicy): plain records, as TF's are. An option left unset is
 None (its default applies); `merge` combines two Options, a value set on the later one
 winning (with a warning, as TF). Options are recorded on the dataset (`with_options`,
 `options()`: a read-only copy); trainflow runs every pipeline deterministically on the
@@ -19,6 +20,16 @@ class AutoShardPolicy(enum.IntEnum):
     FILE = 1
     DATA = 2
     HINT = 3
+
+
+class AutotuneAlgorithm(enum.Enum):
+    """The autotuning algorithm (AutotuneOptions.autotune_algorithm); pipelines here run
+    on the host without autotuning, so it records intent."""
+    DEFAULT = 0
+    HILL_CLIMB = 1
+    GRADIENT_DESCENT = 2
+    MAX_PARALLELISM = 3
+    STAGE_BASED = 4
 
 
 class ExternalStatePolicy(enum.Enum):

@@ -8,6 +8,7 @@ threads by `interleave` (cycle_length=num_parallel_reads, block_length=1), whose
 is TF's: one record of each open file in turn.
 """
 from trainflow._src.data import structure as st
+from trainflow._src.data.convert import optional_param_to_tensor
 from trainflow._src.data.dataset_ops import AUTOTUNE, DatasetV1
 from trainflow._src.data.reader_seams import read_files
 from trainflow._src.framework import dtypes
@@ -24,10 +25,8 @@ def string_scalars():
     return st.Structure.of(dtypes.string, TensorShape([]))
 
 
-def optional_param(name, value, default, dtype=dtypes.int64):
-    """`value` (or `default` when None) as a tensor named `name` (TF's
-    convert.optional_param_to_tensor)."""
-    return convert_to_tensor(default if value is None else value, dtype=dtype, name=name)
+# TF's convert.optional_param_to_tensor, by the name the readers use.
+optional_param = optional_param_to_tensor
 
 
 def filenames_dataset(filenames):

@@ -6,6 +6,7 @@ import numpy as np
 from trainflow._src.data import element_codec
 from trainflow._src.data import random_seed
 from trainflow._src.data import structure as st
+from trainflow._src.data.convert import partial_shape_to_tensor
 from trainflow._src.data.reordering import int64
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
@@ -127,23 +128,6 @@ def unique():
     return _apply_fn
 
 
-def _partial_shape_to_tensor(shape_like):
-    """TF's convert.partial_shape_to_tensor: an int64 vector, -1 for unknown dimensions."""
-    try:
-        shape = as_shape(shape_like)
-        return convert_to_tensor([d if d is not None else -1 for d in shape.as_list()],
-                                 dtype=dtypes.int64)
-    except (TypeError, ValueError):
-        out = convert_to_tensor(shape_like, preferred_dtype=dtypes.int64)
-        if out.shape.rank is not None and out.shape.rank != 1:
-            raise ValueError(f"The given shape {shape_like} must be a 1-D tensor of tf.int64 "
-                             f"values, but the shape was {out.shape}.") from None
-        if out.dtype != dtypes.int64:
-            raise TypeError(f"The given shape {shape_like} must be a 1-D tensor of tf.int64 "
-                            f"values, but the element type was {out.dtype.name}.") from None
-        return out
-
-
 def dense_to_sparse_batch(batch_size, row_shape):
     """A transformation: batches of `batch_size` elements as one SparseTensor each, of
     dense shape [batch, *row_shape] (-1 or None: the batch's largest)."""
@@ -154,7 +138,7 @@ def dense_to_sparse_batch(batch_size, row_shape):
             raise TypeError(f"DenseToSparseDataset requires an input whose elements have a "
                             f"single component, whereas the input has "
                             f"{dataset.output_types!r}.")
-        row = _partial_shape_to_tensor(row_shape)
+        row = partial_shape_to_tensor(row_shape)
         static = constant_value_as_shape(row) if isinstance(row_shape, Tensor) \
             else as_shape(row_shape)
         structure = st.Structure(st.Component(

@@ -80,7 +80,9 @@ class KernelContext(abc.ABC):
         its deadline; `wait(cond, predicate)` blocks until `predicate()` or then."""
 
     @abc.abstractmethod
-    def make_callable(self, fetches, feeds):
+    def make_callable(self, fetches, feeds, fresh_kernels=False):
         """A function `fn(feed_values) -> list of values` computing the tensors `fetches`
         of a (function) graph from the values of the tensors `feeds`, in this session.
-        Values of tensors on untaken branches are `DEAD`; errors name the failing op."""
+        Values of tensors on untaken branches are `DEAD`; errors name the failing op.
+        With `fresh_kernels`, the function's ops get kernels (and kernel state) of their
+        own instead of the session's (TF's fresh function runtime of an iterator)."""

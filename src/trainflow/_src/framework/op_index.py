@@ -70,7 +70,7 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
     "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
-        "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
+        "AssertCardinalityDataset IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.generator_ops": "GeneratorDataset",
     "trainflow._src.ops.dataset.grouping_ops": (
         "DirectedInterleaveDataset GroupByReducerDataset GroupByWindowDataset RandomDataset "
@@ -83,6 +83,7 @@ _OP_MODULES = {
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
     "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optimize_ops": "OptimizeDataset",
     "trainflow._src.ops.dataset.optional_ops": (
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
@@ -99,7 +100,8 @@ _OP_MODULES = {
     "trainflow._src.ops.dataset.sequence_ops": (
         "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
     "trainflow._src.ops.dataset.shuffle_ops": "ShuffleAndRepeatDataset ShuffleDataset",
-    "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
+    "trainflow._src.ops.dataset.source_ops": (
+        "ListDataset RangeDataset TensorDataset TensorSliceDataset"),
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
     "trainflow._src.ops.dataset.sql_ops": "SqlDataset",
@@ -136,6 +138,7 @@ _OP_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.lookup.dataset_init": "InitializeTableFromDataset",
     "trainflow._src.ops.lookup.lookup_ops": (
         "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
         "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "
@@ -323,7 +326,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.cache_ops": "CacheDataset",
     "trainflow._src.ops.dataset.csv_ops": "CSVDatasetV2",
     "trainflow._src.ops.dataset.experimental_ops": (
-        "IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
+        "AssertCardinalityDataset IgnoreErrorsDataset TakeWhileDataset UniqueDataset"),
     "trainflow._src.ops.dataset.generator_ops": "GeneratorDataset",
     "trainflow._src.ops.dataset.grouping_ops": (
         "DirectedInterleaveDataset GroupByReducerDataset GroupByWindowDataset RandomDataset "
@@ -336,6 +339,7 @@ _GRADIENT_MODULES = {
         "IteratorToStringHandle IteratorV2 MakeIterator OneShotIterator"),
     "trainflow._src.ops.dataset.iterator_state": "DeserializeIterator SerializeIterator",
     "trainflow._src.ops.dataset.map_ops": "FilterDataset FlatMapDataset MapDataset",
+    "trainflow._src.ops.dataset.optimize_ops": "OptimizeDataset",
     "trainflow._src.ops.dataset.optional_ops": (
         "IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue "
         "OptionalNone"),
@@ -352,7 +356,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.dataset.sequence_ops": (
         "ConcatenateDataset RepeatDataset SkipDataset TakeDataset ZipDataset"),
     "trainflow._src.ops.dataset.shuffle_ops": "ShuffleAndRepeatDataset ShuffleDataset",
-    "trainflow._src.ops.dataset.source_ops": "RangeDataset TensorDataset TensorSliceDataset",
+    "trainflow._src.ops.dataset.source_ops": (
+        "ListDataset RangeDataset TensorDataset TensorSliceDataset"),
     "trainflow._src.ops.dataset.sparse_dataset_ops": (
         "DenseToSparseBatchDataset SparseTensorSliceDataset"),
     "trainflow._src.ops.dataset.sql_ops": "SqlDataset",
@@ -385,6 +390,7 @@ _GRADIENT_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.lookup.dataset_init": "InitializeTableFromDataset",
     "trainflow._src.ops.lookup.lookup_ops": (
         "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
         "LookupTableFindV2 LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 "

@@ -41,10 +41,13 @@ class ExecutionContext:
             fn = self.kernels.setdefault(op, numpy_backend.bind_kernel(op, self))
         return fn
 
-    def function_callable(self, fetches, feeds):
+    def function_callable(self, fetches, feeds, fresh_kernels=False):
         """`fn(feed_values) -> values` of `fetches` (tensors of a function graph run by a
-        control-flow kernel), planned and compiled in this context."""
-        return Plan(self, list(fetches), [], list(feeds)).run
+        control-flow kernel), planned and compiled in this context, or with
+        `fresh_kernels` in a child context with the same resources and its own kernels."""
+        context = ExecutionContext(self.owner, self.resources, self.xla) if fresh_kernels \
+            else self
+        return Plan(context, list(fetches), [], list(feeds)).run
 
 
 class Plan:

@@ -30,7 +30,8 @@ class KernelContext(kernel_context.KernelContext):
         """The RunState of the current step (cancellation, deadline)."""
         return run_state.current()
 
-    def make_callable(self, fetches, feeds):
+    def make_callable(self, fetches, feeds, fresh_kernels=False):
         """Compiles `fetches` from `feeds` with the planner and backends of the
-        execution context."""
-        return self._context.function_callable(fetches, feeds)
+        execution context (with `fresh_kernels`, of a child context binding its own
+        kernels)."""
+        return self._context.function_callable(fetches, feeds, fresh_kernels)

@@ -17,7 +17,8 @@ import collections
 
 import numpy as np
 
-from trainflow._src.framework import errors, graph_walk, registry
+from trainflow._src.framework import dtypes, errors, graph_walk, registry
+from trainflow._src.framework.constant_op import dtype_string
 from trainflow._src.framework.op_signature import input_groups
 
 NUMPY = registry.NUMPY
@@ -120,6 +121,21 @@ def _static_shape_value(op):
     return None
 
 
+def _check_const(op, value):
+    """TF's Const kernel refuses a value whose dtype is not its `dtype` attr (a Const
+    made by create_op from mismatched AttrValue protos); checked for numbers and bools."""
+    got = getattr(value, "dtype", None)
+    want = op._attrs.get("dtype")
+    if got is None or want is None or got.kind not in "biufc":
+        return
+    want_np = np.dtype(want.base_dtype.as_numpy_dtype)
+    if want_np.kind in "biufc" and want_np != got:
+        raise errors.InvalidArgumentError(
+            None, op, f"Type mismatch between value ({dtype_string(dtypes.as_dtype(got))}) "
+                      f"and dtype ({dtype_string(want)})\n\t [[node {op.name} ({op.type}) "
+                      f"defined at {op.creation_site} ]]")
+
+
 def fold_constants(ops, fed):
     """Values of the ops that can be computed once, when the plan is built: constants,
     Shape/Size/Rank of statically known shapes, and pure kernels all of whose inputs are
@@ -137,6 +153,7 @@ def fold_constants(ops, fed):
         value = None
         if op._type == "Const" and "value" in op._attrs:
             value = op._attrs["value"]
+            _check_const(op, value)
         elif op._type in ("Shape", "Size", "Rank") and op._inputs:
             value = _static_shape_value(op)
         elif (info is not None and info.kernel is not None and op._inputs

@@ -3,8 +3,11 @@ outside `tf.data.Dataset`."""
 from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 # -- reordering and grouping
 from trainflow._src.data.options import (  # noqa: F401
-    AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
-    OptimizationOptions, ThreadingOptions)
+    AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,
+    ExternalStatePolicy, OptimizationOptions, ThreadingOptions)
+from trainflow._src.data.experimental_utils import (  # noqa: F401
+    SHARD_HINT, assert_cardinality, enable_debug_mode, from_list, from_variant, get_structure,
+    pad_to_cardinality, to_variant)
 from trainflow._src.data.reordering_experimental import (  # noqa: F401
     INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter, cardinality, dense_to_sparse_batch,
     enumerate_dataset, get_single_element, ignore_errors, shuffle_and_repeat, take_while,
@@ -26,6 +29,10 @@ from trainflow._src.data.example_readers import (  # noqa: F401
     make_batched_features_dataset, parse_example_dataset)
 from trainflow._src.data.sql_readers import SqlDatasetV1 as SqlDataset  # noqa: F401
 from trainflow._src.data.tfrecord_writer import TFRecordWriter  # noqa: F401
+
+# -- lookup tables from datasets
+from trainflow._src.lookup.dataset_tables import (  # noqa: F401
+    DatasetInitializer, index_table_from_dataset, table_from_dataset)
 
 # -- iterators and checkpoints
 from trainflow._src.data.optional_ops import Optional, get_next_as_optional  # noqa: F401

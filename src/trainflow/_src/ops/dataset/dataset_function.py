@@ -2,9 +2,17 @@
 
 The function graph's arguments are the element's components, then the op's
 `other_arguments` (the outer tensors the function captured, in the order of
-`external_order`). A `DatasetFunction` is compiled once per (session, op) and called
-per element from any thread.
+`external_order`). A `DatasetFunction` is called per element from any thread.
+
+As in TF, where each iterator initialization instantiates the pipeline's functions in a
+fresh function runtime, a dataset op run outside any dataset function (the pipeline an
+iterator initializer or a one-shot factory builds) compiles its function anew, so the
+stateful kernels in it (a seeded random op) start again; a dataset op run inside a
+dataset function (flat_map's, interleave's) reuses its compiled function, which belongs
+to that outer function's compilation, so within one iterator their state goes on.
 """
+import threading
+
 import numpy as np
 
 from trainflow._src.framework import errors
@@ -15,7 +23,7 @@ from trainflow._src.framework.kernel_context import DEAD
 class DatasetFunction:
     """The compiled body of func attr `key` of the kernel's op, with its captured values."""
 
-    def __init__(self, ctx, key, captured):
+    def __init__(self, ctx, key, captured, fresh_kernels=False):
         op = ctx.op
         fg = op._attrs[key]
         if not isinstance(fg, FuncGraph):
@@ -38,7 +46,7 @@ class DatasetFunction:
             self.n_args = len(fg.inputs) - len(self.captured)
             self._keep = list(range(len(self.captured)))
         self._extra = [self.captured[i] for i in self._keep]  # fed after the arguments
-        self._plan = ctx.make_callable(list(fg.outputs), feeds)
+        self._plan = ctx.make_callable(list(fg.outputs), feeds, fresh_kernels)
 
     def __call__(self, args):
         """The function's outputs (a list of arrays) for element components `args`."""
@@ -46,7 +54,11 @@ class DatasetFunction:
             raise errors.InvalidArgumentError(
                 None, self.op, f"function {self.name} takes {self.n_args} arguments, "
                                f"got {len(args)}")
-        outs = self._plan([*args, *self._extra] if self._extra else list(args))
+        _calling.depth = getattr(_calling, "depth", 0) + 1
+        try:
+            outs = self._plan([*args, *self._extra] if self._extra else list(args))
+        finally:
+            _calling.depth -= 1
         for v in outs:  # (one pass: the usual outputs need no fixing)
             if v is DEAD or type(v) is bytes:
                 return self._fixed(outs)
@@ -69,9 +81,15 @@ class DatasetFunction:
         return fresh
 
 
+_calling = threading.local()  # depth: how many DatasetFunction calls this thread is in
+
+
 def cached_function(ctx, key, captured):
-    """The DatasetFunction of func attr `key`, compiled on the op's first run and given the
-    captured values of this run."""
+    """The DatasetFunction of func attr `key` with the captured values of this run:
+    compiled anew when the op runs outside any dataset function, else compiled on the
+    op's first run and reused."""
+    if not getattr(_calling, "depth", 0):
+        return DatasetFunction(ctx, key, captured, fresh_kernels=True)
     compiled = ctx.state.get(key)
     if compiled is None:
         compiled = ctx.state[key] = DatasetFunction(ctx, key, captured)

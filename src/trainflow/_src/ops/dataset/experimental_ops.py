@@ -1,5 +1,6 @@
 """tf.data.experimental's element filters: TakeWhileDataset (take_while),
-IgnoreErrorsDataset (ignore_errors) and UniqueDataset (unique)."""
+IgnoreErrorsDataset (ignore_errors), UniqueDataset (unique) and AssertCardinalityDataset
+(assert_cardinality)."""
 import numpy as np
 
 from trainflow._src import tf_logging
@@ -122,6 +123,59 @@ class _UniqueIterator(dv.ChildIterator):
         self.source.restore(saved["source"])
 
 
+class AssertCardinalityValue(dv.DatasetValue):
+    """The elements of `source`, FailedPreconditionError once there are more or fewer
+    than `expected` (-1: infinitely many)."""
+
+    def __init__(self, source, expected):
+        self.source, self.expected = source, expected
+
+    def iterator(self):
+        return _AssertCardinalityIterator(self.source.iterator(), self.expected)
+
+    def cardinality(self):
+        return self.expected
+
+    def inputs(self):
+        return (self.source,)
+
+
+def _elements(n):
+    if n == dv.INFINITE:
+        return "an infinite number of elements"
+    return f"{n} element" + ("" if n == 1 else "s")
+
+
+class _AssertCardinalityIterator(dv.ChildIterator):
+    def __init__(self, source, expected):
+        super().__init__(source)
+        self.expected, self.count = expected, 0
+
+    def next(self, state):
+        element = self.source.next(state)
+        if element is dv.END:
+            if self.count != self.expected:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Input dataset was expected to contain "
+                                f"{_elements(self.expected)} but contained only "
+                                f"{_elements(self.count)}.")
+            return dv.END
+        self.count += 1
+        if self.expected != dv.INFINITE and self.count > self.expected:
+            raise errors.FailedPreconditionError(
+                None, None, f"Input dataset was expected to contain "
+                            f"{_elements(self.expected)} but contained at least "
+                            f"{_elements(self.count)}.")
+        return element
+
+    def save(self):
+        return {"count": self.count, "source": self.source.save()}
+
+    def restore(self, saved):
+        self.count = int(saved["count"])
+        self.source.restore(saved["source"])
+
+
 def _take_while(input_dataset, other_arguments, *, ctx):
     return TakeWhileValue(dv.as_dataset(input_dataset),
                           cached_function(ctx, "predicate", other_arguments), ctx.op)
@@ -140,3 +194,12 @@ register_dataset("TakeWhileDataset", ["input_dataset: variant", "other_arguments
 register_dataset("IgnoreErrorsDataset", ["input_dataset: variant"],
                  ["log_warning: bool = false"], _ignore_errors, metadata=False)
 register_dataset("UniqueDataset", ["input_dataset: variant"], [], _unique)
+
+
+def _assert_cardinality(input_dataset, cardinality):
+    return AssertCardinalityValue(dv.as_dataset(input_dataset),
+                                  dv.scalar_value(cardinality, "cardinality"))
+
+
+register_dataset("AssertCardinalityDataset", ["input_dataset: variant", "cardinality: int64"],
+                 [], _assert_cardinality, metadata=False)

@@ -8,6 +8,7 @@ when the cycle comes back to it. The parallel kinds read each open iterator ahea
 own thread (a PrefetchIterator), so the cycle's elements are computed concurrently.
 """
 import collections
+import copy
 import os
 import time
 
@@ -19,6 +20,7 @@ from trainflow._src.ops.dataset import dataset_value as dv
 from trainflow._src.ops.dataset.dataset_function import cached_function
 from trainflow._src.ops.dataset.dataset_op import register_dataset
 from trainflow._src.ops.dataset.map_ops import FUNCTION_ATTRS
+from trainflow._src.ops.dataset.optimize_ops import nondeterministic
 from trainflow._src.ops.dataset.parallel_map_ops import error_data, error_from_data
 from trainflow._src.ops.dataset.prefetch_ops import PrefetchIterator
 
@@ -45,7 +47,11 @@ class InterleaveValue(dv.DatasetValue):
         self.sloppy = sloppy and buffer > 0
 
     def iterator(self):
-        return InterleaveIterator(self.source.iterator(), self)
+        spec = self
+        if nondeterministic() and self.buffer > 0 and not self.sloppy:
+            spec = copy.copy(self)
+            spec.sloppy = True
+        return InterleaveIterator(self.source.iterator(), spec)
 
     def inputs(self):
         return (self.source,)

@@ -7,7 +7,9 @@ in flight (computed or not yet taken); a consumer asking for n at a time (next_m
 batch, shuffle's refills) lets up to n be in flight, and each worker then reads its
 share of them from the input in one turn. Errors of the
 input or of the function reach the consumer at their element's place, and reading goes
-on after them, as the sequential map does. close() cancels the threads and joins them.
+on after them, as the sequential map does. Sloppy (TF's `sloppy` / deterministic
+"false", or an iterator made under OptimizeDataset's "make_sloppy") delivers each result
+as soon as it is computed instead. close() cancels the threads and joins them.
 """
 import collections
 import os
@@ -23,6 +25,7 @@ from trainflow._src.ops.dataset.batch_ops import BatchValue
 from trainflow._src.ops.dataset.dataset_function import cached_function
 from trainflow._src.ops.dataset.dataset_op import register_dataset
 from trainflow._src.ops.dataset.map_ops import FUNCTION_ATTRS
+from trainflow._src.ops.dataset.optimize_ops import nondeterministic
 
 # The most input elements a worker claims in one turn, and the most results in flight.
 _CHUNK = 32
@@ -68,13 +71,14 @@ def guarded(fn, preserve_cardinality, op):
 class ParallelMapValue(dv.DatasetValue):
     """`fn` applied to each element of `source` by `calls` threads."""
 
-    def __init__(self, source, fn, calls, op):
+    def __init__(self, source, fn, calls, op, sloppy=False):
         self.source, self.fn, self.calls, self.op = source, fn, calls, op
+        self.sloppy = sloppy
 
     def iterator(self):
         preserve = bool(self.op.get_attr("preserve_cardinality")) if self.op else False
         return ParallelMapIterator(self.source.iterator(), guarded(self.fn, preserve, self.op),
-                                   self.calls, self.op)
+                                   self.calls, self.op, self.sloppy or nondeterministic())
 
     def cardinality(self):
         return self.source.cardinality()
@@ -94,11 +98,12 @@ class _Slot:
 
 
 class ParallelMapIterator(dv.ChildIterator):
-    """In-order results of `fn` over `source`, `calls` computed at a time."""
+    """In-order (or, `sloppy`, ready-first) results of `fn` over `source`, `calls`
+    computed at a time."""
 
-    def __init__(self, source, fn, calls, op):
+    def __init__(self, source, fn, calls, op, sloppy=False):
         super().__init__(source)
-        self.fn, self.calls, self.op = fn, calls, op
+        self.fn, self.calls, self.op, self.sloppy = fn, calls, op, sloppy
         self.cond = threading.Condition()  # guards slots, pending, input_done
         self.input_lock = threading.Lock()  # one worker reads the input at a time
         self.slots = collections.deque()
@@ -194,10 +199,22 @@ class ParallelMapIterator(dv.ChildIterator):
         if self.token is None:
             self._start()
         with self.cond:
-            state.wait(self.cond, lambda: bool(self.slots) and self.slots[0].done)
-            slot = self.slots.popleft()
+            if self.sloppy:
+                state.wait(self.cond, lambda: self._ready() is not None)
+                slot = self._ready()
+                self.slots.remove(slot)
+            else:
+                state.wait(self.cond, lambda: bool(self.slots) and self.slots[0].done)
+                slot = self.slots.popleft()
             self.cond.notify_all()
         return self._deliver(slot)
+
+    def _ready(self):
+        """(sloppy) The first computed slot, the end only once it is the first slot."""
+        for k, slot in enumerate(self.slots):
+            if slot.done and (k == 0 or slot.result is not dv.END):
+                return slot
+        return None
 
     def _deliver(self, slot):
         if slot.result is dv.END:  # the input's end, or the function's OutOfRangeError
@@ -214,6 +231,13 @@ class ParallelMapIterator(dv.ChildIterator):
         from the input in one turn (fewer hand-offs between threads)."""
         out = []
         if self.finished or n <= 0:
+            return out
+        if self.sloppy:
+            while len(out) < n:
+                element = self.next(state)
+                if element is dv.END:
+                    break
+                out.append(element)
             return out
         with self.cond:
             self.demand = max(self.calls, min(n, _MAX_DEMAND))
@@ -275,8 +299,11 @@ class ParallelMapIterator(dv.ChildIterator):
 
 def _parallel_map(input_dataset, other_arguments, num_parallel_calls, *, ctx):
     calls = parallelism(dv.scalar_value(num_parallel_calls, "num_parallel_calls"), ctx.op)
+    attrs = ctx.op._attrs
+    sloppy = bool(attrs.get("sloppy", False)) or attrs.get("deterministic") in ("false",
+                                                                               b"false")
     return ParallelMapValue(dv.as_dataset(input_dataset),
-                            cached_function(ctx, "f", other_arguments), calls, ctx.op)
+                            cached_function(ctx, "f", other_arguments), calls, ctx.op, sloppy)
 
 
 def _map_and_batch(input_dataset, other_arguments, batch_size, num_parallel_calls,

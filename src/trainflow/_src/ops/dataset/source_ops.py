@@ -1,5 +1,6 @@
 """Datasets made from tensors and counters: TensorDataset (from_tensors),
-TensorSliceDataset (from_tensor_slices), RangeDataset (range)."""
+TensorSliceDataset (from_tensor_slices), ListDataset (tf.data.experimental.from_list),
+RangeDataset (range)."""
 import numpy as np
 
 from trainflow._src.framework import errors
@@ -65,6 +66,27 @@ class SliceValue(dv.DatasetValue):
         return self.count
 
 
+class ListValue(dv.DatasetValue):
+    """Elements given one after another: `tensors` holds each element's `width`
+    components in turn."""
+
+    def __init__(self, tensors, width):
+        self.components = [np.asarray(c) for c in tensors]
+        if len(self.components) % width:
+            raise errors.InvalidArgumentError(
+                None, None, f"The number of tensors ({len(self.components)}) is not a "
+                            f"multiple of the number of components of an element ({width})")
+        self.width = width
+
+    def iterator(self):
+        w = self.width
+        return _ListIterator(self.cardinality(),
+                             lambda i: list(self.components[i * w:(i + 1) * w]))
+
+    def cardinality(self):
+        return len(self.components) // self.width
+
+
 class RangeValue(dv.DatasetValue):
     """start, start + step, ... up to stop (excluded), as int64 (or output_types[0])."""
 
@@ -89,6 +111,10 @@ def _slice_dataset(components, *, Toutput_types, output_shapes):
     return SliceValue(components)
 
 
+def _list_dataset(tensors, *, output_types):
+    return ListValue(tensors, len(output_types))
+
+
 def _range_dataset(start, stop, step, *, output_types):
     return RangeValue(dv.scalar_value(start, "start"), dv.scalar_value(stop, "stop"),
                       dv.scalar_value(step, "step"), output_types[0].as_numpy_dtype)
@@ -102,3 +128,5 @@ register_dataset("TensorSliceDataset", ["components: Toutput_types"],
                  _slice_dataset, element_attrs=False)
 register_dataset("RangeDataset", ["start: int64", "stop: int64", "step: int64"],
                  ["replicate_on_split: bool = false"], _range_dataset)
+register_dataset("ListDataset", ["tensors: Tinput_types"], ["Tinput_types: list(type) >= 1"],
+                 _list_dataset)
