@@ -29,11 +29,11 @@ def _betainc_shape(op):
 
 
 def _betainc_kernel(a, b, x):
-    shapes = [v.shape for v in (a, b, x) if v.ndim]
-    if any(s != shapes[0] for s in shapes):
-        names = ("a", "b", "x")
-        shown = ", ".join(f"{n}: {list(v.shape)}" for n, v in zip(names, (a, b, x)))
-        raise invalid_argument(f"Shapes of a, b and x are inconsistent: {shown}")
+    shaped = [(n, v.shape) for n, v in zip("abx", (a, b, x)) if v.ndim]
+    for n, shape in shaped[1:]:
+        if shape != shaped[0][1]:
+            raise invalid_argument(f"Shapes of {shaped[0][0]} and {n} are inconsistent: "
+                                   f"{list(shaped[0][1])} vs. {list(shape)}")
     sp = _scipy_special()
     wide = [np.asarray(v, np.float64) for v in (a, b, x)]
     with np.errstate(all="ignore"):
