@@ -265,3 +265,9 @@ def matrix_exponential(input, name=None):  # noqa: A002
             return shape_lib.reshape(
                 result, join.concat((batch_shape, shape_lib.shape(result)[-2:]), axis=0))
         return shape_lib.reshape(result, batch_shape.concatenate(result.shape[-2:]))
+
+
+# tf.linalg's names.
+expm = matrix_exponential
+logm = matrix_logarithm
+sqrtm = matrix_square_root
