@@ -57,15 +57,36 @@ _FUNCTIONS = {
 }
 
 
+def _outside_domain(op_type, x, single):
+    """(mask, value) pairs giving TensorFlow's values off each function's domain."""
+    if op_type.startswith("BesselK"):
+        return [(x <= 0, np.inf)]
+    if op_type == "BesselY0":
+        return [(x <= 0, -np.inf), (x == np.inf, np.nan)]
+    if op_type == "BesselY1":
+        # Eigen's float kernel gives NaN at 0, its double kernel -inf.
+        return [(x < 0, -np.inf), (x == 0, np.nan if single else -np.inf),
+                (x == np.inf, np.nan)]
+    if op_type == "Expint":
+        return [(x < 0, np.nan), (np.isinf(x), np.nan)]
+    if op_type in ("BesselJ0", "BesselJ1"):
+        return [(np.isinf(x), np.nan)]
+    return []
+
+
 def evaluate(op_type, x, use_scipy=True):
     """The float64 values of `op_type`'s function at `x` (SciPy's when installed and
-    `use_scipy`, else the series')."""
+    `use_scipy`, else the series'), with TensorFlow's values off the domain."""
     _, with_scipy, fallback = _FUNCTIONS[op_type]
+    x = np.asarray(x)
     wide = np.array(x, dtype=np.float64)
     sp = _scipy_special() if use_scipy else None
     with np.errstate(all="ignore"):
-        out = with_scipy(sp, wide) if sp is not None else fallback(wide)
-    return np.asarray(out, dtype=np.float64)
+        out = np.array(with_scipy(sp, wide) if sp is not None else fallback(wide),
+                       dtype=np.float64)
+    for mask, value in _outside_domain(op_type, wide, x.dtype.itemsize <= 4):
+        out[mask] = value
+    return out
 
 
 def _kernel(op_type):
