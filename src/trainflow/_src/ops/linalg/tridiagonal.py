@@ -177,10 +177,10 @@ def _tridiagonal_solve(diagonals, rhs, *, partial_pivoting, perturb_singular):
     wide = np.complex128 if dt.kind == "c" else np.float64
     n, k = rhs.shape[-2:]
     batch = rhs.shape[:-2]
+    if rhs.size == 0 or diagonals.size == 0:
+        return np.zeros(rhs.shape, dt)
     diags = np.broadcast_to(diagonals, batch + (3, n)).astype(wide).reshape(-1, 3, n)
     b = rhs.astype(wide).reshape(-1, n, k)
-    if n == 0 or b.shape[0] == 0:
-        return np.zeros(rhs.shape, dt)
     sup, main, sub = diags[:, 0], diags[:, 1], diags[:, 2]
     with np.errstate(all="ignore"):
         if perturb_singular:
