@@ -417,6 +417,7 @@ def ndtri(p):
         step = err / density
         y = y - step / (1.0 + 0.5 * y * step)  # Halley's correction
     out[ok] = np.where(upper, -y, y)
+    out[p == 0.5] = 0.0
     return out
 
 
