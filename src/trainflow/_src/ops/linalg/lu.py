@@ -57,13 +57,15 @@ def _lu_kernel(input, *, output_idx_type):  # noqa: A002 - TF's name
         raise invalid_argument(f"Input matrices must be squares, got{x.shape[-2]} != "
                                f"{x.shape[-1]}")
     dt = x.dtype
+    idx = output_idx_type.as_numpy_dtype
+    if x.size == 0:
+        return x.copy(), np.zeros(x.shape[:-1], idx)
     wide = x.astype(np.complex128 if dt.kind == "c" else np.float64)
     n = x.shape[-1]
     flat = wide.reshape((-1, n, n)).copy()
     factors, perm, singular = _lu_factor(flat)
     if singular.any():
         raise invalid_argument("Input is not invertible.")
-    idx = output_idx_type.as_numpy_dtype
     return (factors.reshape(x.shape).astype(dt),
             perm.reshape(x.shape[:-1]).astype(idx))
 

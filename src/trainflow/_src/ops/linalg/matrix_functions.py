@@ -68,6 +68,8 @@ def _sqrtm_one(a):
 def _matrix_square_root(input):  # noqa: A002 - TF's name
     x = np.asarray(input)
     _check_square(x)
+    if x.size == 0:
+        return x.copy()
     wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
     n = x.shape[-1]
     flat = wide.reshape((-1, n, n))
@@ -91,6 +93,8 @@ def _logm_one(a):
 def _matrix_logarithm(input):  # noqa: A002
     x = np.asarray(input)
     _check_square(x)
+    if x.size == 0:
+        return x.copy()
     n = x.shape[-1]
     flat = x.astype(np.complex128).reshape((-1, n, n))
     with np.errstate(all="ignore"):
