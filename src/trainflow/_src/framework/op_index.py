@@ -535,13 +535,13 @@ _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.math.xla_lowerings": (
         "Abs Acos Acosh Add AddN AddV2 All Any ArgMax ArgMin Asin Asinh Atan Atan2 Atanh "
         "BatchMatMul BatchMatMulV2 BitwiseAnd BitwiseOr BitwiseXor Cast Ceil CheckNumerics "
-        "Cos Cosh Cumprod Cumsum Digamma Div DivNoNan Equal Erf Erfc Exp Expm1 Floor FloorDiv "
-        "FloorMod Greater GreaterEqual Inv InvGrad Invert IsFinite IsInf IsNan Less LessEqual "
-        "Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean Min Minimum "
-        "Mod Mul MulNoNan Neg NotEqual Pow Prod RealDiv Reciprocal ReciprocalGrad Rint Round "
-        "Rsqrt RsqrtGrad Select SelectV2 Sigmoid SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad "
-        "Square SquaredDifference Sub Sum Tan Tanh TanhGrad TruncateDiv TruncateMod "
-        "UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
+        "Cos Cosh Cumprod Cumsum Digamma Div DivNoNan Equal Erf Erfc Erfinv Exp Expm1 Floor "
+        "FloorDiv FloorMod Greater GreaterEqual Inv InvGrad Invert IsFinite IsInf IsNan Less "
+        "LessEqual Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean "
+        "Min Minimum Mod Mul MulNoNan Ndtri Neg NextAfter NotEqual Pow Prod RealDiv "
+        "Reciprocal ReciprocalGrad Rint Round Rsqrt RsqrtGrad Select SelectV2 Sigmoid "
+        "SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad Square SquaredDifference Sub Sum Tan Tanh "
+        "TanhGrad TruncateDiv TruncateMod UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.nn.xla_lowerings": (
         "AvgPool AvgPoolGrad BiasAdd BiasAddGrad BiasAddV1 Conv2D Conv2DBackpropFilter "
         "Conv2DBackpropInput Elu EluGrad FusedBatchNorm FusedBatchNormGrad "
