@@ -25,6 +25,7 @@ from trainflow._src.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 _LAZY = {
     "einsum": "trainflow._src.ops.math.einsum",
     "l2_normalize": "trainflow._src.ops.nn.norm",
+    "eigh_tridiagonal": "trainflow._src.ops.linalg.eigh_tridiagonal",
     "global_norm": "trainflow._src.ops.math.clip_ops",
     "normalize": "trainflow._src.ops.linalg.norm",
     "lu": "trainflow._src.ops.linalg.lu",

@@ -1,6 +1,6 @@
 """tf.linalg's lu / lu_reconstruct / lu_solve / lu_matrix_inverse, sqrtm, logm, expm,
-matrix_rank, pinv, normalize, global_norm and the tridiagonal solve and product against
-TensorFlow: values, gradients, op types, static shapes and errors."""
+matrix_rank, pinv, normalize, global_norm, eigh_tridiagonal and the tridiagonal solve and
+product against TensorFlow: values, gradients, op types, static shapes and errors."""
 
 from expr_values import comparison_test
 from tf_interop import needs_tf
@@ -18,6 +18,13 @@ diags = tf.constant([[1., 2., 3., 0.], [4., 5., 6., 7.], [0., 8., 9., 10.]])
 bdiags = tf.constant(np.random.RandomState(2).randn(2, 3, 5), tf.float64)
 rhs = tf.constant([[1., 2.], [3., 4.], [5., 6.], [7., 8.]])
 brhs = tf.constant(np.random.RandomState(3).randn(2, 5, 3), tf.float64)
+ta = tf.constant([1., 2., 3., 4., -1.])
+tb = tf.constant([0.5, -1., 2., 0.25])
+def signed(pair):
+    # Eigenvectors are defined up to sign (phase): fix each column's first entry's.
+    values, vectors = pair
+    first = vectors[:1]
+    return values, vectors * tf.math.conj(first) / tf.cast(tf.abs(first), first.dtype)
 def grad(f, *v):
     return tf.gradients(tf.reduce_sum(f(*v)), list(v))
 """
@@ -72,6 +79,21 @@ VALUES = [
     "tf.linalg.tridiagonal_matmul((diags[0], diags[1], diags[2]), rhs, "
     "diagonals_format='sequence')",
     "tf.linalg.tridiagonal_matmul(tf.linalg.diag(diags[1]), rhs, diagonals_format='matrix')",
+    "tf.linalg.eigh_tridiagonal(ta, tb)",
+    "tf.linalg.eigh_tridiagonal(tf.cast(ta, tf.float64), tf.cast(tb, tf.float64))",
+    "signed(tf.linalg.eigh_tridiagonal(ta, tb, eigvals_only=False))",
+    "tf.linalg.eigh_tridiagonal(ta, tb, select='i', select_range=[1, 3])",
+    "tf.linalg.eigh_tridiagonal(ta, tb, select='v', select_range=[0., 3.])",
+    "signed(tf.linalg.eigh_tridiagonal(ta, tb, eigvals_only=False, select='i', "
+    "select_range=[0, 1]))",
+    "tf.linalg.eigh_tridiagonal(tf.complex(ta, 0.), tf.complex(tb, tb))",
+    "signed(tf.linalg.eigh_tridiagonal(tf.complex(ta, 0.), tf.complex(tb, -tb), "
+    "eigvals_only=False))",
+    "tf.linalg.eigh_tridiagonal(tf.constant([5.]), tf.constant([], tf.float32), "
+    "eigvals_only=False)",
+    "tf.linalg.eigh_tridiagonal(ta, tf.cast(tb, tf.float64))",
+    "tf.linalg.eigh_tridiagonal(ta, tb, select='x')",
+    "tf.linalg.eigh_tridiagonal(ta, tb, select='i', select_range=[3, 1])",
 ]
 
 GRADS = [
@@ -93,7 +115,8 @@ EXPRESSIONS = VALUES + GRADS
 # expm's while loop and cond build TF's control-flow ops by other types.
 # lu_reconstruct of a batch maps invert_permutation with map_fn (trainflow's is a
 # functional While), eye of a dynamic size packs its shape differently.
-OPS_DIFFER = frozenset([e for e in EXPRESSIONS if "expm" in e] + GRADS + [
+# eigh_tridiagonal: TensorFlow bisects and iterates, trainflow decomposes the dense matrix.
+OPS_DIFFER = frozenset([e for e in EXPRESSIONS if "expm" in e or "eigh_" in e] + GRADS + [
     "tf.linalg.lu_reconstruct(*tf.linalg.lu(b))", "tf.linalg.lu_matrix_inverse(*tf.linalg.lu(a))",
     "tf.linalg.lu_matrix_inverse(*tf.linalg.lu(b))",
     "tf.linalg.lu_solve(*tf.linalg.lu(b), tf.ones([2, 4, 1], tf.float64))"])
