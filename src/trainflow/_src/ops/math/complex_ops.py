@@ -9,6 +9,7 @@ import numpy as np
 
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.shape_inference import unchanged_shape
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array import create
@@ -96,7 +97,7 @@ def _angle_kernel(input, *, Tout):  # noqa: A002, N803 - TF's names
 register_op("Angle", inputs=["input: T"], outputs=["output: Tout"],
             attrs=["T: {complex64, complex128} = DT_COMPLEX64",
                    "Tout: {float, double} = DT_FLOAT"],
-            shape_fn=lambda op: [op.inputs[0].shape], kernel=_angle_kernel)
+            shape_fn=unchanged_shape, kernel=_angle_kernel)
 
 
 def angle(input, name=None):  # noqa: A002 - TF's name
