@@ -50,6 +50,7 @@ FACES = {
     "trainflow.nest": "tf.nest",
     "trainflow.losses": "tf.losses",
     "trainflow.math": "tf.math",
+    "trainflow.math.special": "tf.math.special",
     "trainflow.metrics": "tf.metrics",
     "trainflow.nn": "tf.nn",
     "trainflow.nn.rnn_cell": "tf.nn.rnn_cell",

@@ -45,6 +45,8 @@ NO_GRADIENT_IN_TF = {
     "StatelessRandomGetKeyCounter": "uint64 outputs",
     "DrawBoundingBoxesV2": "tf.image.draw_bounding_boxes with colors: TF defines no gradient",
     "FFTND": "tf.signal.fftnd: TF defines no gradient",
+    "Lu": "tf.linalg.lu: TF defines no gradient",
+    "MatrixLogarithm": "tf.linalg.logm: TF defines no gradient",
     "IFFTND": "tf.signal.ifftnd: TF defines no gradient",
     "RFFTND": "tf.signal.rfftnd: TF defines no gradient",
     "IRFFTND": "tf.signal.irfftnd: TF defines no gradient",

@@ -25,6 +25,20 @@ from trainflow._src.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 _LAZY = {
     "einsum": "trainflow._src.ops.math.einsum",
     "l2_normalize": "trainflow._src.ops.nn.norm",
+    "eigh_tridiagonal": "trainflow._src.ops.linalg.eigh_tridiagonal",
+    "global_norm": "trainflow._src.ops.math.clip_ops",
+    "normalize": "trainflow._src.ops.linalg.norm",
+    "lu": "trainflow._src.ops.linalg.lu",
+    "lu_matrix_inverse": "trainflow._src.ops.linalg.lu",
+    "lu_reconstruct": "trainflow._src.ops.linalg.lu",
+    "lu_solve": "trainflow._src.ops.linalg.lu",
+    "expm": "trainflow._src.ops.linalg.matrix_functions",
+    "logm": "trainflow._src.ops.linalg.matrix_functions",
+    "sqrtm": "trainflow._src.ops.linalg.matrix_functions",
+    "matrix_rank": "trainflow._src.ops.linalg.rank_pinv",
+    "pinv": "trainflow._src.ops.linalg.rank_pinv",
+    "tridiagonal_matmul": "trainflow._src.ops.linalg.tridiagonal",
+    "tridiagonal_solve": "trainflow._src.ops.linalg.tridiagonal",
 }
 
 

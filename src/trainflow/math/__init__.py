@@ -7,6 +7,8 @@ on first use, from the modules named in `_ELSEWHERE`.
 """
 import importlib as _importlib
 
+from trainflow.math import special  # noqa: F401
+
 from trainflow._src.ops.math.math_ops import (  # noqa: F401
     abs, accumulate_n, acos, acosh, add, add_n, argmax, argmin, asin, asinh, atan, atan2,
     atanh, ceil, conj, cos, cosh, count_nonzero, cumprod, cumsum, digamma, divide, equal,
@@ -33,6 +35,15 @@ from trainflow._src.ops.math.sparse_segment import (  # noqa: F401
 
 # TensorFlow's other tf.math names: name -> the module that defines it.
 _ELSEWHERE = {
+    "angle": "trainflow._src.ops.math.complex_ops",
+    "approx_max_k": "trainflow._src.ops.nn.approx_top_k",
+    "approx_min_k": "trainflow._src.ops.nn.approx_top_k",
+    "betainc": "trainflow._src.ops.math.betainc",
+    "erfcinv": "trainflow._src.ops.math.special_ops",
+    "erfinv": "trainflow._src.ops.math.special_ops",
+    "ndtri": "trainflow._src.ops.math.special_ops",
+    "nextafter": "trainflow._src.ops.math.nextafter",
+    "polyval": "trainflow._src.ops.math.polyval",
     "confusion_matrix": "trainflow._src.metrics.metrics_util",
     "in_top_k": "trainflow._src.ops.nn.nn_ops",
     "invert_permutation": "trainflow._src.ops.array.gather",

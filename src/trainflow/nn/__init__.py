@@ -17,6 +17,7 @@ from trainflow._src.ops.nn.sampled_loss import *  # noqa: F401,F403
 from trainflow._src.ops.nn.sampling import *  # noqa: F401,F403
 from trainflow._src.ops.nn.softmax import *  # noqa: F401,F403
 from trainflow._src.ops.nn.xent import *  # noqa: F401,F403
+from trainflow._src.ops.nn.approx_top_k import approx_max_k, approx_min_k  # noqa: F401
 from trainflow._src.ops.nn.nn_ops import dropout, in_top_k, top_k, zero_fraction  # noqa: F401
 from trainflow._src.ops.nn.conv import *  # noqa: F401,F403
 from trainflow._src.ops.nn.ctc import *  # noqa: F401,F403

@@ -137,7 +137,10 @@ _OP_MODULES = {
     "trainflow._src.ops.linalg.linalg_ops": (
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Svd"),
+    "trainflow._src.ops.linalg.lu": "Lu",
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.linalg.matrix_functions": "MatrixLogarithm MatrixSquareRoot",
+    "trainflow._src.ops.linalg.tridiagonal": "TridiagonalMatMul TridiagonalSolve",
     "trainflow._src.ops.lookup.dataset_init": "InitializeTableFromDataset",
     "trainflow._src.ops.lookup.lookup_ops": (
         "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
@@ -146,9 +149,10 @@ _OP_MODULES = {
         "MutableHashTableV2"),
     "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
     "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
+    "trainflow._src.ops.math.betainc": "Betainc",
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
-    "trainflow._src.ops.math.complex_ops": "Complex",
+    "trainflow._src.ops.math.complex_ops": "Angle Complex",
     "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.cwise": (
         "Abs Acos Acosh Add AddV2 Asin Asinh Atan Atan2 Atanh BitwiseAnd BitwiseOr BitwiseXor "
@@ -161,6 +165,7 @@ _OP_MODULES = {
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize DenseBincount HistogramFixedWidth",
     "trainflow._src.ops.math.matmul": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr",
+    "trainflow._src.ops.math.nextafter": "NextAfter",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions": "All Any EuclideanNorm Max Mean Min Prod Sum",
     "trainflow._src.ops.math.reductions_grad": "ListDiff",
@@ -173,11 +178,15 @@ _OP_MODULES = {
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
         "SparseSegmentSum SparseSegmentSumGrad SparseSegmentSumWithNumSegments"),
     "trainflow._src.ops.math.special_gamma": "Igamma IgammaGradA Igammac Zeta",
+    "trainflow._src.ops.math.special_ops": (
+        "BesselJ0 BesselJ1 BesselK0 BesselK0e BesselK1 BesselK1e BesselY0 BesselY1 Dawsn "
+        "Erfinv Expint FresnelCos FresnelSin Ndtri Spence"),
     "trainflow._src.ops.math.unary_grad": (
         "InvGrad ReciprocalGrad RsqrtGrad SigmoidGrad SqrtGrad TanhGrad"),
     "trainflow._src.ops.nn.activation": (
         "Elu EluGrad LeakyRelu LeakyReluGrad Relu Relu6 Relu6Grad ReluGrad Selu SeluGrad "
         "Softplus SoftplusGrad Softsign SoftsignGrad"),
+    "trainflow._src.ops.nn.approx_top_k": "ApproxTopK",
     "trainflow._src.ops.nn.batch_norm": (
         "FusedBatchNorm FusedBatchNormGrad FusedBatchNormGradV2 FusedBatchNormGradV3 "
         "FusedBatchNormV2 FusedBatchNormV3"),
@@ -390,6 +399,8 @@ _GRADIENT_MODULES = {
         "Cholesky Cross LogMatrixDeterminant MatrixBandPart MatrixDeterminant MatrixInverse "
         "MatrixSolve MatrixTriangularSolve Qr Svd"),
     "trainflow._src.ops.linalg.matrix_diag": "MatrixDiagPartV3 MatrixDiagV3 MatrixSetDiagV3",
+    "trainflow._src.ops.linalg.matrix_functions": "MatrixSquareRoot",
+    "trainflow._src.ops.linalg.tridiagonal": "TridiagonalMatMul TridiagonalSolve",
     "trainflow._src.ops.lookup.dataset_init": "InitializeTableFromDataset",
     "trainflow._src.ops.lookup.lookup_ops": (
         "HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 "
@@ -397,6 +408,7 @@ _GRADIENT_MODULES = {
         "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
         "MutableHashTableV2"),
     "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
+    "trainflow._src.ops.math.betainc": "Betainc",
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
@@ -404,11 +416,12 @@ _GRADIENT_MODULES = {
         "TruncateDiv Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
-    "trainflow._src.ops.math.complex_ops": "Complex ComplexAbs Conj Imag Real",
+    "trainflow._src.ops.math.complex_ops": "Angle Complex ComplexAbs Conj Imag Real",
     "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize",
     "trainflow._src.ops.math.matmul_grad": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul",
+    "trainflow._src.ops.math.nextafter": "NextAfter",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions_grad": (
         "ArgMax ArgMin Cumprod Cumsum EuclideanNorm Max Mean Min Prod Sum"),
@@ -420,6 +433,9 @@ _GRADIENT_MODULES = {
         "SparseSegmentSqrtN SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments "
         "SparseSegmentSum SparseSegmentSumGrad SparseSegmentSumWithNumSegments"),
     "trainflow._src.ops.math.special_gamma": "Igamma IgammaGradA Igammac Zeta",
+    "trainflow._src.ops.math.special_ops": (
+        "BesselJ0 BesselJ1 BesselK0 BesselK0e BesselK1 BesselK1e BesselY0 BesselY1 Dawsn "
+        "Erfinv Expint FresnelCos FresnelSin Ndtri Spence"),
     "trainflow._src.ops.math.unary_grad": (
         "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Cos Cosh Digamma Erf Erfc Exp Expm1 Floor "
         "Inv InvGrad Lgamma Log Log1p Neg Reciprocal ReciprocalGrad Rint Round Rsqrt "
@@ -427,6 +443,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.nn.activation": (
         "Elu EluGrad LeakyRelu LeakyReluGrad Relu Relu6 Relu6Grad ReluGrad Selu SeluGrad "
         "Softplus SoftplusGrad Softsign SoftsignGrad"),
+    "trainflow._src.ops.nn.approx_top_k": "ApproxTopK",
     "trainflow._src.ops.nn.batch_norm": (
         "FusedBatchNorm FusedBatchNormGrad FusedBatchNormGradV2 FusedBatchNormGradV3 "
         "FusedBatchNormV2 FusedBatchNormV3"),
@@ -524,13 +541,13 @@ _XLA_LOWERING_MODULES = {
     "trainflow._src.ops.math.xla_lowerings": (
         "Abs Acos Acosh Add AddN AddV2 All Any ArgMax ArgMin Asin Asinh Atan Atan2 Atanh "
         "BatchMatMul BatchMatMulV2 BitwiseAnd BitwiseOr BitwiseXor Cast Ceil CheckNumerics "
-        "Cos Cosh Cumprod Cumsum Digamma Div DivNoNan Equal Erf Erfc Exp Expm1 Floor FloorDiv "
-        "FloorMod Greater GreaterEqual Inv InvGrad Invert IsFinite IsInf IsNan Less LessEqual "
-        "Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean Min Minimum "
-        "Mod Mul MulNoNan Neg NotEqual Pow Prod RealDiv Reciprocal ReciprocalGrad Rint Round "
-        "Rsqrt RsqrtGrad Select SelectV2 Sigmoid SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad "
-        "Square SquaredDifference Sub Sum Tan Tanh TanhGrad TruncateDiv TruncateMod "
-        "UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
+        "Cos Cosh Cumprod Cumsum Digamma Div DivNoNan Equal Erf Erfc Erfinv Exp Expm1 Floor "
+        "FloorDiv FloorMod Greater GreaterEqual Inv InvGrad Invert IsFinite IsInf IsNan Less "
+        "LessEqual Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean "
+        "Min Minimum Mod Mul MulNoNan Ndtri Neg NextAfter NotEqual Pow Prod RealDiv "
+        "Reciprocal ReciprocalGrad Rint Round Rsqrt RsqrtGrad Select SelectV2 Sigmoid "
+        "SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad Square SquaredDifference Sub Sum Tan Tanh "
+        "TanhGrad TruncateDiv TruncateMod UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.nn.xla_lowerings": (
         "AvgPool AvgPoolGrad BiasAdd BiasAddGrad BiasAddV1 Conv2D Conv2DBackpropFilter "
         "Conv2DBackpropInput Elu EluGrad FusedBatchNorm FusedBatchNormGrad "

@@ -12,11 +12,12 @@ from trainflow._src.ops.array import join
 from trainflow._src.ops.array import layout
 from trainflow._src.ops.array import shape
 from trainflow._src.ops.linalg import linalg_impl
+from trainflow._src.ops.array import cast
 from trainflow._src.ops.array import create
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 
-__all__ = ["norm"]
+__all__ = ["norm", "normalize"]
 
 _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
 _VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
@@ -113,3 +114,12 @@ def _matrix_two_norm(tensor, axis):
     s = linalg_impl.svd(permed, compute_uv=False)
     largest = reductions.reduce_max(arith.abs(s), axis=-1, keepdims=True)
     return layout.transpose(shape.expand_dims(largest, -1), perm=perm_after)
+
+
+def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name
+    """(tensor / its norm, the norm) with the norm kept to broadcast (`tf.linalg.normalize`)."""
+    with get_default_graph().name_scope(name or "normalize"):
+        tensor = convert_to_tensor(tensor)
+        value = norm(tensor, ord, axis, keepdims=True)
+        value = cast.cast(value, tensor.dtype)
+        return tensor / value, value

@@ -71,22 +71,26 @@ register_op("BesselI1e", inputs=["x: T"], outputs=["y: T"], attrs=[_TYPES],
 
 def bessel_i0(x, name=None):
     """I0(x) element-wise (`BesselI0`)."""
-    return apply_op("BesselI0", x=x, name=name).outputs[0]
+    with name_scope(name, "bessel_i0", [x]):
+        return apply_op("BesselI0", x=x).outputs[0]
 
 
 def bessel_i1(x, name=None):
     """I1(x) element-wise (`BesselI1`)."""
-    return apply_op("BesselI1", x=x, name=name).outputs[0]
+    with name_scope(name, "bessel_i1", [x]):
+        return apply_op("BesselI1", x=x).outputs[0]
 
 
 def bessel_i0e(x, name=None):
     """I0(x) exp(-|x|) element-wise (`BesselI0e`)."""
-    return apply_op("BesselI0e", x=x, name=name).outputs[0]
+    with name_scope(name, "bessel_i0e", [x]):
+        return apply_op("BesselI0e", x=x).outputs[0]
 
 
 def bessel_i1e(x, name=None):
     """I1(x) exp(-|x|) element-wise (`BesselI1e`)."""
-    return apply_op("BesselI1e", x=x, name=name).outputs[0]
+    with name_scope(name, "bessel_i1e", [x]):
+        return apply_op("BesselI1e", x=x).outputs[0]
 
 
 @RegisterGradient("BesselI0e")

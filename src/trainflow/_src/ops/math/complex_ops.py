@@ -1,5 +1,5 @@
-"""Complex numbers: the `Complex` op and `tf.complex`, and the gradients of
-Complex, Real, Imag, Conj and ComplexAbs.
+"""Complex numbers: the `Complex` and `Angle` ops, `tf.complex` and `tf.math.angle`,
+and the gradients of Complex, Angle, Real, Imag, Conj and ComplexAbs.
 
 Real, Imag, Conj and ComplexAbs are registered in `cwise`; their
 gradients live here beside `Complex`, which they need (d real(z) / dz feeds
@@ -9,9 +9,11 @@ import numpy as np
 
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.shape_inference import unchanged_shape
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array import create
+from trainflow._src.ops.array import gather as gather_ops
 from trainflow._src.framework import constant_op
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math.grad_util import reduce_gradient_args
@@ -88,4 +90,34 @@ def _complex_abs_grad(op, grad):
         complex(magnitude, create.zeros_like(magnitude)))
 
 
-__all__ = ["complex"]
+def _angle_kernel(input, *, Tout):  # noqa: A002, N803 - TF's names
+    return np.angle(input).astype(Tout.as_numpy_dtype)
+
+
+register_op("Angle", inputs=["input: T"], outputs=["output: Tout"],
+            attrs=["T: {complex64, complex128} = DT_COMPLEX64",
+                   "Tout: {float, double} = DT_FLOAT"],
+            shape_fn=unchanged_shape, kernel=_angle_kernel)
+
+
+def angle(input, name=None):  # noqa: A002 - TF's name
+    """The argument of complex numbers element-wise (`Angle`); for real inputs, pi
+    where negative and 0 elsewhere."""
+    with name_scope(name, "Angle", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return arith._out("Angle", scope, input=input, Tout=input.dtype.real_dtype)
+        return gather_ops.where(arith.less(input, 0), np.pi * create.ones_like(input),
+                                create.zeros_like(input))
+
+
+@RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    # d arg(z) = -grad / (imag(z) + i real(z)).
+    x = op.inputs[0]
+    z = arith.reciprocal(complex(arith.imag(x), arith.real(x)))
+    zero = constant_op.constant(0, dtype=grad.dtype.base_dtype)
+    return -complex(grad, zero) * z
+
+
+__all__ = ["angle", "complex"]

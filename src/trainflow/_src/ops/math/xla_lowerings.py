@@ -52,6 +52,7 @@ _UNARY = {
     "Round": jnp.round, "Rint": jnp.rint, "Sign": jnp.sign, "Erf": jax.scipy.special.erf,
     "Erfc": jax.scipy.special.erfc, "Lgamma": jax.scipy.special.gammaln,
     "Digamma": jax.scipy.special.digamma, "LogicalNot": jnp.logical_not,
+    "Erfinv": jax.scipy.special.erfinv, "Ndtri": jax.scipy.special.ndtri,
     "Reciprocal": _reciprocal, "Inv": _reciprocal, "IsNan": jnp.isnan,
     "IsInf": jnp.isinf, "IsFinite": jnp.isfinite, "Invert": jnp.invert,
 }
@@ -61,7 +62,7 @@ _BINARY = {
     "RealDiv": jnp.true_divide, "Div": _trunc_div, "TruncateDiv": _truncate_div,
     "FloorDiv": jnp.floor_divide, "FloorMod": jnp.mod, "Mod": _trunc_mod,
     "TruncateMod": _trunc_mod, "Maximum": jnp.maximum, "Minimum": jnp.minimum,
-    "Pow": jnp.power, "Atan2": jnp.arctan2,
+    "Pow": jnp.power, "Atan2": jnp.arctan2, "NextAfter": jnp.nextafter,
     "SquaredDifference": lambda x, y: jnp.square(x - y),
     "Less": jnp.less, "LessEqual": jnp.less_equal, "Greater": jnp.greater,
     "GreaterEqual": jnp.greater_equal, "LogicalAnd": jnp.logical_and,
