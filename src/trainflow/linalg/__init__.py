@@ -25,6 +25,11 @@ from trainflow._src.ops.math.math_ops import matmul, qr, tensordot  # noqa: F401
 _LAZY = {
     "einsum": "trainflow._src.ops.math.einsum",
     "l2_normalize": "trainflow._src.ops.nn.norm",
+    **{"LinearOperator" + cls: "trainflow._src.linalg.linear_operator." + mod for cls, mod in (
+        ("", "base"), ("Adjoint", "adjoint"), ("Composition", "composition"),
+        ("Diag", "diag"), ("FullMatrix", "full_matrix"), ("Identity", "identity"),
+        ("Inversion", "inversion"), ("LowerTriangular", "lower_triangular"),
+        ("ScaledIdentity", "scaled_identity"))},
 }
 
 
