@@ -231,7 +231,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
     def _assert_positive_definite(self):
         if self.is_self_adjoint:
             return check_ops.assert_positive(
-                array_ops.matrix_diag_part(linalg_api.cholesky(self.to_dense())),
+                linalg_api.diag_part(linalg_api.cholesky(self.to_dense())),
                 message="Matrix was not positive definite.")
         raise NotImplementedError("assert_positive_definite is not implemented.")
 
@@ -337,7 +337,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         tf_logging.warning("Using (possibly slow) default implementation of determinant."
                            "  Requires conversion to a dense matrix and O(N^3) operations.")
         if self._can_use_cholesky():
-            diag = array_ops.matrix_diag_part(linalg_api.cholesky(self.to_dense()))
+            diag = linalg_api.diag_part(linalg_api.cholesky(self.to_dense()))
             return 2 * math_ops.reduce_sum(math_ops.log(diag), axis=[-1])
         _, log_abs_det = linalg_api.log_matrix_determinant(self.to_dense())
         return log_abs_det
@@ -476,7 +476,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             return self._to_dense()
 
     def _diag_part(self):
-        return array_ops.matrix_diag_part(self.to_dense())
+        return linalg_api.diag_part(self.to_dense())
 
     def diag_part(self, name="diag_part"):
         """The diagonal of each matrix, shape [B1, ..., Bb, min(M, N)]."""

@@ -98,12 +98,8 @@ class LinearOperatorDiag(LinearOperator):
         inv_diag_mat = array_ops.expand_dims(1.0 / diag_term, -1)
         return rhs * inv_diag_mat
 
-    def _solvevec(self, rhs, adjoint=False):
-        diag_term = math_ops.conj(self._diag) if adjoint else self._diag
-        return rhs / diag_term
-
     def _to_dense(self):
-        return array_ops.matrix_diag(self._diag)
+        return linalg_api.diag(self._diag)
 
     def _diag_part(self):
         return self._diag
@@ -112,8 +108,8 @@ class LinearOperatorDiag(LinearOperator):
         return math_ops.reduce_sum(self._diag, axis=-1)
 
     def _add_to_tensor(self, x):
-        x_diag = array_ops.matrix_diag_part(x)
-        return array_ops.matrix_set_diag(x, x_diag + self._diag)
+        x_diag = linalg_api.diag_part(x)
+        return linalg_api.set_diag(x, x_diag + self._diag)
 
     def _eigvals(self):
         return self._diag

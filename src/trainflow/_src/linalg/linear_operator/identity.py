@@ -152,8 +152,8 @@ class LinearOperatorIdentity(LinearOperator):
                               dtype=self.dtype)
 
     def _add_to_tensor(self, x):
-        x_diag = array_ops.matrix_diag_part(x)
-        return array_ops.matrix_set_diag(x, x_diag + 1)
+        x_diag = linalg_api.diag_part(x)
+        return linalg_api.set_diag(x, x_diag + 1)
 
     def _eigvals(self):
         return self._diag_part()

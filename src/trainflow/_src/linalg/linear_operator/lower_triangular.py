@@ -47,7 +47,7 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return linalg_api.band_part(self._tril, -1, 0)
 
     def _get_diag(self):
-        return array_ops.matrix_diag_part(self._tril)
+        return linalg_api.diag_part(self._tril)
 
     def _shape(self):
         return util.static_shape(self._tril)

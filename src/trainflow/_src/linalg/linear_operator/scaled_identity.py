@@ -114,9 +114,9 @@ class LinearOperatorScaledIdentity(LinearOperator):
                                                           dtype=self.dtype)
 
     def _add_to_tensor(self, x):
-        x_diag = array_ops.matrix_diag_part(x)
+        x_diag = linalg_api.diag_part(x)
         new_diag = array_ops.expand_dims(self._multiplier, -1) + x_diag
-        return array_ops.matrix_set_diag(x, new_diag)
+        return linalg_api.set_diag(x, new_diag)
 
     def _eigvals(self):
         return self._diag_part()
