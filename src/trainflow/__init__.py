@@ -196,6 +196,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
     "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
     "trainflow._src.ops.control_flow.vectorized_map": ("vectorized_map",),
+    "trainflow._src.ops.control_flow.switch_case": ("switch_case",),
     # queues, readers, parsing
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
