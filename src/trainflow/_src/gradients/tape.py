@@ -10,7 +10,7 @@ from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.graph_keys import GraphKeys
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
-from trainflow._src.gradients.custom_gradient import _flatten, _pack_like
+from trainflow._src.framework import nest
 from trainflow._src.gradients.gradients_impl import UnconnectedGradients, gradients
 from trainflow._src.ops.array import array_ops
 from trainflow._src.ops.state.variables import Variable
@@ -101,10 +101,7 @@ class GradientTape:
 
     def watch(self, tensor):
         """Watches a tensor, a variable, or a nested structure of them."""
-        for t in _flatten(list(tensor) if isinstance(tensor, tuple) else tensor):
-            if isinstance(t, dict):
-                self.watch(list(t.values()))
-                continue
+        for t in nest.flatten(tensor):
             if not (isinstance(t, (Tensor, Variable))):
                 raise ValueError("Passed in object of type {}, not tf.Tensor or "
                                  "tf.Variable or ExtensionType.".format(type(t)))
@@ -175,12 +172,12 @@ class GradientTape:
         to each of `sources` (a nested structure), shaped like `sources`."""
         self._check_use()
         unconnected = UnconnectedGradients(unconnected_gradients)
-        targets = [convert_to_tensor(t) for t in _flatten(target)]
-        flat_sources = _flatten(sources)
+        targets = [convert_to_tensor(t) for t in nest.flatten(target)]
+        flat_sources = nest.flatten(sources)
         grads_in = None
         if output_gradients is not None:
             grads_in = [None if g is None else convert_to_tensor(g)
-                        for g in _flatten(output_gradients)]
+                        for g in nest.flatten(output_gradients)]
         tracked, stops = self._tracked()
         live = [i for i, t in enumerate(targets) if id(t) in tracked]
         results = [None] * len(flat_sources)
@@ -199,8 +196,7 @@ class GradientTape:
         if unconnected is UnconnectedGradients.ZERO:
             results = [array_ops.zeros_like(_value_of(s)) if g is None else g
                        for g, s in zip(results, flat_sources)]
-        return _pack_like(sources, results) if isinstance(sources, (list, tuple)) \
-            else results[0]
+        return nest.pack_sequence_as(sources, results)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -210,7 +206,7 @@ class GradientTape:
         persistent, self._persistent = self._persistent, True
         try:
             target = convert_to_tensor(target)
-            flat_sources = _flatten(sources)
+            flat_sources = nest.flatten(sources)
             n = target.shape.num_elements()
             if n is None:
                 raise ValueError("GradientTape.jacobian in graph mode needs a target of "
@@ -234,7 +230,7 @@ class GradientTape:
                     [array_ops.shape(target), array_ops.shape(value)], 0)))
         finally:
             self._persistent = persistent
-        return _pack_like(sources, out) if isinstance(sources, (list, tuple)) else out[0]
+        return nest.pack_sequence_as(sources, out)
 
     def batch_jacobian(self, target, source,
                        unconnected_gradients=UnconnectedGradients.NONE,

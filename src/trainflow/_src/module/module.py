@@ -47,8 +47,9 @@ class Module:
 
     @property
     def name_scope(self):
-        """A context manager re-entering the module's name scope."""
-        return get_default_graph().name_scope(self._scope_name)
+        """A context manager re-entering the module's name scope (its `name` is the
+        scope string, ending in "/")."""
+        return _ModuleScope(self._scope_name)
 
     @property
     def variables(self):
@@ -85,6 +86,22 @@ class Module:
             with self.name_scope:
                 return method(self, *args, **kwargs)
         return call_in_scope
+
+
+class _ModuleScope:
+    """Re-enters a module's absolute name scope in the default graph."""
+
+    def __init__(self, name):
+        self.name = name
+        self._cm = None
+
+    def __enter__(self):
+        self._cm = get_default_graph().name_scope(self.name)
+        return self._cm.__enter__()
+
+    def __exit__(self, *exc):
+        cm, self._cm = self._cm, None
+        return cm.__exit__(*exc)
 
 
 def _is_variable(obj):

@@ -6,7 +6,7 @@ Gradient: another Case on the same index whose branches are copies of the forwar
 branches extended with `tf.gradients` (as the functional If's gradient)."""
 import itertools
 
-from trainflow._src.framework import dtypes, errors, nest
+from trainflow._src.framework import errors, nest
 from trainflow._src.framework.function_graph import FuncGraph
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.op_builder import apply_op
@@ -14,7 +14,6 @@ from trainflow._src.framework.registry import RegisterGradient, register_op
 from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape
-from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.identity import identity
 from trainflow._src.ops.control_flow.functional_if import _branch_gradient, _trainable
 
@@ -183,10 +182,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         shapes = [_most_specific([fg.outputs[k].shape for fg in bodies])
                   for k in range(len(out_dtypes))]
         op_type = "Case" if any(fg.is_stateful() for fg in bodies) else "StatelessCase"
-        index = branch_index
-        if index.dtype.base_dtype != dtypes.int32:
-            index = cast(index, dtypes.int32)
-        op = apply_op(op_type, branch_index=index, input=list(outer), Tout=out_dtypes,
+        op = apply_op(op_type, branch_index=branch_index, input=list(outer), Tout=out_dtypes,
                       branches=bodies, output_shapes=shapes, name="indexed_case")
         with graph.name_scope(op.name + "/"):
             results = [identity(t) for t in op.outputs]
