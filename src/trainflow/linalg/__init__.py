@@ -29,7 +29,13 @@ _LAZY = {
         ("", "base"), ("Adjoint", "adjoint"), ("Composition", "composition"),
         ("Diag", "diag"), ("FullMatrix", "full_matrix"), ("Identity", "identity"),
         ("Inversion", "inversion"), ("LowerTriangular", "lower_triangular"),
-        ("ScaledIdentity", "scaled_identity"))},
+        ("ScaledIdentity", "scaled_identity"), ("Zeros", "zeros"),
+        ("Householder", "householder"), ("Permutation", "permutation"),
+        ("Toeplitz", "toeplitz"), ("Tridiag", "tridiag"),
+        ("LowRankUpdate", "low_rank_update"), ("Kronecker", "kronecker"),
+        ("BlockDiag", "block_diag"), ("BlockLowerTriangular", "block_lower_triangular"),
+        ("Circulant", "circulant"), ("Circulant2D", "circulant"),
+        ("Circulant3D", "circulant"))},
 }
 
 
