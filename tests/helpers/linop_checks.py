@@ -17,9 +17,19 @@ def _rand(shape, dtype, rng):
     return x.astype(dtype)
 
 
-def check_operator(make, dtype=np.float32, square=True, solvable=True, tol=None, seed=0):
+def dynamic(value, rank_known=True):
+    """`value` as a tensor whose static shape is unknown (TF's use_placeholder cases):
+    unknown dimensions, or an unknown rank too."""
+    value = np.asarray(value)
+    shape = [None] * value.ndim if rank_known else None
+    return tf.placeholder_with_default(value, shape=shape)
+
+
+def check_operator(make, dtype=np.float32, square=True, solvable=True, tol=None, seed=0,
+                   static=True):
     """`make()` builds (operator, dense NumPy matrix) in the default graph; every method
-    of the operator is compared with the dense matrix."""
+    of the operator is compared with the dense matrix (`static`: the operator's static
+    shape is the dense matrix's too)."""
     rng = np.random.default_rng(seed)
     tol = tol or (2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10)
     with tf.Graph().as_default():
@@ -67,6 +77,9 @@ def check_operator(make, dtype=np.float32, square=True, solvable=True, tol=None,
             got = sess.run(fetch)
     for key, want in expected.items():
         np.testing.assert_allclose(got[key], want, rtol=tol, atol=tol, err_msg=key)
-    assert op.shape.as_list() == list(dense.shape)
+    if static:
+        assert op.shape.as_list() == list(dense.shape)
+    else:
+        assert op.shape.is_compatible_with(dense.shape)
     assert op.dtype == tf.as_dtype(dtype)
     return op

@@ -56,6 +56,8 @@ class LinearOperatorAdjoint(LinearOperator):
 
     def _shape(self):
         s = self._operator.shape
+        if s.rank is None:
+            return s
         return s[:-2].concatenate(TensorShape([s.dims[-1], s.dims[-2]]))
 
     def _shape_tensor(self):

@@ -52,7 +52,11 @@ class LinearOperatorComposition(LinearOperator):
         domain = self._operators[-1].domain_dimension
         range_ = self._operators[0].range_dimension
         for a, b in zip(self._operators[:-1], self._operators[1:]):
-            a.domain_dimension.assert_is_compatible_with(b.range_dimension)
+            if a.domain_dimension is not None and b.range_dimension is not None:
+                a.domain_dimension.assert_is_compatible_with(b.range_dimension)
+        if range_ is None or domain is None or any(op.shape.rank is None
+                                                   for op in self._operators):
+            return TensorShape(None)
         batch = self._operators[0].batch_shape
         for operator in self._operators[1:]:
             batch = array_ops.broadcast_static_shape(batch, operator.batch_shape)

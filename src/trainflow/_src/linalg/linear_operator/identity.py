@@ -25,6 +25,8 @@ def check_num_rows(num_rows):
     static = get_static_value(num_rows)
     if static is not None and static < 0:
         raise ValueError("Argument num_rows must be non-negative.  Found: %s" % static)
+    if num_rows.dtype.base_dtype != dtypes.int32:
+        num_rows = math_ops.cast(num_rows, dtypes.int32)
     return num_rows
 
 

@@ -95,13 +95,13 @@ class LinearOperatorTridiag(LinearOperator):
         return array_ops.concat([s[:-2], s[-1:], s[-1:]], 0)
 
     def _to_dense(self):
-        sup, diag, sub = self._three()
-        dense = linalg_api.diag(diag)
-        sup_m = array_ops.pad(linalg_api.diag(sup[..., :-1]),
-                              _pad_spec(sup, [[0, 1], [1, 0]]))
-        sub_m = array_ops.pad(linalg_api.diag(sub[..., 1:]),
-                              _pad_spec(sub, [[1, 0], [0, 1]]))
-        return dense + sup_m + sub_m
+        if self._diagonals_format == _MATRIX:
+            return linalg_api.band_part(self._diagonals, 1, 1)
+        # Superdiagonals align left and subdiagonals right: the ignored entries are the
+        # superdiagonal's last and the subdiagonal's first, as in the compact format.
+        bands = self._diagonals if self._diagonals_format == _COMPACT else \
+            array_ops.stack(list(self._three()), axis=-2)
+        return linalg_api.diag(bands, k=(-1, 1), align="LEFT_RIGHT")
 
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
         return math_ops.matmul(self.to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
@@ -112,10 +112,3 @@ class LinearOperatorTridiag(LinearOperator):
     def _trace(self):
         return math_ops.reduce_sum(self._three()[1], axis=-1)
 
-
-def _pad_spec(v, matrix_pads):
-    """Paddings for a [..., N-1, N-1] matrix built from the batch of vectors v."""
-    rank = v.shape.rank
-    if rank is None:
-        raise ValueError("LinearOperatorTridiag needs diagonals of known rank.")
-    return [[0, 0]] * (rank - 1) + matrix_pads
