@@ -75,3 +75,16 @@ def test_watch_rejects_other_objects():
     with tf.Graph().as_default():
         with tf.GradientTape() as tape, pytest.raises(ValueError):
             tape.watch("a")
+
+
+def test_recompute_grad_reaches_the_variables_it_reads():
+    with tf.Graph().as_default():
+        v = tf.Variable(2., use_resource=True)
+        x = tf.constant(3.)
+        y = tf.recompute_grad(lambda a: tf.sin(a * v) * v)(x)
+        g = tf.gradients(y, [x, v])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got = sess.run([y] + g)
+    np.testing.assert_allclose(got, [np.sin(6.) * 2, np.cos(6.) * 4,
+                                     np.sin(6.) + np.cos(6.) * 6], rtol=1e-5)
