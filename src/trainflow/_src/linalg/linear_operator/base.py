@@ -383,7 +383,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
                 raise ValueError("Operators are incompatible. Expected `rhs` to have "
                                  "dimension {} but got {}.".format(rd, lhs))
             with self._name_scope(name):
-                return left.inverse().matmul(right)
+                return self._linop_solve(left, right)
         with self._name_scope(name):
             rhs = convert_to_tensor(rhs, name="rhs")
             self._check_input_dtype(rhs)
@@ -392,6 +392,22 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             if self.shape.rank is not None and rhs.shape.rank is not None:
                 self.shape.dims[self_dim].assert_is_compatible_with(rhs.shape.dims[arg_dim])
             return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _linop_solve(self, left, right):
+        # Lazy: the composition, identity and inversion modules subclass this one.
+        from trainflow._src.linalg.linear_operator import composition, identity, inversion
+        if isinstance(right, identity.LinearOperatorIdentity):
+            return left.inverse()
+        square = util.is_square(left, right)
+        non_singular = self_adjoint = positive_definite = None
+        if square:
+            non_singular = util.combined_non_singular_hint(left, right)
+        elif square is False:
+            non_singular = self_adjoint = positive_definite = False
+        return composition.LinearOperatorComposition(
+            operators=[inversion.LinearOperatorInversion(left), right],
+            is_non_singular=non_singular, is_self_adjoint=self_adjoint,
+            is_positive_definite=positive_definite, is_square=square)
 
     def _solvevec(self, rhs, adjoint=False):
         rhs_mat = array_ops.expand_dims(rhs, axis=-1)

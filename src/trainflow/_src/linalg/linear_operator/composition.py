@@ -112,17 +112,3 @@ class LinearOperatorComposition(LinearOperator):
                 product = operator.matmul(product)
             return product
         return super()._to_dense()
-
-    def _linop_adjoint(self):
-        return LinearOperatorComposition(
-            operators=[op.adjoint() for op in reversed(self._operators)],
-            is_non_singular=self.is_non_singular, is_self_adjoint=self.is_self_adjoint,
-            is_positive_definite=self.is_positive_definite, is_square=self.is_square)
-
-    def _linop_inverse(self):
-        return LinearOperatorComposition(
-            operators=[op.inverse() for op in reversed(self._operators)],
-            is_non_singular=self.is_non_singular, is_self_adjoint=self.is_self_adjoint,
-            is_positive_definite=self.is_positive_definite, is_square=self.is_square)
-
-

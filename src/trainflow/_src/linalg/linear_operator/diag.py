@@ -136,3 +136,32 @@ class LinearOperatorDiag(LinearOperator):
         return LinearOperatorDiag(math_ops.sqrt(self._diag), is_non_singular=True,
                                   is_self_adjoint=True, is_positive_definite=True,
                                   is_square=True)
+
+    def _linop_matmul(self, left, right):
+        # Lazy: both modules import this one.
+        from trainflow._src.linalg.linear_operator import lower_triangular, scaled_identity
+        hints = util.commuting_hints(left, right)
+        if isinstance(right, LinearOperatorDiag):
+            return LinearOperatorDiag(left.diag * right.diag, is_square=True, **hints)
+        if isinstance(right, scaled_identity.LinearOperatorScaledIdentity):
+            return LinearOperatorDiag(left.diag * right.multiplier, is_square=True, **hints)
+        if isinstance(right, lower_triangular.LinearOperatorLowerTriangular):
+            hints["is_positive_definite"] = None
+            return lower_triangular.LinearOperatorLowerTriangular(
+                array_ops.expand_dims(left.diag, -1) * right.to_dense(), is_square=True,
+                **hints)
+        return super()._linop_matmul(left, right)
+
+    def _linop_solve(self, left, right):
+        from trainflow._src.linalg.linear_operator import lower_triangular, scaled_identity
+        hints = util.commuting_hints(left, right)
+        if isinstance(right, LinearOperatorDiag):
+            return LinearOperatorDiag(right.diag / left.diag, is_square=True, **hints)
+        if isinstance(right, scaled_identity.LinearOperatorScaledIdentity):
+            return LinearOperatorDiag(right.multiplier / left.diag, is_square=True, **hints)
+        if isinstance(right, lower_triangular.LinearOperatorLowerTriangular):
+            hints["is_positive_definite"] = None
+            return lower_triangular.LinearOperatorLowerTriangular(
+                right.to_dense() / array_ops.expand_dims(left.diag, -1), is_square=True,
+                **hints)
+        return super()._linop_solve(left, right)

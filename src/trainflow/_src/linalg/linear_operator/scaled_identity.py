@@ -3,6 +3,7 @@ from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.linalg.linear_operator import util
 from trainflow._src.linalg.linear_operator.base import LinearOperator
+from trainflow._src.linalg.linear_operator.diag import LinearOperatorDiag
 from trainflow._src.linalg.linear_operator.identity import check_num_rows, static_int
 from trainflow._src.ops.array import array_ops
 from trainflow._src.ops.control_flow import check_ops
@@ -138,3 +139,23 @@ class LinearOperatorScaledIdentity(LinearOperator):
             num_rows=self._num_rows, multiplier=math_ops.sqrt(self._multiplier),
             is_non_singular=True, is_self_adjoint=True, is_positive_definite=True,
             is_square=True)
+
+    def _linop_matmul(self, left, right):
+        hints = util.commuting_hints(left, right)
+        if isinstance(right, LinearOperatorScaledIdentity):
+            return LinearOperatorScaledIdentity(
+                num_rows=left.domain_dimension_tensor(),
+                multiplier=left.multiplier * right.multiplier, is_square=True, **hints)
+        if isinstance(right, LinearOperatorDiag):
+            return LinearOperatorDiag(right.diag * left.multiplier, is_square=True, **hints)
+        return super()._linop_matmul(left, right)
+
+    def _linop_solve(self, left, right):
+        hints = util.commuting_hints(left, right)
+        if isinstance(right, LinearOperatorScaledIdentity):
+            return LinearOperatorScaledIdentity(
+                num_rows=left.domain_dimension_tensor(),
+                multiplier=right.multiplier / left.multiplier, is_square=True, **hints)
+        if isinstance(right, LinearOperatorDiag):
+            return LinearOperatorDiag(right.diag / left.multiplier, is_square=True, **hints)
+        return super()._linop_solve(left, right)

@@ -66,10 +66,29 @@ def static_shape(x):
 
 
 def combined_commuting_self_adjoint_hint(a, b):
-    """Whether a product of two operators is self-adjoint, from their hints."""
-    if a.is_self_adjoint and b.is_self_adjoint and (a is b):
+    """Whether the product of two commuting operators is self-adjoint, from their
+    hints."""
+    if a.is_self_adjoint and b.is_self_adjoint:
+        return True
+    if {a.is_self_adjoint, b.is_self_adjoint} == {True, False}:
+        return False
+    return None
+
+
+def combined_commuting_positive_definite_hint(a, b):
+    """Whether the product of two commuting operators is positive definite."""
+    if a.is_positive_definite is True and a.is_self_adjoint is True and \
+            b.is_positive_definite is True and b.is_self_adjoint is True:
         return True
     return None
+
+
+def commuting_hints(a, b):
+    """The non-singular, self-adjoint and positive-definite hints of a product of two
+    commuting operators (diagonal ones)."""
+    return dict(is_non_singular=combined_non_singular_hint(a, b),
+                is_self_adjoint=combined_commuting_self_adjoint_hint(a, b),
+                is_positive_definite=combined_commuting_positive_definite_hint(a, b))
 
 
 def is_square(a, b):
