@@ -2,6 +2,7 @@
 operators, each acting on its own slice of the rows."""
 from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_shape import Dimension, TensorShape, dimension_value
+from trainflow._src.linalg.linear_operator import util
 from trainflow._src.linalg.linear_operator.base import LinearOperator
 from trainflow._src.ops.array import array_ops
 from trainflow._src.ops.linalg import linalg_api
@@ -171,3 +172,24 @@ class LinearOperatorBlockDiag(LinearOperator):
                                        is_self_adjoint=self.is_self_adjoint,
                                        is_positive_definite=self.is_positive_definite,
                                        is_square=True)
+
+    def _linop_cholesky(self):
+        return LinearOperatorBlockDiag([op.cholesky() for op in self._operators],
+                                       is_non_singular=True, is_self_adjoint=None,
+                                       is_square=True)
+
+    def _linop_matmul(self, left, right):
+        if isinstance(right, LinearOperatorBlockDiag):
+            return LinearOperatorBlockDiag(
+                [a.matmul(b) for a, b in zip(left.operators, right.operators)],
+                is_non_singular=util.combined_non_singular_hint(left, right),
+                is_self_adjoint=None, is_positive_definite=None, is_square=True)
+        return super()._linop_matmul(left, right)
+
+    def _linop_solve(self, left, right):
+        if isinstance(right, LinearOperatorBlockDiag):
+            return LinearOperatorBlockDiag(
+                [a.solve(b) for a, b in zip(left.operators, right.operators)],
+                is_non_singular=util.combined_non_singular_hint(left, right),
+                is_self_adjoint=None, is_positive_definite=None, is_square=True)
+        return super()._linop_solve(left, right)

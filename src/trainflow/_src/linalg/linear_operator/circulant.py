@@ -157,6 +157,38 @@ class BaseLinearOperatorCirculant(LinearOperator):
             message="Singular operator: Spectrum contained zero values.")
 
 
+    def _derived(self, spectrum, **kwargs):
+        return type(self)(spectrum, **kwargs)
+
+    def _linop_adjoint(self):
+        spectrum = self._spectrum
+        if spectrum.dtype.is_complex:
+            spectrum = math_ops.conj(spectrum)
+        # As TensorFlow, the adjoint takes the default input_output_dtype.
+        return self._derived(spectrum, is_non_singular=self.is_non_singular,
+                             is_self_adjoint=self.is_self_adjoint,
+                             is_positive_definite=self.is_positive_definite, is_square=True)
+
+    def _linop_inverse(self):
+        return self._derived(1.0 / self._spectrum, input_output_dtype=self.dtype,
+                             is_non_singular=self.is_non_singular,
+                             is_self_adjoint=self.is_self_adjoint,
+                             is_positive_definite=self.is_positive_definite, is_square=True)
+
+    def _linop_matmul(self, left, right):
+        if not isinstance(right, type(left)) or not isinstance(left, type(right)):
+            return super()._linop_matmul(left, right)
+        # As TensorFlow, the product takes the default input_output_dtype.
+        return self._derived(left.spectrum * right.spectrum, is_square=True,
+                             **util.commuting_hints(left, right))
+
+    def _linop_solve(self, left, right):
+        if not isinstance(right, type(left)) or not isinstance(left, type(right)):
+            return super()._linop_solve(left, right)
+        return self._derived(right.spectrum / left.spectrum, is_square=True,
+                             **util.commuting_hints(left, right))
+
+
 class LinearOperatorCirculant(BaseLinearOperatorCirculant):
     """`LinearOperator` acting like a circulant matrix of size N with eigenvalues
     `spectrum` ([..., N])."""

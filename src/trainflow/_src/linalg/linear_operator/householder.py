@@ -37,6 +37,7 @@ class LinearOperatorHouseholder(LinearOperator):
             is_self_adjoint = True
             if is_positive_definite is True:
                 raise ValueError("A Householder operator is always non-positive definite.")
+            is_positive_definite = False
             if is_square is False:
                 raise ValueError("A Householder operator is always square.")
             is_square = True
@@ -117,3 +118,9 @@ class LinearOperatorHouseholder(LinearOperator):
     def _cond(self):
         return array_ops.ones(array_ops.shape(self._reflection_axis)[:-1],
                               dtype=self.dtype.real_dtype)
+
+    def _linop_adjoint(self):
+        return self
+
+    def _linop_inverse(self):
+        return self

@@ -88,3 +88,6 @@ class LinearOperatorInversion(LinearOperator):
 
     def _linop_inverse(self):
         return self._operator
+
+    def _linop_solve(self, left, right):
+        return left.operator.matmul(right)

@@ -50,6 +50,11 @@ class LinearOperatorKronecker(LinearOperator):
                 raise ValueError("The Kronecker product of self-adjoint operators is always "
                                  "self-adjoint.")
             is_self_adjoint = True
+        if all(op.is_positive_definite for op in self._operators):
+            if is_positive_definite is False:
+                raise ValueError("The Kronecker product of positive-definite operators is "
+                                 "always positive-definite.")
+            is_positive_definite = True
         if name is None:
             name = "_x_".join(op.name for op in self._operators)
         with name_scope(name):
@@ -125,3 +130,22 @@ class LinearOperatorKronecker(LinearOperator):
             result = array_ops.reshape(outer, array_ops.concat(
                 [array_ops.shape(outer)[:-2], [-1]], 0))
         return result
+
+    def _linop_adjoint(self):
+        return LinearOperatorKronecker([op.adjoint() for op in self._operators],
+                                       is_non_singular=self.is_non_singular,
+                                       is_self_adjoint=self.is_self_adjoint,
+                                       is_positive_definite=self.is_positive_definite,
+                                       is_square=True)
+
+    def _linop_cholesky(self):
+        return LinearOperatorKronecker([op.cholesky() for op in self._operators],
+                                       is_non_singular=True, is_self_adjoint=None,
+                                       is_square=True)
+
+    def _linop_inverse(self):
+        return LinearOperatorKronecker([op.inverse() for op in self._operators],
+                                       is_non_singular=self.is_non_singular,
+                                       is_self_adjoint=self.is_self_adjoint,
+                                       is_positive_definite=self.is_positive_definite,
+                                       is_square=True)

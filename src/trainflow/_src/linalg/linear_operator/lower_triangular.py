@@ -80,3 +80,13 @@ class LinearOperatorLowerTriangular(LinearOperator):
 
     def _eigvals(self):
         return self._get_diag()
+
+    def _linop_matmul(self, left, right):
+        from trainflow._src.linalg.linear_operator import diag  # lazy: diag imports this one
+        if isinstance(right, diag.LinearOperatorDiag):
+            return LinearOperatorLowerTriangular(
+                left.to_dense() * array_ops.expand_dims(right.diag, -2),
+                is_non_singular=util.combined_non_singular_hint(right, left),
+                is_self_adjoint=util.combined_commuting_self_adjoint_hint(right, left),
+                is_positive_definite=None, is_square=True)
+        return super()._linop_matmul(left, right)
