@@ -153,6 +153,7 @@ class LinearOperatorDiag(LinearOperator):
         return super()._linop_matmul(left, right)
 
     def _linop_solve(self, left, right):
+        # Lazy: both modules import this one.
         from trainflow._src.linalg.linear_operator import lower_triangular, scaled_identity
         hints = util.commuting_hints(left, right)
         if isinstance(right, LinearOperatorDiag):

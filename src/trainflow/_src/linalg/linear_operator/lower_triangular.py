@@ -1,6 +1,6 @@
 """`tf.linalg.LinearOperatorLowerTriangular`: the lower triangle of a [batch] matrix."""
 from trainflow._src.framework.scopes import name_scope
-from trainflow._src.linalg.linear_operator import util
+from trainflow._src.linalg.linear_operator import diag, util
 from trainflow._src.linalg.linear_operator.base import LinearOperator
 from trainflow._src.ops.array import array_ops
 from trainflow._src.ops.control_flow import check_ops
@@ -82,7 +82,6 @@ class LinearOperatorLowerTriangular(LinearOperator):
         return self._get_diag()
 
     def _linop_matmul(self, left, right):
-        from trainflow._src.linalg.linear_operator import diag  # lazy: diag imports this one
         if isinstance(right, diag.LinearOperatorDiag):
             return LinearOperatorLowerTriangular(
                 left.to_dense() * array_ops.expand_dims(right.diag, -2),
