@@ -193,8 +193,14 @@ _LAZY_NAMES = {
         "global_norm"),
     # gradients, control flow, TensorArray
     "trainflow._src.gradients.custom_gradient": ("custom_gradient",),
+    "trainflow._src.gradients.tape": ("GradientTape",),
+    "trainflow._src.gradients.grad_helpers": ("grad_pass_through", "recompute_grad"),
+    "trainflow._src.framework.init_scope": ("init_scope",),
+    "trainflow._src.module.module": ("Module",),
     "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
     "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
+    "trainflow._src.ops.control_flow.vectorized_map": ("vectorized_map",),
+    "trainflow._src.ops.control_flow.switch_case": ("switch_case",),
     # queues, readers, parsing
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),

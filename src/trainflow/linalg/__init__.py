@@ -39,6 +39,17 @@ _LAZY = {
     "pinv": "trainflow._src.ops.linalg.rank_pinv",
     "tridiagonal_matmul": "trainflow._src.ops.linalg.tridiagonal",
     "tridiagonal_solve": "trainflow._src.ops.linalg.tridiagonal",
+    **{"LinearOperator" + cls: "trainflow._src.linalg.linear_operator." + mod for cls, mod in (
+        ("", "base"), ("Adjoint", "adjoint"), ("Composition", "composition"),
+        ("Diag", "diag"), ("FullMatrix", "full_matrix"), ("Identity", "identity"),
+        ("Inversion", "inversion"), ("LowerTriangular", "lower_triangular"),
+        ("ScaledIdentity", "scaled_identity"), ("Zeros", "zeros"),
+        ("Householder", "householder"), ("Permutation", "permutation"),
+        ("Toeplitz", "toeplitz"), ("Tridiag", "tridiag"),
+        ("LowRankUpdate", "low_rank_update"), ("Kronecker", "kronecker"),
+        ("BlockDiag", "block_diag"), ("BlockLowerTriangular", "block_lower_triangular"),
+        ("Circulant", "circulant"), ("Circulant2D", "circulant"),
+        ("Circulant3D", "circulant"))},
 }
 
 

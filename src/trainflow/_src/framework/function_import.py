@@ -69,6 +69,9 @@ def _attrs_of(node, info, library, outer_graph, built):
         value = from_attr_value(av, kind)
         if kind == "func":
             value = _function(value.name, library, outer_graph, built)
+        elif kind == "list(func)":
+            value = [_function(v if isinstance(v, str) else v.name, library, outer_graph,
+                               built) for v in value]
         attrs[key] = value
     for key, attr in kinds.items():
         if key not in attrs and attr.has_default:

@@ -319,6 +319,8 @@ class _Importer:
         for k, attr in info.op_def.attrs.items():
             if attr.kind == "func" and k in attrs:
                 attrs[k] = self.function(attrs[k])
+            elif attr.kind == "list(func)" and k in attrs:
+                attrs[k] = [self.function(v) for v in attrs[k]]
         if "_class" in attrs:
             classes = attrs["_class"] if isinstance(attrs["_class"], list) else \
                 [attrs["_class"]]

@@ -63,7 +63,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False):
         if from_version is not None and op._id <= from_version:
             continue
         fill_node_def(gd.node.add(), op, add_shapes)
-        if any(_is_func_graph(v) for v in op._attrs.values()):
+        if function_graphs_of(op):
             for fdef in to_function_defs(op):
                 if fdef.signature.name not in library_names:
                     library_names.add(fdef.signature.name)
@@ -77,8 +77,14 @@ def _is_func_graph(value):
 
 
 def function_graphs_of(op):
-    """The FuncGraphs an op's attrs refer to (a While's cond and body)."""
-    return [v for v in op._attrs.values() if _is_func_graph(v)]
+    """The FuncGraphs an op's attrs refer to (a While's cond and body, a Case's list
+    of branches)."""
+    found = []
+    for v in op._attrs.values():
+        for item in (v if isinstance(v, (list, tuple)) else [v]):
+            if _is_func_graph(item):
+                found.append(item)
+    return found
 
 
 def _valid_arg_name(text, taken):

@@ -45,6 +45,7 @@ _OP_MODULES = {
     "trainflow._src.ops.control_flow.grouping": "NoOp",
     "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
     "trainflow._src.ops.control_flow.switch": "Merge RefMerge RefSwitch Switch",
+    "trainflow._src.ops.control_flow.switch_case": "Case StatelessCase",
     "trainflow._src.ops.control_flow.while_grad": "WhileGrad",
     "trainflow._src.ops.control_flow.while_loop": "StatelessWhile While",
     "trainflow._src.ops.data_flow.accumulators": (
@@ -310,6 +311,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.control_flow.cond_grad": "Merge RefMerge RefSwitch Switch",
     "trainflow._src.ops.control_flow.functional_if": "If StatelessIf",
     "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
+    "trainflow._src.ops.control_flow.switch_case": "Case StatelessCase",
     "trainflow._src.ops.control_flow.while_grad": "StatelessWhile While WhileGrad",
     "trainflow._src.ops.data_flow.accumulators": (
         "AccumulatorNumAccumulated AccumulatorSetGlobalStep ResourceAccumulatorApplyGradient "

@@ -1,0 +1,1 @@
+"""`tf.linalg`'s classes: the LinearOperator family."""

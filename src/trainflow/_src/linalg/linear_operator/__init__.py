@@ -1,0 +1,1 @@
+"""`tf.linalg.LinearOperator` and its subclasses, one module per operator class."""

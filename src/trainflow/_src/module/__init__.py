@@ -1,0 +1,1 @@
+"""`tf.Module`: a named container of variables and sub-modules."""
