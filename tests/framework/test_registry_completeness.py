@@ -56,6 +56,8 @@ NO_GRADIENT_IN_TF = {
     "GuaranteeConst": "TF defines no gradient",
     "SparseReduceMaxSparse": "TF defines no gradient",
     "SparseReduceSumSparse": "TF defines no gradient",
+    "SparseSplit": "tf.sparse.split: TF defines no gradient (LookupError)",
+    "SparseSliceGrad": "SparseSlice's gradient: TF defines no gradient of it",
     "StringFormat": "string output",
     "PrintV2": "no outputs",
     "NoOp": "no outputs",

@@ -209,11 +209,15 @@ _OP_MODULES = {
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.signal.fftnd_ops": "FFTND IFFTND IRFFTND RFFTND",
+    "trainflow._src.ops.sparse.edit_distance": "EditDistance",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_elementwise": (
+        "SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul SparseSoftmax "
+        "SparseSparseMaximum SparseSparseMinimum"),
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
@@ -221,7 +225,8 @@ _OP_MODULES = {
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": "SparseReshape",
     "trainflow._src.ops.sparse.sparse_serialize": (
-        "DeserializeSparse SerializeManySparse SerializeSparse"),
+        "DeserializeManySparse DeserializeSparse SerializeManySparse SerializeSparse"),
+    "trainflow._src.ops.sparse.sparse_slice": "SparseSlice SparseSliceGrad SparseSplit",
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -452,17 +457,22 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D RFFT RFFT2D"),
+    "trainflow._src.ops.sparse.edit_distance": "EditDistance",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_elementwise": (
+        "SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul SparseSoftmax "
+        "SparseSparseMaximum SparseSparseMinimum"),
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": "SparseReduceSum",
     "trainflow._src.ops.sparse.sparse_serialize": (
-        "DeserializeSparse SerializeManySparse SerializeSparse"),
+        "DeserializeManySparse DeserializeSparse SerializeManySparse SerializeSparse"),
+    "trainflow._src.ops.sparse.sparse_slice": "SparseSlice",
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (

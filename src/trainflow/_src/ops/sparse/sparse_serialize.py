@@ -15,8 +15,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_shape import TensorShape
+from trainflow._src.ops.array.shape_util import dims_of
 
-__all__ = ["deserialize_sparse", "serialize_many_sparse", "serialize_sparse"]
+__all__ = ["deserialize_many_sparse", "deserialize_sparse", "serialize_many_sparse",
+           "serialize_sparse"]
 
 
 def _pack(indices, values, shape, out_type):
@@ -101,6 +103,29 @@ def _deserialize(serialized_sparse, *, dtype, Tserialized):  # noqa: N803
             np.concatenate([np.asarray(lead, np.int64), dense]).astype(np.int64))
 
 
+def _deserialize_many(serialized_sparse, *, dtype):
+    serialized = np.asarray(serialized_sparse, dtype=object)
+    if serialized.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"Serialized sparse should be a matrix but received shape "
+                        f"{list(serialized.shape)}")
+    if serialized.shape[1] != 3:
+        raise errors.InvalidArgumentError(
+            None, None, f"Serialized sparse should have 3 columns but received shape "
+                        f"{list(serialized.shape)}")
+    return _deserialize(serialized, dtype=dtype, Tserialized=dtypes.string)
+
+
+def _deserialize_many_shape(op):
+    dims = dims_of(op.inputs[0])
+    if dims is not None:
+        if len(dims) != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {len(dims)} for '{op.name}'")
+        if dims[1] is not None and dims[1] != 3:
+            raise ValueError(f"Dimension must be 3 but is {dims[1]} for '{op.name}'")
+    return _deserialize_shape(op)
+
+
 def _serialize_shape(op):
     return [TensorShape([3])]
 
@@ -123,7 +148,11 @@ register_op("DeserializeSparse", inputs=["serialized_sparse: Tserialized"],
             outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
             attrs=["dtype: type", "Tserialized: {string, variant} = DT_STRING"],
             shape_fn=_deserialize_shape, kernel=_deserialize)
-for _name in ("SerializeSparse", "SerializeManySparse", "DeserializeSparse"):
+register_op("DeserializeManySparse", inputs=["serialized_sparse: string"],
+            outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+            attrs=["dtype: type"], shape_fn=_deserialize_many_shape, kernel=_deserialize_many)
+for _name in ("SerializeSparse", "SerializeManySparse", "DeserializeSparse",
+              "DeserializeManySparse"):
     NotDifferentiable(_name)
 
 
@@ -150,3 +179,14 @@ def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
         indices.set_shape([None, rank])
         shape.set_shape([rank])
     return SparseTensor(indices, values, shape)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor of an [N, 3] string tensor of serialized SparseTensors (as
+    `serialize_many_sparse` writes them), N its first dimension."""
+    indices, values, dense_shape = apply_op("DeserializeManySparse",
+                                            serialized_sparse=serialized_sparse,
+                                            dtype=dtypes.as_dtype(dtype), name=name).outputs
+    indices.set_shape([None, rank])
+    dense_shape.set_shape([rank])
+    return SparseTensor(indices, values, dense_shape)
