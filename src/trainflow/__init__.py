@@ -198,7 +198,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
     "trainflow._src.ops.data_flow.accumulators": (
-        "ConditionalAccumulator", "SparseConditionalAccumulator"),
+        "ConditionalAccumulator", "ConditionalAccumulatorBase", "SparseConditionalAccumulator"),
     "trainflow._src.ops.io.readers": (
         "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
         "WholeFileReader", "IdentityReader"),
@@ -218,6 +218,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.sparse.sparse_serialize": (
         "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"),
     "trainflow._src.ops.sparse.edit_distance": ("edit_distance",),
+    "trainflow._src.ops.math.arith": ("sparse_matmul",),
     "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example",
                                          "decode_compressed"),
     # strings

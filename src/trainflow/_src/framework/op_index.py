@@ -157,7 +157,8 @@ _OP_MODULES = {
         "Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize DenseBincount HistogramFixedWidth",
-    "trainflow._src.ops.math.matmul": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr",
+    "trainflow._src.ops.math.matmul": (
+        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr SparseMatMul"),
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions": "All Any EuclideanNorm Max Mean Min Prod Sum",
     "trainflow._src.ops.math.reductions_grad": "ListDiff",
@@ -407,7 +408,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize",
-    "trainflow._src.ops.math.matmul_grad": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul",
+    "trainflow._src.ops.math.matmul_grad": (
+        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul SparseMatMul"),
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions_grad": (
         "ArgMax ArgMin Cumprod Cumsum EuclideanNorm Max Mean Min Prod Sum"),
