@@ -145,8 +145,9 @@ from trainflow._src.framework.versions import (  # noqa: E402, F401
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
-               "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
+_NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "dtypes", "errors",
+               "estimator", "feature_column", "gfile", "graph_util", "image", "initializers",
+               "io", "layers",
                "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
                "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
                "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
@@ -219,6 +220,7 @@ _LAZY_NAMES = {
         "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"),
     "trainflow._src.ops.sparse.edit_distance": ("edit_distance",),
     "trainflow._src.ops.math.arith": ("sparse_matmul",),
+    "trainflow._src.ops.state.batch_scatter": ("batch_scatter_update",),
     "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example",
                                          "decode_compressed"),
     # strings

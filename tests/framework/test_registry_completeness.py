@@ -58,6 +58,8 @@ NO_GRADIENT_IN_TF = {
     "SparseReduceSumSparse": "TF defines no gradient",
     "SparseSplit": "tf.sparse.split: TF defines no gradient (LookupError)",
     "SparseSliceGrad": "SparseSlice's gradient: TF defines no gradient of it",
+    "DecodeWav": "tf.audio.decode_wav: TF defines no gradient",
+    "EncodeWav": "tf.audio.encode_wav: TF defines no gradient",
     "StringFormat": "string output",
     "PrintV2": "no outputs",
     "NoOp": "no outputs",

@@ -41,6 +41,7 @@ _OP_MODULES = {
     "trainflow._src.ops.array.tensor_scatter": (
         "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
         "TensorScatterUpdate"),
+    "trainflow._src.ops.audio.wav_ops": "DecodeWav EncodeWav",
     "trainflow._src.ops.control_flow.functional_if": "If StatelessIf",
     "trainflow._src.ops.control_flow.grouping": "NoOp",
     "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
