@@ -60,6 +60,8 @@ NO_GRADIENT_IN_TF = {
     "SparseSliceGrad": "SparseSlice's gradient: TF defines no gradient of it",
     "DecodeWav": "tf.audio.decode_wav: TF defines no gradient",
     "EncodeWav": "tf.audio.encode_wav: TF defines no gradient",
+    "DenseCountSparseOutput": "tf.sparse.bincount: TF defines no gradient",
+    "SparseCountSparseOutput": "tf.sparse.bincount: TF defines no gradient",
     "StringFormat": "string output",
     "PrintV2": "no outputs",
     "NoOp": "no outputs",

@@ -27,6 +27,7 @@ from trainflow._src.ops.sparse.sparse_build import (  # noqa: F401
     from_dense, sparse_expand_dims as expand_dims, sparse_eye as eye, sparse_merge as merge,
     sparse_reset_shape as reset_shape, sparse_to_indicator as to_indicator)
 from trainflow._src.ops.data_flow.accumulators import SparseConditionalAccumulator  # noqa: F401
+from trainflow._src.ops.sparse.sparse_count import sparse_bincount as bincount  # noqa: F401
 
 __all__ = ["add", "concat", "cross", "cross_hashed", "fill_empty_rows", "reshape",
            "SparseTensor", "placeholder", "reorder", "to_dense",
@@ -34,4 +35,4 @@ __all__ = ["add", "concat", "cross", "cross_hashed", "fill_empty_rows", "reshape
            "reduce_sum", "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
            "transpose", "slice", "split", "maximum", "minimum", "softmax", "from_dense",
            "expand_dims", "eye", "merge", "reset_shape", "to_indicator",
-           "SparseConditionalAccumulator"]
+           "SparseConditionalAccumulator", "bincount"]

@@ -217,6 +217,7 @@ _OP_MODULES = {
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_count": "DenseCountSparseOutput SparseCountSparseOutput",
     "trainflow._src.ops.sparse.sparse_elementwise": (
         "SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul SparseSoftmax "
         "SparseSparseMaximum SparseSparseMinimum"),
