@@ -37,3 +37,6 @@ from trainflow._src.ops.sparse.sparse_serialize import (  # noqa: F401
 
 # --- file patterns ---
 from trainflow._src.train.input import match_filenames_once  # noqa: F401
+
+# --- protocol buffers ---
+from trainflow._src.ops.io.proto_ops import decode_proto, encode_proto  # noqa: F401

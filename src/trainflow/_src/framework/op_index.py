@@ -122,6 +122,7 @@ _OP_MODULES = {
     "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
     "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
     "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
+    "trainflow._src.ops.io.proto_ops": "DecodeProtoV2 EncodeProto",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
@@ -378,6 +379,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
     "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
     "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
+    "trainflow._src.ops.io.proto_ops": "DecodeProtoV2 EncodeProto",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
