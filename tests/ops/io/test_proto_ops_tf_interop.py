@@ -67,7 +67,7 @@ PRELUDE = textwrap.dedent("""
         return tf.io.decode_raw(tf.io.encode_proto(*a, **kw), tf.uint8)
     ex = tf.train.Example(features=tf.train.Features(feature={
         'a': tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))})).SerializeToString()
-    shp = tf.TensorShape([3, None]).as_proto().SerializeToString()
+    shp = tf.TensorShape([3, 7]).as_proto().SerializeToString()
 """)
 
 EXPRESSIONS = [
@@ -101,9 +101,10 @@ EXPRESSIONS = [
     " 'tensorflow.Int64List'), tf.uint8)",
     "enc_bytes([[1]], [[[1.5]]], ['nope'], 'tp.Msg')",
     "enc_bytes([[3]], [[[1.5]]], ['f'], 'tp.Msg')",
-    "tf.io.encode_proto([[1]], [[[1.5]]], ['d'], 'tp.Msg', descriptor_source=DS).shape",
-    "tf.io.encode_proto(tf.ones([2, 3, 1], tf.int32), [tf.ones([2, 3, 1], tf.float64)],"
-    " ['d'], 'tp.Msg', descriptor_source=DS).shape.as_list()",
+    "tf.strings.length(tf.io.encode_proto([[1]], [[[1.5]]], ['d'], 'tp.Msg',"
+    " descriptor_source=DS))",
+    "tf.strings.length(tf.io.encode_proto(tf.ones([2, 3, 1], tf.int32),"
+    " [tf.ones([2, 3, 1], tf.float64)], ['d'], 'tp.Msg', descriptor_source=DS))",
 ]
 
 test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS)

@@ -64,7 +64,12 @@ EXPRESSIONS = [
     " tf.serialize_sparse(tf.SparseTensor([[0, 0]], [1.], [1, 6]))]), tf.float32)",
     "tf.io.deserialize_many_sparse(tf.serialize_many_sparse(batch), tf.int32)",
     "tf.io.deserialize_many_sparse(tf.serialize_sparse(batch), tf.float32)",
-    "tf.serialize_sparse(batch).shape.as_list()",
+    "tf.strings.length(tf.serialize_sparse(batch))",
+    "tf.strings.length(tf.serialize_many_sparse(batch, name='many'))",
+    "tf.strings.length(tf.serialize_sparse(tf.SparseTensor([[0], [2]], ['ab', ''], [3])))",
+    "tf.strings.length(tf.serialize_sparse(tf.SparseTensor([[1, 1]], [True], [2, 4])))",
+    "tf.deserialize_many_sparse(tf.stack([tf.serialize_sparse(tf.SparseTensor([[0], [2]],"
+    " ['ab', 'xyz'], [3]))]), tf.string)",
 ]
 
 test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS)

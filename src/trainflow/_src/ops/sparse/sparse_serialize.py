@@ -28,11 +28,42 @@ def _pack(indices, values, shape, out_type):
         for i, part in enumerate(parts):
             out[i] = part
         return out
+    for i, part in enumerate(parts):
+        out[i] = _content_proto(part).SerializeToString()
+    return out
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _content_proto(array):
+    """The TensorProto TensorFlow's AsProtoTensorContent writes: every element in
+    `tensor_content`, little-endian numbers or varint lengths followed by the strings."""
     # lazy: protobuf stays out of import trainflow
     from trainflow._src.formats.tensor_proto import make_tensor_proto
-    for i, part in enumerate(parts):
-        out[i] = make_tensor_proto(part).SerializeToString()
-    return out
+    if array.dtype.kind in "OSU":
+        items = [x if isinstance(x, bytes) else str(x).encode() for x in array.reshape(-1)]
+        proto = make_tensor_proto(np.zeros(array.shape, np.int8))
+        proto.dtype = dtypes.string.as_datatype_enum
+        proto.ClearField("int_val")
+        proto.ClearField("tensor_content")
+        proto.tensor_content = b"".join(_varint(len(x)) for x in items) + b"".join(items)
+        return proto
+    proto = make_tensor_proto(np.zeros((), array.dtype))
+    proto.ClearField("tensor_content")
+    for field in ("float_val", "double_val", "int_val", "int64_val", "bool_val",
+                  "half_val", "uint32_val", "uint64_val", "scomplex_val", "dcomplex_val"):
+        proto.ClearField(field)
+    proto.tensor_shape.CopyFrom(make_tensor_proto(np.zeros(array.shape, np.int8)).tensor_shape)
+    proto.tensor_content = np.ascontiguousarray(
+        array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    return proto
 
 
 def _unpack(triple, dtype):
