@@ -538,8 +538,8 @@ _XLA_LOWERING_MODULES = {
         "FloorMod Greater GreaterEqual Inv InvGrad Invert IsFinite IsInf IsNan Less LessEqual "
         "Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean Min Minimum "
         "Mod Mul MulNoNan Neg NotEqual Pow Prod RealDiv Reciprocal ReciprocalGrad Rint Round "
-        "Rsqrt RsqrtGrad Select SelectV2 Sigmoid SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad "
-        "Square SquaredDifference Sub Sum Tan Tanh TanhGrad TruncateDiv TruncateMod "
+        "Rsqrt RsqrtGrad Select SelectV2 Sigmoid SigmoidGrad Sign Sin Sinh SparseMatMul Sqrt "
+        "SqrtGrad Square SquaredDifference Sub Sum Tan Tanh TanhGrad TruncateDiv TruncateMod "
         "UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.nn.xla_lowerings": (
         "AvgPool AvgPoolGrad BiasAdd BiasAddGrad BiasAddV1 Conv2D Conv2DBackpropFilter "
