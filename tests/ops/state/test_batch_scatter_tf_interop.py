@@ -13,6 +13,9 @@ def updated(var, indices, updates, **kw):
     with tf.control_dependencies([tf.variables_initializer([var])]):
         up = tf.batch_scatter_update(var, indices, updates, **kw)
     return up
+def method(var, delta):
+    with tf.control_dependencies([tf.variables_initializer([var])]):
+        return var.batch_scatter_update(delta, name='m')
 """
 
 EXPRESSIONS = [
@@ -22,6 +25,9 @@ EXPRESSIONS = [
     "updated(w, [[[2], [0]], [[1], [1]]], tf.ones([2, 2, 1]), use_locking=False)",
     "updated(v, tf.placeholder_with_default([[1], [2], [3]], None), [[7.], [8.], [9.]])",
     "updated(v, [[1], [2]], [[7.], [8.]])",
+    "method(v, tf.IndexedSlices(tf.constant([[0.5], [1.5], [2.5]]),"
+    " tf.constant([[3], [2], [1]])))",
+    "v.batch_scatter_update([1., 2.])",
 ]
 
 test_matches_tf = comparison_test(PRELUDE, EXPRESSIONS, ops_differ=frozenset())
