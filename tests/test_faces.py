@@ -23,6 +23,7 @@ FACES = {
     "trainflow.compat.v1": "tf",
     "trainflow.app": "tf.app",
     "trainflow.app.flags": "tf.app.flags",
+    "trainflow.audio": "tf.audio",
     "trainflow.bitwise": "tf.bitwise",
     "trainflow.compat": "tf.compat",
     "trainflow.debugging": "tf.debugging",

@@ -56,6 +56,9 @@ from trainflow._src.ops.sparse.sparse_add import sparse_add  # noqa: F401
 from trainflow._src.ops.sparse.sparse_reshape import sparse_reshape  # noqa: F401
 from trainflow._src.ops.sparse.sparse_concat import sparse_concat  # noqa: F401
 from trainflow._src.ops.sparse.sparse_ops import sparse_fill_empty_rows  # noqa: F401
+# also gives SparseTensor its `*` and `/` operators
+from trainflow._src.ops.sparse.sparse_elementwise import (  # noqa: F401
+    sparse_maximum, sparse_minimum, sparse_softmax)
 from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.sparse.sparse_compose import (  # noqa: F401
     sparse_mask, sparse_retain, sparse_transpose)
@@ -142,8 +145,9 @@ from trainflow._src.framework.versions import (  # noqa: E402, F401
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
-               "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
+_NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "dtypes", "errors",
+               "estimator", "feature_column", "gfile", "graph_util", "image", "initializers",
+               "io", "layers",
                "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
                "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
                "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
@@ -205,7 +209,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
     "trainflow._src.ops.data_flow.accumulators": (
-        "ConditionalAccumulator", "SparseConditionalAccumulator"),
+        "ConditionalAccumulator", "ConditionalAccumulatorBase", "SparseConditionalAccumulator"),
     "trainflow._src.ops.io.readers": (
         "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
         "WholeFileReader", "IdentityReader"),
@@ -214,11 +218,21 @@ _LAZY_NAMES = {
         "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature"),
     "trainflow._src.ops.io.parsing_ops": ("parse_example", "parse_single_example"),
     "trainflow._src.ops.io.sequence_parsing": ("parse_single_sequence_example",),
-    "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example"),
     # the pre-1.0 summary names TF1 programs still use (docs/face_extras.md)
     "trainflow._src.ops.summary.summary_ops": (
         "scalar_summary", "histogram_summary", "image_summary", "merge_summary",
         "merge_all_summaries"),
+    # sparse ops
+    "trainflow._src.ops.sparse.sparse_slice": ("sparse_slice", "sparse_split"),
+    "trainflow._src.ops.sparse.sparse_build": (
+        "sparse_merge", "sparse_reset_shape", "sparse_to_indicator"),
+    "trainflow._src.ops.sparse.sparse_serialize": (
+        "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse"),
+    "trainflow._src.ops.sparse.edit_distance": ("edit_distance",),
+    "trainflow._src.ops.math.arith": ("sparse_matmul",),
+    "trainflow._src.ops.state.batch_scatter": ("batch_scatter_update",),
+    "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example",
+                                         "decode_compressed"),
     # strings
     "trainflow._src.ops.string.string_ops": (
         "string_split", "string_join", "reduce_join", "substr", "regex_replace"),

@@ -30,3 +30,13 @@ from trainflow._src.ops.data_flow.queues import (  # noqa: F401
 # --- strings as encodings and serialized tensors ---
 from trainflow._src.ops.string.string_codec import (  # noqa: F401
     decode_base64, encode_base64, parse_tensor, serialize_tensor)
+
+# --- SparseTensors as strings ---
+from trainflow._src.ops.sparse.sparse_serialize import (  # noqa: F401
+    deserialize_many_sparse, serialize_many_sparse, serialize_sparse)
+
+# --- file patterns ---
+from trainflow._src.train.input import match_filenames_once  # noqa: F401
+
+# --- protocol buffers ---
+from trainflow._src.ops.io.proto_ops import decode_proto, encode_proto  # noqa: F401

@@ -19,9 +19,20 @@ from trainflow._src.ops.sparse.sparse_concat import sparse_concat as concat  # n
 from trainflow._src.ops.sparse.sparse_ops import (  # noqa: F401
     sparse_cross as cross, sparse_cross_hashed as cross_hashed,
     sparse_fill_empty_rows as fill_empty_rows)
+from trainflow._src.ops.sparse.sparse_slice import (  # noqa: F401
+    sparse_slice as slice, sparse_split as split)
+from trainflow._src.ops.sparse.sparse_elementwise import (  # noqa: F401
+    sparse_maximum as maximum, sparse_minimum as minimum, sparse_softmax as softmax)
+from trainflow._src.ops.sparse.sparse_build import (  # noqa: F401
+    from_dense, sparse_expand_dims as expand_dims, sparse_eye as eye, sparse_merge as merge,
+    sparse_reset_shape as reset_shape, sparse_to_indicator as to_indicator)
+from trainflow._src.ops.data_flow.accumulators import SparseConditionalAccumulator  # noqa: F401
+from trainflow._src.ops.sparse.sparse_count import sparse_bincount as bincount  # noqa: F401
 
 __all__ = ["add", "concat", "cross", "cross_hashed", "fill_empty_rows", "reshape",
            "SparseTensor", "placeholder", "reorder", "to_dense",
            "segment_mean", "segment_sqrt_n", "segment_sum", "reduce_max", "reduce_max_sparse",
            "reduce_sum", "reduce_sum_sparse", "matmul", "sparse_dense_matmul", "mask", "retain",
-           "transpose"]
+           "transpose", "slice", "split", "maximum", "minimum", "softmax", "from_dense",
+           "expand_dims", "eye", "merge", "reset_shape", "to_indicator",
+           "SparseConditionalAccumulator", "bincount"]

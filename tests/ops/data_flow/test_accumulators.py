@@ -59,3 +59,28 @@ def test_sparse_mean_per_row():
             assert v.indices.tolist() == [0, 2]
             np.testing.assert_allclose(v.values, [[2., 3.], [3., 4.]])
             assert v.dense_shape.tolist() == [3, 2]
+
+
+def test_base_class_over_either_ref():
+    """tf.ConditionalAccumulatorBase wraps a handle of either kind; tf.sparse shows the
+    sparse accumulator."""
+    assert tf.sparse.SparseConditionalAccumulator is SparseConditionalAccumulator
+    assert issubclass(ConditionalAccumulator, tf.ConditionalAccumulatorBase)
+    assert issubclass(SparseConditionalAccumulator, tf.ConditionalAccumulatorBase)
+    with tf.Graph().as_default():
+        dense = ConditionalAccumulator(tf.float32, shape=[2], name="d")
+        sparse = SparseConditionalAccumulator(tf.float32, shape=[3, 2], name="sp")
+        bd = tf.ConditionalAccumulatorBase(tf.float32, [2], dense.accumulator_ref)
+        bs = tf.ConditionalAccumulatorBase(tf.float32, [3, 2], sparse.accumulator_ref)
+        assert (bd.name, bs.name, bd.dtype) == ("d", "sp", tf.float32)
+        nd, ns = bd.num_accumulated(), bs.num_accumulated(name="count")
+        assert (nd.op.type, nd.op.name) == ("ResourceAccumulatorNumAccumulated",
+                                            "d_NumAccumulated")
+        assert (ns.op.type, ns.op.name) == ("AccumulatorNumAccumulated", "count")
+        step = bs.set_global_step(3)
+        assert step.type == "AccumulatorSetGlobalStep"
+        with tf.Session(config=_CONFIG) as sess:
+            sess.run(dense.apply_grad([1., 2.]))
+            sess.run(sparse.apply_grad([0], [[1., 2.]]))
+            sess.run(step)
+            assert sess.run([nd, ns]) == [1, 1]

@@ -41,6 +41,7 @@ _OP_MODULES = {
     "trainflow._src.ops.array.tensor_scatter": (
         "TensorScatterAdd TensorScatterMax TensorScatterMin TensorScatterSub "
         "TensorScatterUpdate"),
+    "trainflow._src.ops.audio.wav_ops": "DecodeWav EncodeWav",
     "trainflow._src.ops.control_flow.functional_if": "If StatelessIf",
     "trainflow._src.ops.control_flow.grouping": "NoOp",
     "trainflow._src.ops.control_flow.partitioned_call": "PartitionedCall StatefulPartitionedCall",
@@ -124,6 +125,7 @@ _OP_MODULES = {
     "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
     "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
     "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
+    "trainflow._src.ops.io.proto_ops": "DecodeProtoV2 EncodeProto",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
@@ -165,7 +167,8 @@ _OP_MODULES = {
         "Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize DenseBincount HistogramFixedWidth",
-    "trainflow._src.ops.math.matmul": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr",
+    "trainflow._src.ops.math.matmul": (
+        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul Qr SparseMatMul"),
     "trainflow._src.ops.math.nextafter": "NextAfter",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions": "All Any EuclideanNorm Max Mean Min Prod Sum",
@@ -222,11 +225,16 @@ _OP_MODULES = {
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D IRFFT3D RFFT RFFT2D RFFT3D"),
     "trainflow._src.ops.signal.fftnd_ops": "FFTND IFFTND IRFFTND RFFTND",
+    "trainflow._src.ops.sparse.edit_distance": "EditDistance",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_count": "DenseCountSparseOutput SparseCountSparseOutput",
+    "trainflow._src.ops.sparse.sparse_elementwise": (
+        "SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul SparseSoftmax "
+        "SparseSparseMaximum SparseSparseMinimum"),
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
@@ -234,7 +242,8 @@ _OP_MODULES = {
         "SparseReduceMax SparseReduceMaxSparse SparseReduceSum SparseReduceSumSparse"),
     "trainflow._src.ops.sparse.sparse_reshape": "SparseReshape",
     "trainflow._src.ops.sparse.sparse_serialize": (
-        "DeserializeSparse SerializeManySparse SerializeSparse"),
+        "DeserializeManySparse DeserializeSparse SerializeManySparse SerializeSparse"),
+    "trainflow._src.ops.sparse.sparse_slice": "SparseSlice SparseSliceGrad SparseSplit",
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -386,6 +395,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.io.decode_ops": "DecodeCSV DecodeCompressed DecodeJSONExample DecodeRaw",
     "trainflow._src.ops.io.file_io_ops": "MatchingFiles ReadFile WriteFile",
     "trainflow._src.ops.io.parsing_ops": "ParseExampleV2",
+    "trainflow._src.ops.io.proto_ops": "DecodeProtoV2 EncodeProto",
     "trainflow._src.ops.io.readers": (
         "FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 "
         "ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 "
@@ -422,7 +432,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.math.cumulative_logsumexp": "CumulativeLogsumexp",
     "trainflow._src.ops.math.einsum": "Einsum",
     "trainflow._src.ops.math.histogram_ops": "Bucketize",
-    "trainflow._src.ops.math.matmul_grad": "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul",
+    "trainflow._src.ops.math.matmul_grad": (
+        "AddN BatchMatMul BatchMatMulV2 BatchMatMulV3 MatMul SparseMatMul"),
     "trainflow._src.ops.math.nextafter": "NextAfter",
     "trainflow._src.ops.math.numerics": "CheckNumerics",
     "trainflow._src.ops.math.reductions_grad": (
@@ -477,17 +488,22 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.script.script_ops": "PyFunc PyFuncStateless",
     "trainflow._src.ops.signal.fft_ops": (
         "FFT FFT2D FFT3D IFFT IFFT2D IFFT3D IRFFT IRFFT2D RFFT RFFT2D"),
+    "trainflow._src.ops.sparse.edit_distance": "EditDistance",
     "trainflow._src.ops.sparse.sets": (
         "DenseToDenseSetOperation DenseToSparseSetOperation SetSize "
         "SparseToSparseSetOperation"),
     "trainflow._src.ops.sparse.sparse_add": "SparseAdd SparseAddGrad SparseTensorDenseAdd",
     "trainflow._src.ops.sparse.sparse_concat": "SparseConcat",
+    "trainflow._src.ops.sparse.sparse_elementwise": (
+        "SparseDenseCwiseAdd SparseDenseCwiseDiv SparseDenseCwiseMul SparseSoftmax "
+        "SparseSparseMaximum SparseSparseMinimum"),
     "trainflow._src.ops.sparse.sparse_matmul": "SparseTensorDenseMatMul",
     "trainflow._src.ops.sparse.sparse_ops": (
         "SparseCross SparseFillEmptyRows SparseFillEmptyRowsGrad SparseReorder SparseToDense"),
     "trainflow._src.ops.sparse.sparse_reduce": "SparseReduceSum",
     "trainflow._src.ops.sparse.sparse_serialize": (
-        "DeserializeSparse SerializeManySparse SerializeSparse"),
+        "DeserializeManySparse DeserializeSparse SerializeManySparse SerializeSparse"),
+    "trainflow._src.ops.sparse.sparse_slice": "SparseSlice",
     "trainflow._src.ops.sparse.sparse_tensors_map": (
         "AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap"),
     "trainflow._src.ops.state.resource_variable_ops": (
@@ -548,8 +564,8 @@ _XLA_LOWERING_MODULES = {
         "LessEqual Lgamma Log Log1p LogicalAnd LogicalNot LogicalOr MatMul Max Maximum Mean "
         "Min Minimum Mod Mul MulNoNan Ndtri Neg NextAfter NotEqual Pow Prod RealDiv "
         "Reciprocal ReciprocalGrad Rint Round Rsqrt RsqrtGrad Select SelectV2 Sigmoid "
-        "SigmoidGrad Sign Sin Sinh Sqrt SqrtGrad Square SquaredDifference Sub Sum Tan Tanh "
-        "TanhGrad TruncateDiv TruncateMod UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
+        "SigmoidGrad Sign Sin Sinh SparseMatMul Sqrt SqrtGrad Square SquaredDifference Sub "
+        "Sum Tan Tanh TanhGrad TruncateDiv TruncateMod UnsortedSegmentSum Xdivy Xlog1py Xlogy"),
     "trainflow._src.ops.nn.xla_lowerings": (
         "AvgPool AvgPoolGrad BiasAdd BiasAddGrad BiasAddV1 Conv2D Conv2DBackpropFilter "
         "Conv2DBackpropInput Elu EluGrad FusedBatchNorm FusedBatchNormGrad "

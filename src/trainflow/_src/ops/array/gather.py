@@ -202,6 +202,8 @@ def _nd_index(indices, shape, message, flat_shape):
 
 
 def _gather_nd_kernel(params, indices, *, ctx):
+    if np.ndim(params) < 1:
+        raise invalid_argument("params must be at least a vector")
     if indices.ndim < 1:
         raise invalid_argument(f"indices must be at least a vector, got shape "
                                f"{fmt_dims(indices.shape)}")

@@ -2,7 +2,7 @@
 (ResourceConditionalAccumulator, ResourceAccumulatorApplyGradient ...,
 SparseConditionalAccumulator, SparseAccumulatorApplyGradient ...), as TF 2's
 compat.v1 builds them."""
-__all__ = ["ConditionalAccumulator", "SparseConditionalAccumulator"]
+__all__ = ["ConditionalAccumulator", "ConditionalAccumulatorBase", "SparseConditionalAccumulator"]
 
 import numpy as np
 
@@ -146,7 +146,10 @@ for _t in ("ResourceConditionalAccumulator", "SparseConditionalAccumulator",
     NotDifferentiable(_t)
 
 
-class _AccumulatorBase:
+class ConditionalAccumulatorBase:
+    """An accumulator of gradients: the methods its dense and sparse kinds share, over
+    `accumulator_ref` (a resource handle or a TF1 string ref)."""
+
     def __init__(self, dtype, shape, accumulator_ref):
         self._dtype = dtype
         self._shape = as_shape(shape) if shape is not None else unknown_shape()
@@ -166,7 +169,8 @@ class _AccumulatorBase:
         return self._dtype
 
     def _op(self, kind):
-        return ("Resource" if self._resource else "") + kind
+        resource = self._accumulator_ref.dtype.base_dtype == dtypes_mod.resource
+        return ("Resource" if resource else "") + kind
 
     def num_accumulated(self, name=None):
         """An int32 tensor: how many gradients are aggregated now."""
@@ -183,10 +187,8 @@ class _AccumulatorBase:
                         name=name or self._op("AccumulatorSetGlobalStep"))
 
 
-class ConditionalAccumulator(_AccumulatorBase):
+class ConditionalAccumulator(ConditionalAccumulatorBase):
     """Aggregates dense gradients; `take_grad(n)` waits for `n` and returns their mean."""
-
-    _resource = True
 
     def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",
                  reduction_type="MEAN"):
@@ -215,10 +217,8 @@ class ConditionalAccumulator(_AccumulatorBase):
         return out
 
 
-class SparseConditionalAccumulator(_AccumulatorBase):
+class SparseConditionalAccumulator(ConditionalAccumulatorBase):
     """Aggregates sparse (IndexedSlices) gradients row by row."""
-
-    _resource = False
 
     def __init__(self, dtype, shape=None, shared_name=None,
                  name="sparse_conditional_accumulator", reduction_type="MEAN"):

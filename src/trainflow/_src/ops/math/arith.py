@@ -469,7 +469,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
       a, b: Tensors of rank >= 2 and the same dtype.
       transpose_a, transpose_b: transpose the input before multiplying.
       adjoint_a, adjoint_b: conjugate-transpose the input before multiplying.
-      a_is_sparse, b_is_sparse: hints; ignored (the product is computed densely).
+      a_is_sparse, b_is_sparse: hints; on float32/bfloat16 matrices they make the product a
+        SparseMatMul, as in TensorFlow (computed densely either way).
       output_type: the result dtype for mixed-type products, or None.
       grad_a, grad_b: recorded attrs marking gradient products.
       name: the op name.
@@ -489,7 +490,8 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype_hint=a.dtype.base_dtype, name="b")
         ra, rb = a.shape.rank, b.shape.rank
-        batched = ra is None or ra > 2 or rb is None or rb > 2
+        batched = (ra is None or ra > 2 or rb is None or rb > 2) and not (
+            a_is_sparse or b_is_sparse)
         v3 = bool(output_type) and (output_type != a.dtype.base_dtype or
                                     output_type != b.dtype.base_dtype)
         if batched or v3:
@@ -506,8 +508,33 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             a, transpose_a = conj(a), True
         if adjoint_b:
             b, transpose_b = conj(b), True
+        if _use_sparse_matmul(a.dtype, b.dtype, a_is_sparse or b_is_sparse):
+            product = sparse_matmul(a, b, transpose_a, transpose_b, a_is_sparse, b_is_sparse,
+                                    name=scope)
+            if a.dtype == dtypes.bfloat16 and b.dtype == dtypes.bfloat16:
+                product = _cast(product, dtypes.bfloat16)
+            return product
         return _out("MatMul", scope, a=a, b=b, transpose_a=transpose_a,
                     transpose_b=transpose_b, grad_a=grad_a, grad_b=grad_b)
+
+
+def _use_sparse_matmul(a_dtype, b_dtype, hinted):
+    # TensorFlow takes SparseMatMul for a sparsity hint on float32/bfloat16 inputs, and
+    # for bfloat16 mixed with another type (but int8/uint8)
+    kinds = (dtypes.bfloat16, dtypes.float32)
+    if hinted and a_dtype in kinds and b_dtype in kinds:
+        return True
+    small_ints = (dtypes.int8, dtypes.uint8)
+    return a_dtype != b_dtype and ((a_dtype == dtypes.bfloat16 and b_dtype not in small_ints)
+                                   or (b_dtype == dtypes.bfloat16 and a_dtype not in small_ints))
+
+
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
+                  b_is_sparse=False, name=None):
+    """`a @ b` as one SparseMatMul op: float32 or bfloat16 matrices, a float32 product;
+    `a_is_sparse` / `b_is_sparse` are hints that mostly-zero inputs are faster."""
+    return _out("SparseMatMul", name, a=a, b=b, transpose_a=transpose_a,
+                transpose_b=transpose_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
 
 
 _QrResult = collections.namedtuple("Qr", ["q", "r"])

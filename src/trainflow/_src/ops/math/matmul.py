@@ -1,5 +1,6 @@
 """Matrix products, QR and sums of many tensors: MatMul, BatchMatMul(V2, V3),
-Qr, AddN (registrations and kernels).
+SparseMatMul (float32 or bfloat16 inputs, a float32 product; the sparsity flags are
+hints), Qr, AddN (registrations and kernels).
 
 Half-precision products are computed in float32 and rounded back (NumPy
 promotes bfloat16 products to float32 otherwise); integer products stay in
@@ -55,6 +56,11 @@ def _matmul(a, b, *, transpose_a, transpose_b):
         raise errors.InvalidArgumentError(
             None, None, f"In[{i}] is not a matrix. Instead it has shape {_shape_str((a, b)[i])}")
     return _product(a.T if transpose_a else a, b.T if transpose_b else b, a, b)
+
+
+def _sparse_matmul(a, b, *, transpose_a, transpose_b, a_is_sparse, b_is_sparse, Ta, Tb):  # noqa: N803
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    return _matmul(a32, b32, transpose_a=transpose_a, transpose_b=transpose_b)
 
 
 def _adjoint(m):
@@ -125,6 +131,11 @@ register_op("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
             attrs=["transpose_a: bool = false", "transpose_b: bool = false",
                    f"T: {_MATMUL_TYPES}", "grad_a: bool = false", "grad_b: bool = false"],
             shape_fn=matmul_shape_fn, kernel=_matmul)
+register_op("SparseMatMul", inputs=["a: Ta", "b: Tb"], outputs=["product: float"],
+            attrs=["transpose_a: bool = false", "transpose_b: bool = false",
+                   "a_is_sparse: bool = false", "b_is_sparse: bool = false",
+                   "Ta: {float32, bfloat16} = DT_FLOAT", "Tb: {float32, bfloat16} = DT_FLOAT"],
+            shape_fn=matmul_shape_fn, kernel=_sparse_matmul)
 register_op("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
             attrs=[f"T: {_BATCH_MATMUL_TYPES}", "adj_x: bool = false", "adj_y: bool = false",
                    "grad_x: bool = false", "grad_y: bool = false"],

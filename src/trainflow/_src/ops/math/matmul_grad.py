@@ -9,7 +9,7 @@ were broadcast sum the gradients over those dimensions. Qr has no gradient here
 Imported at the end of `math_ops`.
 """
 from trainflow._src.framework.registry import RegisterGradient
-from trainflow._src.ops.array import shape
+from trainflow._src.ops.array import layout, shape
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.math import reductions
 from trainflow._src.ops.math.grad_util import broadcast_gradient_args
@@ -98,3 +98,31 @@ RegisterGradient("BatchMatMulV3")(_batch_mat_mul_v2_grad)
 def _add_n_grad(op, grad):
     # Every input gets the incoming gradient (AddN does not broadcast).
     return [grad] * len(op.inputs)
+
+
+@RegisterGradient("SparseMatMul")
+def _sparse_mat_mul_grad(op, grad):
+    """TensorFlow's: the products keep the sparsity hints of their operands (the incoming
+    gradient counts as sparse when a ReluGrad made it), cast back to each input's dtype."""
+    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    a, b = op.inputs[0], op.inputs[1]
+    hints = {id(a): op.get_attr("a_is_sparse"), id(b): op.get_attr("b_is_sparse"),
+             id(grad): grad.op.type == "ReluGrad"}
+
+    def product(t1, t2, out_dtype, transpose_a=False, transpose_b=False):
+        sparse1, sparse2 = hints[id(t1)], hints[id(t2)]
+        if transpose_b:
+            t2, transpose_b = layout.transpose(t2), False
+        prod = arith.matmul(t1, t2, transpose_a=transpose_a, transpose_b=transpose_b,
+                            a_is_sparse=sparse1, b_is_sparse=sparse2)
+        return prod if prod.dtype == out_dtype else arith._cast(prod, out_dtype)
+
+    da, db = a.dtype, b.dtype
+    if not t_a and not t_b:
+        return (product(grad, b, da, transpose_b=True), product(a, grad, db, transpose_a=True))
+    if not t_a and t_b:
+        return product(grad, b, da), product(grad, a, db, transpose_a=True)
+    if t_a and not t_b:
+        return product(b, grad, da, transpose_b=True), product(a, grad, db)
+    return (product(b, grad, da, transpose_a=True, transpose_b=True),
+            product(grad, a, db, transpose_a=True, transpose_b=True))

@@ -109,6 +109,12 @@ def _matmul(a, b, *, transpose_a, transpose_b):
     return jnp.matmul(a, b, preferred_element_type=jnp.result_type(a))
 
 
+def _sparse_matmul(a, b, *, transpose_a, transpose_b):
+    # the sparsity hints only choose a CPU kernel; the product is float32 either way
+    return _matmul(a.astype(jnp.float32), b.astype(jnp.float32), transpose_a=transpose_a,
+                   transpose_b=transpose_b)
+
+
 def _batch_matmul(x, y, *, adj_x, adj_y, op):
     if jnp.ndim(x) < 2 or jnp.ndim(y) < 2 or (
             op._type == "BatchMatMul" and jnp.shape(x)[:-2] != jnp.shape(y)[:-2]):
@@ -208,6 +214,7 @@ def register_all():
     register_kernel("Equal", _compare(jnp.equal), backend=XLA)
     register_kernel("NotEqual", _compare(jnp.not_equal), backend=XLA)
     register_kernel("MatMul", _matmul, backend=XLA)
+    register_kernel("SparseMatMul", _sparse_matmul, backend=XLA)
     for name in ("BatchMatMul", "BatchMatMulV2"):
         register_kernel(name, _batch_matmul, backend=XLA)
     for name, fn in (("Sum", jnp.sum), ("Prod", jnp.prod), ("Max", jnp.max),

@@ -100,6 +100,9 @@ def _sparse_dense_add(a_indices, a_values, a_shape, b):
     if list(b.shape) != shape:
         raise invalid_argument(f"Dimension mismatch: expected a_shape and b.shape to match; "
                                f"got {shape} and {list(b.shape)}")
+    if not 1 <= len(shape) <= 5:
+        raise invalid_argument(f"Only tensors with ranks between 1 and 5 are currently "
+                               f"supported.  Tensor rank: {len(shape)}")
     out = np.array(b, copy=True)
     idx = np.asarray(a_indices).reshape(-1, len(shape))
     np.add.at(out, tuple(idx.T), np.asarray(a_values))

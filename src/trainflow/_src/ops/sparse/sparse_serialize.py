@@ -15,8 +15,10 @@ from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_shape import TensorShape
+from trainflow._src.ops.array.shape_util import dims_of
 
-__all__ = ["deserialize_sparse", "serialize_many_sparse", "serialize_sparse"]
+__all__ = ["deserialize_many_sparse", "deserialize_sparse", "serialize_many_sparse",
+           "serialize_sparse"]
 
 
 def _pack(indices, values, shape, out_type):
@@ -26,11 +28,42 @@ def _pack(indices, values, shape, out_type):
         for i, part in enumerate(parts):
             out[i] = part
         return out
+    for i, part in enumerate(parts):
+        out[i] = _content_proto(part).SerializeToString()
+    return out
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _content_proto(array):
+    """The TensorProto TensorFlow's AsProtoTensorContent writes: every element in
+    `tensor_content`, little-endian numbers or varint lengths followed by the strings."""
     # lazy: protobuf stays out of import trainflow
     from trainflow._src.formats.tensor_proto import make_tensor_proto
-    for i, part in enumerate(parts):
-        out[i] = make_tensor_proto(part).SerializeToString()
-    return out
+    if array.dtype.kind in "OSU":
+        items = [x if isinstance(x, bytes) else str(x).encode() for x in array.reshape(-1)]
+        proto = make_tensor_proto(np.zeros(array.shape, np.int8))
+        proto.dtype = dtypes.string.as_datatype_enum
+        proto.ClearField("int_val")
+        proto.ClearField("tensor_content")
+        proto.tensor_content = b"".join(_varint(len(x)) for x in items) + b"".join(items)
+        return proto
+    proto = make_tensor_proto(np.zeros((), array.dtype))
+    proto.ClearField("tensor_content")
+    for field in ("float_val", "double_val", "int_val", "int64_val", "bool_val",
+                  "half_val", "uint32_val", "uint64_val", "scomplex_val", "dcomplex_val"):
+        proto.ClearField(field)
+    proto.tensor_shape.CopyFrom(make_tensor_proto(np.zeros(array.shape, np.int8)).tensor_shape)
+    proto.tensor_content = np.ascontiguousarray(
+        array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    return proto
 
 
 def _unpack(triple, dtype):
@@ -101,6 +134,29 @@ def _deserialize(serialized_sparse, *, dtype, Tserialized):  # noqa: N803
             np.concatenate([np.asarray(lead, np.int64), dense]).astype(np.int64))
 
 
+def _deserialize_many(serialized_sparse, *, dtype):
+    serialized = np.asarray(serialized_sparse, dtype=object)
+    if serialized.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"Serialized sparse should be a matrix but received shape "
+                        f"{list(serialized.shape)}")
+    if serialized.shape[1] != 3:
+        raise errors.InvalidArgumentError(
+            None, None, f"Serialized sparse should have 3 columns but received shape "
+                        f"{list(serialized.shape)}")
+    return _deserialize(serialized, dtype=dtype, Tserialized=dtypes.string)
+
+
+def _deserialize_many_shape(op):
+    dims = dims_of(op.inputs[0])
+    if dims is not None:
+        if len(dims) != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {len(dims)} for '{op.name}'")
+        if dims[1] is not None and dims[1] != 3:
+            raise ValueError(f"Dimension must be 3 but is {dims[1]} for '{op.name}'")
+    return _deserialize_shape(op)
+
+
 def _serialize_shape(op):
     return [TensorShape([3])]
 
@@ -123,7 +179,11 @@ register_op("DeserializeSparse", inputs=["serialized_sparse: Tserialized"],
             outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
             attrs=["dtype: type", "Tserialized: {string, variant} = DT_STRING"],
             shape_fn=_deserialize_shape, kernel=_deserialize)
-for _name in ("SerializeSparse", "SerializeManySparse", "DeserializeSparse"):
+register_op("DeserializeManySparse", inputs=["serialized_sparse: string"],
+            outputs=["sparse_indices: int64", "sparse_values: dtype", "sparse_shape: int64"],
+            attrs=["dtype: type"], shape_fn=_deserialize_many_shape, kernel=_deserialize_many)
+for _name in ("SerializeSparse", "SerializeManySparse", "DeserializeSparse",
+              "DeserializeManySparse"):
     NotDifferentiable(_name)
 
 
@@ -150,3 +210,14 @@ def deserialize_sparse(serialized_sparse, dtype, rank=None, name=None):
         indices.set_shape([None, rank])
         shape.set_shape([rank])
     return SparseTensor(indices, values, shape)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """The SparseTensor of an [N, 3] string tensor of serialized SparseTensors (as
+    `serialize_many_sparse` writes them), N its first dimension."""
+    indices, values, dense_shape = apply_op("DeserializeManySparse",
+                                            serialized_sparse=serialized_sparse,
+                                            dtype=dtypes.as_dtype(dtype), name=name).outputs
+    indices.set_shape([None, rank])
+    dense_shape.set_shape([rank])
+    return SparseTensor(indices, values, dense_shape)

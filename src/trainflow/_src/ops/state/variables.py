@@ -19,7 +19,7 @@ from trainflow._src.framework.tensor import Tensor
 from trainflow._src.framework.tensor_conversion import (convert_to_tensor,
                                                    register_tensor_conversion_function)
 from trainflow._src.framework.tensor_shape import as_shape, unknown_shape
-from trainflow._src.ops.state import state_ops
+from trainflow._src.ops.state import batch_scatter, state_ops
 from trainflow._src.ops.state.variable_args import (  # noqa: F401 - public here too
     VariableAggregation, VariableSynchronization, check_variable_args as _check_args,
     validate_synchronization_aggregation_trainable)
@@ -408,6 +408,14 @@ class Variable(metaclass=_VariableMeta):
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         """Writes IndexedSlices `sparse_delta` into the variable (ScatterUpdate)."""
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def batch_scatter_update(self, sparse_delta, use_locking=False, name=None):
+        """Writes IndexedSlices `sparse_delta` along the last axis of its indices, under
+        their leading batch dimensions (`tf.batch_scatter_update`, one ScatterNdUpdate)."""
+        # no IndexedSlices check here, as in TensorFlow (anything else fails on .indices)
+        return batch_scatter.batch_scatter_update(self._variable, sparse_delta.indices,
+                                                  sparse_delta.values,
+                                                  use_locking=use_locking, name=name)
 
     def scatter_nd_sub(self, indices, updates, name=None):
         """ScatterNdSub on the variable."""

@@ -1,0 +1,1 @@
+"""Audio ops: WAV decoding and encoding."""
