@@ -145,7 +145,7 @@ __version__ = VERSION
 _NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
                "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
                "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
-               "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
+               "python_io", "queue", "ragged", "random", "resource_loader", "saved_model", "sets",
                "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
                "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
@@ -209,6 +209,8 @@ _LAZY_NAMES = {
     "trainflow._src.ops.summary.summary_ops": (
         "scalar_summary", "histogram_summary", "image_summary", "merge_summary",
         "merge_all_summaries"),
+    # ragged tensors
+    "trainflow._src.ops.ragged.ragged_ops": ("RaggedTensor",),
     # strings
     "trainflow._src.ops.string.string_ops": (
         "string_split", "string_join", "reduce_join", "substr", "regex_replace"),

@@ -196,6 +196,8 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.ragged.ragged_conversion": (
+        "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
@@ -442,6 +444,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.ragged.ragged_conversion": (
+        "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (

@@ -1,0 +1,133 @@
+"""`RaggedTensor.__getitem__` (rows by index or by slice, then the dimensions inside a
+selected row) and the element-wise operators, installed on RaggedTensor when this
+module loads."""
+import numpy as np
+
+from trainflow._src.framework.scopes import name_scope
+from trainflow._src.framework.tensor import Tensor
+from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.ops.array.join import concat
+from trainflow._src.ops.array.shape import size
+from trainflow._src.ops.math import arith
+from trainflow._src.ops.ragged.ragged_factory import map_flat_values
+from trainflow._src.ops.ragged.ragged_tensor import RaggedTensor
+
+
+def _is_full_slice(key):
+    return isinstance(key, slice) and key.start is None and key.stop is None and \
+        key.step is None
+
+
+def _getitem(self, key):
+    """Rows of the ragged tensor: `rt[i]` is row i (a Tensor or RaggedTensor), `rt[a:b]`
+    the rows a..b-1; later keys index inside the selected row (for `rt[a:b, ...]` only the
+    uniform inner dimensions can be indexed).
+
+    Raises:
+      ValueError: for indexing an inner ragged dimension, for slices with a step, and
+        for Ellipsis / newaxis.
+      TypeError: for keys that are not ints, slices or int scalars.
+    """
+    keys = key if isinstance(key, tuple) else (key,)
+    if not keys:
+        return self
+    with name_scope(None, "RaggedGetItem", [self, keys]):
+        return _rows(self, keys[0], keys[1:])
+
+
+def _check_key(k):
+    if k is Ellipsis or k is None:
+        raise ValueError("Ellipsis and tf.newaxis are not supported when indexing a "
+                         "RaggedTensor in trainflow's graph mode")
+    if isinstance(k, slice):
+        for part in (k.start, k.stop):
+            if part is not None and not isinstance(part, (int, np.integer, Tensor)):
+                raise TypeError(f"slice indices must be integers or tensors; got {part!r}")
+        if k.step not in (None, 1):
+            raise ValueError("Slicing the rows of a RaggedTensor with a step is not "
+                             "supported")
+        return
+    if isinstance(k, (int, np.integer)) or (isinstance(k, Tensor) and k.shape.rank == 0):
+        return
+    raise TypeError(f"Indices must be integers, slices or scalar int tensors; got {k!r}")
+
+
+def _rows(rt, row_key, inner):
+    _check_key(row_key)
+    if not isinstance(row_key, slice):
+        starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
+        row = rt.values[starts[row_key]:limits[row_key]]
+        return _index(row, inner)
+    if _is_full_slice(row_key):
+        result = rt
+    else:
+        new_starts = rt.row_splits[:-1][row_key]
+        new_limits = rt.row_splits[1:][row_key]
+        zero = np.zeros([1], rt.row_splits.dtype.as_numpy_dtype)
+        zero_pad = convert_to_tensor(zero)[size(new_starts):]
+        new_splits = concat([zero_pad, new_starts[:1], new_limits], axis=0)
+        first, last = new_splits[0], new_splits[-1]
+        result = RaggedTensor.from_row_splits(rt.values[first:last], new_splits - first,
+                                              validate=False)
+    if not inner:
+        return result
+    ragged_key, rest = inner[0], inner[1:]
+    _check_key(ragged_key)
+    if not _is_full_slice(ragged_key):
+        raise ValueError("Cannot index into an inner ragged dimension.")
+    if isinstance(result.values, RaggedTensor):
+        if rest and any(not _is_full_slice(k) for k in rest):
+            raise ValueError("Cannot index into an inner ragged dimension.")
+        return result
+    if not rest:
+        return result
+    return result.with_values(result.values[(slice(None),) + tuple(rest)])
+
+
+def _index(value, keys):
+    if not keys:
+        return value
+    if isinstance(value, RaggedTensor):
+        return _rows(value, keys[0], keys[1:])
+    return value[keys]
+
+
+RaggedTensor.__getitem__ = _getitem
+
+
+def _binary(fn, reverse=False):
+    def method(self, other):
+        if isinstance(other, RaggedTensor):
+            x, y = (other, self) if reverse else (self, other)
+            return map_flat_values(fn, x, y)
+        other = convert_to_tensor(other, dtype=self.dtype) \
+            if not isinstance(other, Tensor) else other
+        inner_rank = self.flat_values.shape.rank
+        if other.shape.rank is None or inner_rank is None or \
+                other.shape.rank > inner_rank - 1:
+            raise ValueError("A dense operand of a RaggedTensor operator must broadcast "
+                             "against the uniform inner dimensions (its rank at most "
+                             f"{None if inner_rank is None else inner_rank - 1}); got "
+                             f"shape {other.shape}")
+        flat = self.flat_values
+        return self.with_flat_values(fn(other, flat) if reverse else fn(flat, other))
+    return method
+
+
+def _unary(fn):
+    return lambda self: self.with_flat_values(fn(self.flat_values))
+
+
+for _name, _fn in (("add", arith.add), ("sub", arith.subtract), ("mul", arith.multiply),
+                   ("truediv", arith.truediv), ("floordiv", arith.floordiv),
+                   ("mod", arith.floormod), ("pow", arith.pow),
+                   ("and", arith.logical_and), ("or", arith.logical_or),
+                   ("xor", arith.logical_xor)):
+    setattr(RaggedTensor, f"__{_name}__", _binary(_fn))
+    setattr(RaggedTensor, f"__r{_name}__", _binary(_fn, reverse=True))
+for _name, _fn in (("lt", arith.less), ("le", arith.less_equal), ("gt", arith.greater),
+                   ("ge", arith.greater_equal)):
+    setattr(RaggedTensor, f"__{_name}__", _binary(_fn))
+RaggedTensor.__neg__ = _unary(arith.negative)
+RaggedTensor.__abs__ = _unary(arith.abs)
+RaggedTensor.__invert__ = _unary(arith.logical_not)

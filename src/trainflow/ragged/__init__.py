@@ -1,0 +1,8 @@
+"""`tf.ragged`: ragged tensors' factories and ops."""
+from trainflow._src.ops.ragged.ragged_ops import (  # noqa: F401
+    RaggedTensorValue, constant, constant_value, map_flat_values, placeholder,
+    row_splits_to_segment_ids, segment_ids_to_row_splits)
+from trainflow._src.ops.ragged.ragged_ops import range  # noqa: F401,A004
+
+__all__ = ["RaggedTensorValue", "constant", "constant_value", "map_flat_values",
+           "placeholder", "range", "row_splits_to_segment_ids", "segment_ids_to_row_splits"]
