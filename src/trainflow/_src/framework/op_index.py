@@ -257,6 +257,7 @@ _OP_MODULES = {
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
     "trainflow._src.ops.string.logging_ops": "Assert Print PrintV2",
+    "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor StringStrip"),
@@ -268,6 +269,8 @@ _OP_MODULES = {
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
     "trainflow._src.ops.string.timestamp": "Timestamp",
+    "trainflow._src.ops.string.unicode_ops": (
+        "UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript UnicodeTranscode"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -495,6 +498,7 @@ _GRADIENT_MODULES = {
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
     "trainflow._src.ops.string.logging_ops": "Assert Print",
+    "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor"),
@@ -505,6 +509,8 @@ _GRADIENT_MODULES = {
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
     "trainflow._src.ops.string.timestamp": "Timestamp",
+    "trainflow._src.ops.string.unicode_ops": (
+        "UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript UnicodeTranscode"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
