@@ -189,7 +189,6 @@ _LAZY_NAMES = {
         "global_norm"),
     # gradients, control flow, TensorArray
     "trainflow._src.gradients.custom_gradient": ("custom_gradient",),
-    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
     "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
     # queues, readers, parsing
     "trainflow._src.ops.data_flow.queues": (
@@ -209,8 +208,13 @@ _LAZY_NAMES = {
     "trainflow._src.ops.summary.summary_ops": (
         "scalar_summary", "histogram_summary", "image_summary", "merge_summary",
         "merge_all_summaries"),
-    # ragged tensors
-    "trainflow._src.ops.ragged.ragged_ops": ("RaggedTensor",),
+    # ragged tensors and type specs
+    "trainflow._src.ops.ragged.ragged_ops": ("RaggedTensor", "RaggedTensorSpec"),
+    "trainflow._src.framework.type_spec": (
+        "TypeSpec", "TensorSpec", "SparseTensorSpec", "IndexedSlicesSpec", "NoneTensorSpec",
+        "type_spec_from_value", "is_symbolic_tensor"),
+    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray", "TensorArraySpec"),
+    "trainflow._src.data.optional_ops": ("OptionalSpec",),
     # strings
     "trainflow._src.ops.string.string_ops": (
         "string_split", "string_join", "reduce_join", "substr", "regex_replace"),

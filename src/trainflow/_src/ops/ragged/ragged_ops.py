@@ -6,6 +6,7 @@ from trainflow._src.ops.ragged.ragged_factory import (  # noqa: F401
 from trainflow._src.ops.ragged.ragged_factory import range  # noqa: F401,A004
 from trainflow._src.ops.ragged.ragged_tensor import (  # noqa: F401
     RaggedTensor, convert_to_tensor_or_ragged_tensor, is_ragged)
+from trainflow._src.ops.ragged.ragged_spec import RaggedTensorSpec  # noqa: F401
 from trainflow._src.ops.ragged.ragged_value import RaggedTensorValue  # noqa: F401
 from trainflow._src.ops.ragged.segment_ids import (  # noqa: F401
     row_splits_to_segment_ids, segment_ids_to_row_splits)

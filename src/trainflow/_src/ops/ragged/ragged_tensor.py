@@ -465,11 +465,6 @@ class RaggedTensor:
         return list(zip([self.flat_values] + list(self.nested_row_splits),
                         [value.flat_values] + list(value.nested_row_splits)))
 
-    @property
-    def _type_spec(self):
-        from trainflow._src.ops.ragged.ragged_spec import RaggedTensorSpec
-        return RaggedTensorSpec.from_value(self)
-
     def __repr__(self):
         return f"tf.RaggedTensor(values={self._values}, row_splits={self._row_splits})"
 
