@@ -209,7 +209,9 @@ _LAZY_NAMES = {
         "scalar_summary", "histogram_summary", "image_summary", "merge_summary",
         "merge_all_summaries"),
     # ragged tensors and type specs
-    "trainflow._src.ops.ragged.ragged_ops": ("RaggedTensor", "RaggedTensorSpec"),
+    "trainflow._src.ops.ragged.ragged_ops": (
+        "RaggedTensor", "RaggedTensorSpec", "ragged_fill_empty_rows",
+        "ragged_fill_empty_rows_grad"),
     "trainflow._src.framework.type_spec": (
         "TypeSpec", "TensorSpec", "SparseTensorSpec", "IndexedSlicesSpec", "NoneTensorSpec",
         "type_spec_from_value", "is_symbolic_tensor"),

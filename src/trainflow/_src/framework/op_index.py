@@ -198,6 +198,8 @@ _OP_MODULES = {
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.ragged.ragged_conversion": (
         "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+    "trainflow._src.ops.ragged.ragged_cross": (
+        "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
@@ -449,6 +451,8 @@ _GRADIENT_MODULES = {
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.ragged.ragged_conversion": (
         "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+    "trainflow._src.ops.ragged.ragged_cross": (
+        "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (
