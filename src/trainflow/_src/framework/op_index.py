@@ -197,7 +197,7 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.ragged.ragged_conversion": (
-        "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+        "RaggedGather RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
     "trainflow._src.ops.ragged.ragged_cross": (
         "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
@@ -450,7 +450,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.ragged.ragged_conversion": (
-        "RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+        "RaggedGather RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
     "trainflow._src.ops.ragged.ragged_cross": (
         "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (

@@ -5,6 +5,7 @@ __all__ = ["boolean_mask", "stack", "stack_dynamic_partitions", "gather_rows"]
 import numpy as np
 
 from trainflow._src.framework import dtypes
+from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array import gather as gather_ops
@@ -19,7 +20,7 @@ from trainflow._src.ops.math.reductions import count_nonzero
 from trainflow._src.ops.math.segment import unsorted_segment_sum
 from trainflow._src.ops.math.sort_ops import argsort
 from trainflow._src.ops.ragged import ragged_convert  # noqa: F401 - from_tensor & co.
-from trainflow._src.ops.ragged.ragged_factory import map_flat_values, range as ragged_range
+from trainflow._src.ops.ragged.ragged_factory import map_flat_values
 from trainflow._src.ops.ragged.ragged_tensor import RaggedTensor, \
     convert_to_tensor_or_ragged_tensor
 from trainflow._src.ops.ragged.segment_ids import row_splits_to_segment_ids
@@ -47,14 +48,14 @@ def _splits_match(a, b):
 
 
 def gather_rows(rt, indices):
-    """The rows `indices` of ragged `rt` (a RaggedTensor) or of a dense tensor."""
+    """The rows `indices` (a vector) of ragged `rt` (one RaggedGather op), or of a dense
+    tensor."""
     if not isinstance(rt, RaggedTensor):
         return gather_ops.gather(rt, indices)
-    starts = gather_ops.gather(rt.row_splits[:-1], indices)
-    limits = gather_ops.gather(rt.row_splits[1:], indices)
-    spans = ragged_range(starts, limits, row_splits_dtype=rt.row_splits.dtype)
-    return RaggedTensor.from_row_splits(gather_rows(rt.values, spans.values),
-                                        spans.row_splits, validate=False)
+    outs = apply_op("RaggedGather", params_nested_splits=list(rt.nested_row_splits),
+                    params_dense_values=rt.flat_values, indices=indices,
+                    OUTPUT_RAGGED_RANK=rt.ragged_rank).outputs
+    return RaggedTensor.from_nested_row_splits(outs[-1], outs[:-1], validate=False)
 
 
 def boolean_mask(data, mask, name=None):
@@ -103,8 +104,13 @@ def boolean_mask(data, mask, name=None):
             lengths = reshape(count_nonzero(mask, axis=-1, dtype=splits_dtype), [-1])
             values = RaggedTensor.from_row_lengths(values, lengths, validate=False)
             if mask.shape.rank > 2:
-                mask_shape = shape_op(mask, out_type=splits_dtype)
-                split_size = cumprod(mask_shape) + 1
+                if mask.shape.is_fully_defined():
+                    mask_shape = [np.asarray(d, splits_dtype.as_numpy_dtype)
+                                  for d in mask.shape.as_list()]
+                    split_size = np.cumprod(mask_shape) + 1
+                else:
+                    mask_shape = shape_op(mask, out_type=splits_dtype)
+                    split_size = cumprod(mask_shape) + 1
                 for dim in range(mask.shape.rank - 3, -1, -1):
                     splits = range_(split_size[dim]) * mask_shape[dim + 1]
                     values = RaggedTensor.from_row_splits(values, splits, validate=False)
@@ -175,7 +181,7 @@ def _stack_helper(inputs, axis, stack_values):
     if stack_values and ndims == 1 and axis == 0:
         return RaggedTensor.from_row_lengths(
             concat(inputs, axis=0),
-            concat([shape_op(r, out_type=splits_dtype) for r in inputs], axis=0))
+            concat([shape_op(r) for r in inputs], axis=0))
     if all(not isinstance(rt, RaggedTensor) for rt in inputs) and ndims is not None and \
             (axis == out_ndims - 1 or axis == ndims - 1):
         return dense_stack(inputs, axis=axis) if stack_values else concat(inputs, axis=axis)

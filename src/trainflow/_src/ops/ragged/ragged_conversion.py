@@ -178,9 +178,11 @@ def _to_sparse_kernel(rt_nested_splits, rt_dense_values):
 
 
 def _to_sparse_shape(op):
-    rank = op.inputs[-1].shape.rank
-    dense_rank = None if rank is None else rank + len(op.inputs) - 1
-    return [TensorShape([None, dense_rank]), TensorShape([None]), TensorShape([dense_rank])]
+    values = op.inputs[-1].shape
+    dense_rank = None if values.rank is None else values.rank + len(op.inputs) - 1
+    count = values.num_elements() if values.is_fully_defined() else None
+    return [TensorShape([count, dense_rank]), TensorShape([count]),
+            TensorShape([dense_rank])]
 
 
 register_op("RaggedTensorToSparse",
@@ -240,3 +242,64 @@ register_op("RaggedRange", inputs=["starts: T", "limits: T", "deltas: T"],
                    "Tsplits: {int32, int64} = DT_INT64"],
             shape_fn=_range_shape, kernel=_range_kernel)
 NotDifferentiable("RaggedRange")
+
+
+def _gather_kernel(params_nested_splits, params_dense_values, indices, *,
+                   OUTPUT_RAGGED_RANK):  # noqa: N803 - TF's attr name
+    """Rows `indices` (any rank) of the ragged params: the nested splits of the result
+    (one more ragged dimension per extra indices dimension) and its flat values."""
+    values = np.asarray(params_dense_values)
+    splits = [np.asarray(s) for s in params_nested_splits]
+    idx = np.asarray(indices).astype(np.int64)
+    nrows = len(splits[0]) - 1
+    if idx.size and (idx.min() < 0 or idx.max() >= nrows):
+        bad = idx.reshape(-1)[(idx.reshape(-1) < 0) | (idx.reshape(-1) >= nrows)][0]
+        raise invalid_argument(f"indices[{int(np.nonzero(idx.reshape(-1) == bad)[0][0])}] = "
+                               f"{int(bad)} is not in [0, {nrows})")
+    out_splits = []
+    for d in range(idx.ndim - 1):  # the indices' own dimensions become uniform splits
+        width = idx.shape[d + 1]
+        count = int(np.prod(idx.shape[:d + 1]))
+        out_splits.append(np.arange(count + 1, dtype=splits[0].dtype) * width)
+    rows = idx.reshape(-1)
+    for level in splits:
+        starts, limits = level[:-1][rows], level[1:][rows]
+        lengths = limits - starts
+        out_splits.append(np.concatenate([[0], np.cumsum(lengths)]).astype(level.dtype))
+        rows = np.concatenate([np.arange(a, b) for a, b in zip(starts, limits)]
+                              ).astype(np.int64) if len(starts) else np.zeros([0], np.int64)
+    return tuple(out_splits[:OUTPUT_RAGGED_RANK]) + (values[rows],)
+
+
+def _gather_shape(op):
+    n = op.get_attr("OUTPUT_RAGGED_RANK")
+    inner = op.inputs[-2].shape
+    values = TensorShape([None]).concatenate(inner[1:]) if inner.rank is not None \
+        else TensorShape(None)
+    return [TensorShape([None])] * n + [values]
+
+
+register_op("RaggedGather",
+            inputs=["params_nested_splits: PARAMS_RAGGED_RANK * Tsplits",
+                    "params_dense_values: Tvalues", "indices: Tindices"],
+            outputs=["output_nested_splits: OUTPUT_RAGGED_RANK * Tsplits",
+                     "output_dense_values: Tvalues"],
+            attrs=["Tvalues: type", "Tindices: {int32, int64}",
+                   "Tsplits: {int32, int64} = DT_INT64", "PARAMS_RAGGED_RANK: int >= 1",
+                   "OUTPUT_RAGGED_RANK: int >= 0"],
+            shape_fn=_gather_shape, kernel=_gather_kernel)
+
+
+@RegisterGradient("RaggedGather")
+def _gather_grad(op, *grads):
+    """The values' gradient: each gathered value's gradient summed into the value it
+    came from (found by gathering the value indices the same way)."""
+    splits = list(op.inputs[:-2])
+    values, indices = op.inputs[-2], op.inputs[-1]
+    values_shape = shape(values, out_type=dtypes.int64)
+    nvals = strided_slice(values_shape, [0], [1], shrink_axis_mask=1)
+    ids = apply_op("RaggedGather", params_nested_splits=splits,
+                   params_dense_values=range_(nvals, dtype=dtypes.int64), indices=indices,
+                   OUTPUT_RAGGED_RANK=op.get_attr("OUTPUT_RAGGED_RANK")).outputs[-1]
+    values_grad = unsorted_segment_sum(grads[-1], ids, nvals)
+    return [None] * len(splits) + [values_grad, None]

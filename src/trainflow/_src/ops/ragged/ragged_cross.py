@@ -72,6 +72,20 @@ def _cross_kernel(ragged_values, ragged_row_splits, sparse_indices, sparse_value
     return values, np.array(splits, dtypes.as_dtype(out_row_splits_type).as_numpy_dtype)
 
 
+def _cross_shape(op):
+    """The row splits have one more entry than the batch, which the ragged inputs' splits
+    and the dense inputs' first dimension tell."""
+    splits = TensorShape([None])
+    n_ragged = len(op.get_attr("ragged_values_types"))
+    n_dense = len(op.get_attr("dense_types"))
+    for t in op.inputs[n_ragged:2 * n_ragged]:
+        splits = splits.merge_with(t.shape.with_rank(1))
+    for t in op.inputs[len(op.inputs) - n_dense:]:
+        batch = t.shape.with_rank(2).dims[0].value
+        splits = splits.merge_with(TensorShape([None if batch is None else batch + 1]))
+    return [TensorShape([None]), splits]
+
+
 register_op("RaggedCross",
             inputs=["ragged_values: ragged_values_types",
                     "ragged_row_splits: ragged_splits_types",
@@ -86,8 +100,7 @@ register_op("RaggedCross",
                    "sparse_values_types: list({int64, string}) >= 0",
                    "dense_types: list({int64, string}) >= 0",
                    "out_values_type: {int64, string}", "out_row_splits_type: {int32, int64}"],
-            shape_fn=lambda op: [TensorShape([None]), TensorShape([None])],
-            kernel=_cross_kernel)
+            shape_fn=_cross_shape, kernel=_cross_kernel)
 NotDifferentiable("RaggedCross")
 
 

@@ -12,6 +12,7 @@ from trainflow._src.framework.constant_op import constant as constant_op, placeh
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import control_dependencies, name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.framework.tensor_util import constant_value as static_value
 from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.identity import identity
 from trainflow._src.ops.control_flow import check_ops
@@ -221,9 +222,17 @@ def map_flat_values(op, *args, **kwargs):
             raise ValueError("Input RaggedTensors have mismatched row_splits dtypes; use "
                              "RaggedTensor.with_row_splits_dtype() to convert them to "
                              "compatible dtypes.")
-        checks.extend(check_ops.assert_equal(a, b, message="Inputs must have identical "
-                                             "ragged splits")
-                      for a, b in zip(splits, other) if a is not b)
+        for a, b in zip(splits, other):
+            if a is b:
+                continue
+            known_a, known_b = static_value(a), static_value(b)
+            if known_a is not None and known_b is not None:
+                if known_a.shape != known_b.shape or (known_a != known_b).any():
+                    raise ValueError("Input RaggedTensors have mismatched row partitions: "
+                                     f"{known_a.tolist()} vs {known_b.tolist()}")
+                continue
+            checks.append(check_ops.assert_equal(a, b, message="Inputs must have identical "
+                                                 "ragged splits"))
     with control_dependencies(checks):
         args, kwargs = _replace_ragged(list(args)), _replace_ragged(kwargs)
         if checks:

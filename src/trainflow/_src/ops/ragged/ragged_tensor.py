@@ -93,6 +93,7 @@ class RaggedTensor:
             values = _ragged_values(values)
             value_rowids = _partition(value_rowids, "value_rowids", None)
             dtype = value_rowids.dtype
+            explicit_nrows = nrows
             if nrows is None:
                 last = concat([value_rowids[-1:], np.array([-1], dtype.as_numpy_dtype)], 0)
                 nrows = last[0] + 1
@@ -100,6 +101,12 @@ class RaggedTensor:
                 nrows = convert_to_tensor(nrows, name="nrows", dtype=dtype)
                 nrows.shape.assert_has_rank(0)
             value_rowids.shape.assert_has_rank(1)
+            known_ids = constant_value(value_rowids)
+            known_n = None if explicit_nrows is None else constant_value(nrows)
+            if known_ids is not None and known_n is not None and known_ids.size and \
+                    (known_ids.max() >= known_n or known_ids.min() < 0):
+                raise ValueError(f"value_rowids must be in [0, nrows={int(known_n)}); got "
+                                 f"{known_ids.tolist()}")
             if validate:
                 value_rowids = _checked(value_rowids, [
                     check_ops.assert_non_negative(
