@@ -229,8 +229,13 @@ def _range_kernel(starts, limits, deltas, *, Tsplits):  # noqa: N803 - TF's attr
 def _range_shape(op):
     n = None
     for t in op.inputs:
+        if t.shape.rank is not None and t.shape.rank > 1:
+            raise ValueError(f"Shape must be at most rank 1 but is rank {t.shape.rank}")
         if t.shape.rank == 1 and t.shape.dims[0].value is not None:
-            n = t.shape.dims[0].value
+            size = t.shape.dims[0].value
+            if n is not None and size != n:
+                raise ValueError(f"Dimensions must be equal, but are {size} and {n}")
+            n = size
     if all(t.shape.rank == 0 for t in op.inputs):
         n = 1
     return [TensorShape([None if n is None else n + 1]), TensorShape([None])]

@@ -76,12 +76,12 @@ def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None
             left_pad = right_pad = ""
         elif isinstance(pad_values, (list, tuple)):
             if not all(isinstance(p, (str, bytes)) for p in pad_values[:2]):
-                raise ValueError("pad_values must be a string, tuple of strings, or None.")
+                raise TypeError("pad_values must be a string, tuple of strings, or None.")
             left_pad, right_pad = pad_values[0], pad_values[1]
         elif isinstance(pad_values, (str, bytes)):
             left_pad = right_pad = pad_values
         else:
-            raise ValueError("pad_values must be a string, tuple of strings, or None.")
+            raise TypeError("pad_values must be a string, tuple of strings, or None.")
         if padding_width is not None and padding_width < 1:
             raise ValueError("padding_width must be greater than 0.")
         if padding_width is not None and pad_values is None:
