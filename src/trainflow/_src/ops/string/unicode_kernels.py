@@ -85,19 +85,44 @@ def _utf32(data, big):
     return out
 
 
-def _single_byte(data, codec):
-    out = []
-    for i, b in enumerate(data):
+def _incremental(data, codec):
+    """Any other codec Python has (Shift-JIS, GB18030, Big5 ...), a byte at a time so each
+    character keeps its start."""
+    decoder = codecs.getincrementaldecoder(codec)("strict")
+    out, start = [], 0
+    for i in range(len(data)):
         try:
-            out.append((ord(bytes([b]).decode(codec)), i))
+            text = decoder.decode(data[i:i + 1])
         except UnicodeDecodeError:
-            out.append((INVALID, i))
+            out.append((INVALID, start))
+            decoder.reset()
+            start = i + 1
+            continue
+        out.extend((ord(ch), start) for ch in text)
+        if text:
+            start = i + 1
+    if start < len(data):
+        out.append((INVALID, start))
     return out
 
 
+def _with_bom(data, width):
+    """UTF-16 / UTF-32 without a byte order: a leading BOM picks it and is dropped (ICU
+    counts its bytes into the first character, which starts at 0); big-endian without
+    one."""
+    bom_be = b"\xfe\xff" if width == 2 else b"\x00\x00\xfe\xff"
+    bom_le = b"\xff\xfe" if width == 2 else b"\xff\xfe\x00\x00"
+    decode = _utf16 if width == 2 else _utf32
+    for bom, big in ((bom_be, True), (bom_le, False)):
+        if data.startswith(bom):
+            return [(cp, start + width if i else 0)
+                    for i, (cp, start) in enumerate(decode(data[width:], big))]
+    return decode(data, True)
+
+
 _DECODERS = {
-    "UTF8": _utf8, "UTF16": lambda d: _utf16(d, True), "UTF16BE": lambda d: _utf16(d, True),
-    "UTF16LE": lambda d: _utf16(d, False), "UTF32": lambda d: _utf32(d, True),
+    "UTF8": _utf8, "UTF16": lambda d: _with_bom(d, 2), "UTF16BE": lambda d: _utf16(d, True),
+    "UTF16LE": lambda d: _utf16(d, False), "UTF32": lambda d: _with_bom(d, 4),
     "UTF32BE": lambda d: _utf32(d, True), "UTF32LE": lambda d: _utf32(d, False),
 }
 
@@ -121,10 +146,10 @@ def decoder(encoding):
     except LookupError:
         raise errors.InvalidArgumentError(
             None, None, f"Could not create converter for input encoding: {text}") from None
-    if len(bytes(range(256)).decode(info.name, "replace")) != 256:
+    if not getattr(info, "_is_text_encoding", True):
         raise errors.InvalidArgumentError(
             None, None, f"Could not create converter for input encoding: {text}")
-    return lambda data: _single_byte(data, info.name)
+    return lambda data: _incremental(data, info.name)
 
 
 def decode(data, encoding_decoder, errors_mode, replacement_char, replace_control):
@@ -143,6 +168,8 @@ def decode(data, encoding_decoder, errors_mode, replacement_char, replace_contro
                 continue
             cp = replacement_char
         elif replace_control and cp < 0x20:
+            if errors_mode == "ignore":  # TF elides every replacement under 'ignore'
+                continue
             cp = replacement_char
         chars.append(cp)
         starts.append(start)
