@@ -190,6 +190,14 @@ STRINGS = [
     "B(tf.strings.bytes_split(words))", "tf.strings.bytes_split('abc')",
     "R(tf.strings.bytes_split([['ab'], ['c']]))",
     "R(tf.strings.bytes_split(tf.ragged.constant([['ab', ''], ['c']])))",
+    "R(tf.string_split(['a b', 'c'], result_type='RaggedTensor'))",
+    "R(tf.string_split(['a b'], result_type='Other'))",
+    "R(tf.strings.split(['a b', 'c'], result_type='RaggedTensor'))",
+    "R(tf.strings.split([['a b'], ['c']], result_type='RaggedTensor'))",
+    "R(tf.strings.split('a  b', sep=' ', result_type='RaggedTensor'))",
+    "tf.strings.split([['a b c'], ['d']], maxsplit=1)", "tf.strings.split('a b')",
+    "tf.strings.split(['d', 'a b', 'a  b  ', '', 'a b c'], maxsplit=2)",
+    "R(tf.strings.split(tf.ragged.constant([['a b'], ['c d', 'e']]), result_type='RaggedTensor'))",
     "tf.strings.regex_full_match(words, 'h.*')", "tf.strings.regex_full_match(words, '.')",
     "tf.strings.unsorted_segment_join(['a', 'b', 'c'], [1, 0, 1], 3, separator=':')",
     "tf.strings.unsorted_segment_join([['a', 'b'], ['c', 'd']], [1, 0], 2, separator=',')",
@@ -225,6 +233,7 @@ OPS_DIFFER = frozenset([
     'R(tf.ragged.stack([rt, rt], axis=-1))',
     'R(tf.ragged.stack_dynamic_partitions([[1, 2], [3, 4], [5, 6]], [[0, 1], [1, 1], [2, 0]], 3))',
     "R(tf.strings.bytes_split([['ab'], ['c']]))",
+    "R(tf.strings.split([['a b'], ['c']], result_type='RaggedTensor'))",
     "R(tf.strings.unicode_decode([['ab', 'c'], ['', 'd']], 'UTF-8'))",
     "R(tf.strings.unicode_split([b'a\\xffb'], 'UTF-8'))",
     "R(tf.strings.unicode_split(words, 'UTF-8'))",
@@ -239,6 +248,7 @@ OPS_DIFFER = frozenset([
     "tf.strings.ngrams(['a', 'b'], 4, preserve_short_sequences=True)",
     "tf.strings.ngrams([['a', 'b', 'c'], ['d', 'e', 'f']], 2, separator='')",
     "tf.strings.ngrams(tf.constant([['a', 'b', 'c'], ['d', 'e', 'f']]), 2)",
+    "tf.strings.split([['a b c'], ['d']], maxsplit=1)",
     "tf.strings.unicode_encode([[104, -5, 55296, 1114112, 65]], 'UTF-8')",
     "tf.strings.unicode_encode([[104, -5, 65]], 'UTF-32-BE', replacement_char=66)",
     "tf.strings.unicode_encode([[104, -5, 65]], 'UTF-8', errors='ignore')",
@@ -247,11 +257,8 @@ OPS_DIFFER = frozenset([
 # Cases where TensorFlow's shape inference knows a dimension by running the kernels of a
 # constant subgraph (UnicodeDecode, StringSplit of a Const), which trainflow's does not.
 STATIC_DIFFER = frozenset([
+    "R(tf.strings.unicode_split([b'a\\xffb'], 'UTF-8'))",
     "R(tf.strings.unicode_split(words, 'UTF-8'))",
     "R(tf.strings.unicode_split(words[2], 'UTF-8'))",
     "R(tf.strings.unicode_split_with_offsets(words, 'UTF-8'))",
-    "R(tf.strings.unicode_split([b'a\\xffb'], 'UTF-8'))",
-    'B(tf.strings.bytes_split(words))',
-    "R(tf.strings.bytes_split([['ab'], ['c']]))",
-    "R(tf.strings.bytes_split(tf.ragged.constant([['ab', ''], ['c']])))",
 ])

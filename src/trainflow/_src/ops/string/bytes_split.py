@@ -1,6 +1,8 @@
 """`tf.strings.bytes_split`: each string cut into its bytes (a RaggedTensor)."""
 __all__ = ["bytes_split"]
 
+import numpy as np
+
 from trainflow._src.framework import dtypes
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import name_scope
@@ -31,6 +33,8 @@ def _split(input):  # noqa: A002
     if rank == 1:
         indices, values, shape = apply_op("StringSplit", input=input, delimiter="",
                                           skip_empty=False).outputs
-        return RaggedTensor.from_value_rowids(values, indices[:, 0], nrows=shape[0],
-                                              validate=False)
+        known = input.shape.dims[0].value
+        return RaggedTensor.from_value_rowids(
+            values, indices[:, 0], nrows=shape[0] if known is None else np.int64(known),
+            validate=False)
     return _split(RaggedTensor.from_tensor(input))
