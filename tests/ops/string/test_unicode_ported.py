@@ -157,3 +157,13 @@ def test_decode_offsets_of_multibyte_encodings():
         out = _run([chars, starts])
         # ICU counts the byte order mark into the first character (values from TF 2.21).
         assert out[0].to_list() == [[97, 98]] and out[1].to_list() == [[0, 4]]
+
+
+@pytest.mark.parametrize("code_points,expected", [
+    ([ord("a"), 0x0411, 0x82B8, ord(",")], [25, 8, 17, 0]),  # Latin, Cyrillic, Han, Common
+    ([-100, 0xFFFFFF], [-1, -1]),
+])
+def test_unicode_script(code_points, expected):
+    with tf.Graph().as_default():
+        out = tf.strings.unicode_script(tf.constant(code_points, tf.int32))
+        assert out.op.type == "UnicodeScript" and _run(out).tolist() == expected

@@ -147,6 +147,9 @@ def _segment_join_shape(op):
     n = constant_value(op.inputs[2])
     if data.rank is None or ids.rank is None:
         return [TensorShape(None)]
+    if data.rank < ids.rank or not data[:ids.rank].is_compatible_with(ids):
+        raise ValueError(f"Shapes {data} and {ids} are incompatible: the shape of inputs must "
+                         "start with the shape of segment_ids")
     return [TensorShape([None if n is None else int(n)]).concatenate(data[ids.rank:])]
 
 
