@@ -1,6 +1,6 @@
 """`RaggedTensor.__getitem__` (rows by index or by slice, then the dimensions inside a
-selected row) and the element-wise operators, installed on RaggedTensor when this
-module loads."""
+selected row, a slice of every row along a ragged dimension) and the element-wise
+operators, installed on RaggedTensor when this module loads."""
 import numpy as np
 
 from trainflow._src.framework.scopes import name_scope
@@ -9,7 +9,10 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array.join import concat
 from trainflow._src.ops.array.shape import size
 from trainflow._src.ops.math import arith
-from trainflow._src.ops.ragged.ragged_factory import map_flat_values
+from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.gather import where
+from trainflow._src.ops.ragged.ragged_array_ops import gather_rows
+from trainflow._src.ops.ragged.ragged_factory import map_flat_values, range as ragged_range
 from trainflow._src.ops.ragged.ragged_tensor import RaggedTensor
 
 
@@ -20,12 +23,13 @@ def _is_full_slice(key):
 
 def _getitem(self, key):
     """Rows of the ragged tensor: `rt[i]` is row i (a Tensor or RaggedTensor), `rt[a:b]`
-    the rows a..b-1; later keys index inside the selected row (for `rt[a:b, ...]` only the
-    uniform inner dimensions can be indexed).
+    the rows a..b-1; later keys index inside the selected row; after a slice of rows, a
+    ragged dimension takes slices (`rt[:, :3]` cuts every row) and the uniform inner
+    dimensions any key.
 
     Raises:
-      ValueError: for indexing an inner ragged dimension, for slices with a step, and
-        for Ellipsis / newaxis.
+      ValueError: for an int index into an inner ragged dimension, for slices with a
+        step, and for Ellipsis / newaxis.
       TypeError: for keys that are not ints, slices or int scalars.
     """
     keys = key if isinstance(key, tuple) else (key,)
@@ -43,9 +47,6 @@ def _check_key(k):
         for part in (k.start, k.stop):
             if part is not None and not isinstance(part, (int, np.integer, Tensor)):
                 raise TypeError(f"slice indices must be integers or tensors; got {part!r}")
-        if k.step not in (None, 1):
-            raise ValueError("Slicing the rows of a RaggedTensor with a step is not "
-                             "supported")
         return
     if isinstance(k, (int, np.integer)) or (isinstance(k, Tensor) and k.shape.rank == 0):
         return
@@ -54,6 +55,8 @@ def _check_key(k):
 
 def _rows(rt, row_key, inner):
     _check_key(row_key)
+    if isinstance(row_key, slice) and row_key.step not in (None, 1):
+        raise ValueError("Slicing the rows of a RaggedTensor with a step is not supported")
     if not isinstance(row_key, slice):
         starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
         row = rt.values[starts[row_key]:limits[row_key]]
@@ -73,15 +76,43 @@ def _rows(rt, row_key, inner):
         return result
     ragged_key, rest = inner[0], inner[1:]
     _check_key(ragged_key)
-    if not _is_full_slice(ragged_key):
+    if not isinstance(ragged_key, slice):
         raise ValueError("Cannot index into an inner ragged dimension.")
-    if isinstance(result.values, RaggedTensor):
-        if rest and any(not _is_full_slice(k) for k in rest):
-            raise ValueError("Cannot index into an inner ragged dimension.")
-        return result
+    if not (ragged_key.step is None or isinstance(ragged_key.step, (int, np.integer)) and
+            ragged_key.step > 0):
+        raise ValueError("Slicing a ragged dimension takes a positive int step")
+    if not _is_full_slice(ragged_key):
+        result = _slice_each_row(result, ragged_key)
     if not rest:
         return result
+    if isinstance(result.values, RaggedTensor):
+        return result.with_values(_rows(result.values, slice(None), rest))
     return result.with_values(result.values[(slice(None),) + tuple(rest)])
+
+
+def _bound(bound, lengths, default):
+    """A slice bound for every row: negative ones count from the row's end; clipped to
+    [0, length]."""
+    if bound is None:
+        return default
+    if isinstance(bound, Tensor):
+        bound = cast(bound, lengths.dtype)
+        value = where(bound < 0, lengths + bound, lengths * 0 + bound)
+    else:
+        value = lengths + int(bound) if bound < 0 else lengths * 0 + int(bound)
+    return arith.minimum(arith.maximum(value, 0), lengths)
+
+
+def _slice_each_row(rt, key):
+    """`rt[:, start:stop]`: the same slice of every row (Python's rules per row)."""
+    starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
+    lengths = limits - starts
+    lo = _bound(key.start, lengths, lengths * 0)
+    hi = arith.maximum(_bound(key.stop, lengths, lengths), lo)
+    step = 1 if key.step is None else key.step
+    spans = ragged_range(starts + lo, starts + hi, step, row_splits_dtype=rt.row_splits.dtype)
+    return RaggedTensor.from_row_splits(gather_rows(rt.values, spans.values),
+                                        spans.row_splits, validate=False)
 
 
 def _index(value, keys):
