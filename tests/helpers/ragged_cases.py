@@ -86,7 +86,7 @@ RAGGED = [
     "rt[4]", "R(rt[:, 0])", "R(rt[:, :2])", "R(rt[:, 1:])", "R(rt[:, -2:])", "R(rt[:, :-1])",
     "R(rt[1:, 5:])", "R(rt[:, 1:2])", "R(r3[:, 1:])", "R(r3[:, :, :1])", "R(r3[:, 1:, 1:])",
     "R(ri[:, 1:, 0])", "R(rt[:, tf.constant(1):])", "R(rf[:, :tf.constant(-1)])",
-    "R(rt[:, ::2])", "R(r3[:, :, 0])",
+    "R(rt[:, ::2])", "R(r3[:, :, 0])", "R(rt[::2])", "R(rt[::-1])", "R(r3[1::-1, 1:])",
     # arithmetic
     "R(rt + 1)", "R(rt * rt)", "R(1 - rt)", "R(-rt)", "R(rf / 2.0)", "R(rt > 2)",
     "R(ri + [10, 20])", "R(abs(-rf))", "R(rf ** 2)", "R(rt // 2)", "R(rt % 2)",
@@ -216,6 +216,7 @@ EXPRESSIONS = RAGGED + STRINGS
 # their values, dtypes and static shapes are still compared.
 OPS_DIFFER = frozenset([
     "B(tf.strings.unicode_encode([[104, 233], [8364, 65]], 'UTF-16-BE'))",
+    'R(r3[1::-1, 1:])',
     'R(r3[:, 1:, 1:])',
     'R(r3[:, 1:])',
     'R(r3[:, :, :1])',
@@ -231,6 +232,8 @@ OPS_DIFFER = frozenset([
     'R(rt[:, :2])',
     'R(rt[:, ::2])',
     'R(rt[:, tf.constant(1):])',
+    'R(rt[::-1])',
+    'R(rt[::2])',
     'R(tf.RaggedTensor.from_nested_row_splits([1, 2, 3], [[0, 1, 2], [0, 2, 3]]))',
     'R(tf.RaggedTensor.from_nested_value_rowids([1, 2, 3], [[0, 2], [0, 0, 1]], [3, 2]))',
     'R(tf.RaggedTensor.from_row_limits([1, 2, 3, 4], [1, 1, 4]))',

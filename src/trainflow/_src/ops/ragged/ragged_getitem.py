@@ -10,6 +10,7 @@ from trainflow._src.ops.array.join import concat
 from trainflow._src.ops.array.shape import size
 from trainflow._src.ops.math import arith
 from trainflow._src.ops.array.cast import cast
+from trainflow._src.ops.array.create import range as range_
 from trainflow._src.ops.array.gather import where
 from trainflow._src.ops.ragged.ragged_array_ops import gather_rows
 from trainflow._src.ops.ragged.ragged_factory import map_flat_values, range as ragged_range
@@ -28,8 +29,9 @@ def _getitem(self, key):
     dimensions any key.
 
     Raises:
-      ValueError: for an int index into an inner ragged dimension, for slices with a
-        step, and for Ellipsis / newaxis.
+      ValueError: for an int index into an inner ragged dimension, for a ragged
+        dimension's slice with a step that is not a positive int, and for Ellipsis /
+        newaxis.
       TypeError: for keys that are not ints, slices or int scalars.
     """
     keys = key if isinstance(key, tuple) else (key,)
@@ -55,14 +57,19 @@ def _check_key(k):
 
 def _rows(rt, row_key, inner):
     _check_key(row_key)
-    if isinstance(row_key, slice) and row_key.step not in (None, 1):
-        raise ValueError("Slicing the rows of a RaggedTensor with a step is not supported")
+
     if not isinstance(row_key, slice):
         starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
         row = rt.values[starts[row_key]:limits[row_key]]
         return _index(row, inner)
     if _is_full_slice(row_key):
         result = rt
+    elif row_key.step not in (None, 1):
+        rows = range_(rt.nrows())[row_key]
+        result = gather_rows(rt, rows)
+        count = rows.shape.dims[0].value
+        if count is not None:  # TF's strided row selection keeps the static row count
+            result.row_splits.set_shape([count + 1])
     else:
         new_starts = rt.row_splits[:-1][row_key]
         new_limits = rt.row_splits[1:][row_key]
