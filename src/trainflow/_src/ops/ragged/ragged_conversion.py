@@ -132,7 +132,7 @@ register_op("RaggedTensorToTensor",
                     "row_partition_tensors: num_row_partition_tensors * Tindex"],
             outputs=["result: T"],
             attrs=["T: type", "Tindex: {int64, int32}", "Tshape: {int64, int32}",
-                   "num_row_partition_tensors: int", "row_partition_types: list(string)"],
+                   "num_row_partition_tensors: int >= 1", "row_partition_types: list(string)"],
             shape_fn=_to_tensor_shape, kernel=_to_tensor_kernel)
 
 
