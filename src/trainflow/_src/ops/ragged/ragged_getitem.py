@@ -30,7 +30,7 @@ def _getitem(self, key):
 
     Raises:
       ValueError: for an int index into an inner ragged dimension, for a ragged
-        dimension's slice with a step that is not a positive int, and for Ellipsis /
+        dimension's slice with a step that is not a nonzero int, and for Ellipsis /
         newaxis.
       TypeError: for keys that are not ints, slices or int scalars.
     """
@@ -86,8 +86,8 @@ def _rows(rt, row_key, inner):
     if not isinstance(ragged_key, slice):
         raise ValueError("Cannot index into an inner ragged dimension.")
     if not (ragged_key.step is None or isinstance(ragged_key.step, (int, np.integer)) and
-            ragged_key.step > 0):
-        raise ValueError("Slicing a ragged dimension takes a positive int step")
+            ragged_key.step != 0):
+        raise ValueError("Slicing a ragged dimension takes a nonzero int step")
     if not _is_full_slice(ragged_key):
         result = _slice_each_row(result, ragged_key)
     if not rest:
@@ -97,9 +97,9 @@ def _rows(rt, row_key, inner):
     return result.with_values(result.values[(slice(None),) + tuple(rest)])
 
 
-def _bound(bound, lengths, default):
+def _bound(bound, lengths, default, low):
     """A slice bound for every row: negative ones count from the row's end; clipped to
-    [0, length]."""
+    [low, length + low] (low is -1 for a negative step, as Python's slices)."""
     if bound is None:
         return default
     if isinstance(bound, Tensor):
@@ -107,16 +107,20 @@ def _bound(bound, lengths, default):
         value = where(bound < 0, lengths + bound, lengths * 0 + bound)
     else:
         value = lengths + int(bound) if bound < 0 else lengths * 0 + int(bound)
-    return arith.minimum(arith.maximum(value, 0), lengths)
+    return arith.minimum(arith.maximum(value, low), lengths + low)
 
 
 def _slice_each_row(rt, key):
-    """`rt[:, start:stop]`: the same slice of every row (Python's rules per row)."""
+    """`rt[:, start:stop:step]`: the same slice of every row (Python's rules per row)."""
     starts, limits = rt.row_splits[:-1], rt.row_splits[1:]
     lengths = limits - starts
-    lo = _bound(key.start, lengths, lengths * 0)
-    hi = arith.maximum(_bound(key.stop, lengths, lengths), lo)
-    step = 1 if key.step is None else key.step
+    step = 1 if key.step is None else int(key.step)
+    if step > 0:
+        lo = _bound(key.start, lengths, lengths * 0, 0)
+        hi = arith.maximum(_bound(key.stop, lengths, lengths, 0), lo)
+    else:
+        lo = _bound(key.start, lengths, lengths - 1, -1)
+        hi = arith.minimum(_bound(key.stop, lengths, lengths * 0 - 1, -1), lo)
     spans = ragged_range(starts + lo, starts + hi, step, row_splits_dtype=rt.row_splits.dtype)
     return RaggedTensor.from_row_splits(gather_rows(rt.values, spans.values),
                                         spans.row_splits, validate=False)
