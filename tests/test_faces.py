@@ -57,6 +57,7 @@ FACES = {
     "trainflow.nn.rnn_cell": "tf.nn.rnn_cell",
     "trainflow.python_io": "tf.python_io",
     "trainflow.queue": "tf.queue",
+    "trainflow.ragged": "tf.ragged",
     "trainflow.random": "tf.random",
     "trainflow.resource_loader": "tf.resource_loader",
     "trainflow.saved_model": "tf.saved_model",

@@ -149,7 +149,7 @@ _NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "dtypes
                "estimator", "feature_column", "gfile", "graph_util", "image", "initializers",
                "io", "layers",
                "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
-               "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
+               "python_io", "queue", "ragged", "random", "resource_loader", "saved_model", "sets",
                "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
                "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
@@ -201,7 +201,6 @@ _LAZY_NAMES = {
     "trainflow._src.gradients.grad_helpers": ("grad_pass_through", "recompute_grad"),
     "trainflow._src.framework.init_scope": ("init_scope",),
     "trainflow._src.module.module": ("Module",),
-    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray",),
     "trainflow._src.ops.control_flow.functional_ops": ("map_fn", "scan", "foldl", "foldr"),
     "trainflow._src.ops.control_flow.vectorized_map": ("vectorized_map",),
     "trainflow._src.ops.control_flow.switch_case": ("switch_case",),
@@ -233,6 +232,15 @@ _LAZY_NAMES = {
     "trainflow._src.ops.state.batch_scatter": ("batch_scatter_update",),
     "trainflow._src.ops.io.decode_ops": ("decode_raw", "decode_csv", "decode_json_example",
                                          "decode_compressed"),
+    # ragged tensors and type specs
+    "trainflow._src.ops.ragged.ragged_ops": (
+        "RaggedTensor", "RaggedTensorSpec", "ragged_fill_empty_rows",
+        "ragged_fill_empty_rows_grad"),
+    "trainflow._src.framework.type_spec": (
+        "TypeSpec", "TensorSpec", "SparseTensorSpec", "IndexedSlicesSpec", "NoneTensorSpec",
+        "type_spec_from_value", "is_symbolic_tensor"),
+    "trainflow._src.ops.data_flow.tensor_array": ("TensorArray", "TensorArraySpec"),
+    "trainflow._src.data.optional_ops": ("OptionalSpec",),
     # strings
     "trainflow._src.ops.string.string_ops": (
         "string_split", "string_join", "reduce_join", "substr", "regex_replace"),

@@ -4,7 +4,9 @@ from trainflow._src.data import structure as st
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.scopes import colocate_with, name_scope
 from trainflow._src.framework.sparse_tensor import SparseTensor
+from trainflow._src.framework import dtypes
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
+from trainflow._src.framework.type_spec import TensorSpec, TypeSpec
 from trainflow._src.ops.dataset import optional_ops  # noqa: F401 - registers the ops
 
 
@@ -65,6 +67,40 @@ class Optional:
     @property
     def element_spec(self):
         return self._structure.template
+
+    @property
+    def _type_spec(self):
+        return OptionalSpec(self.element_spec)
+
+
+class OptionalSpec(TypeSpec):
+    """The type of an Optional: the spec of the value it may hold."""
+
+    __slots__ = ("_element_spec",)
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    @staticmethod
+    def from_value(value):
+        """The spec of an Optional."""
+        return OptionalSpec(value.element_spec)
+
+    element_spec = property(lambda self: self._element_spec, doc="The value's spec.")
+    value_type = property(lambda self: Optional, doc="Optional.")
+
+    def _serialize(self):
+        return (self._element_spec,)
+
+    @property
+    def _component_specs(self):
+        return [TensorSpec([], dtypes.variant)]
+
+    def _to_components(self, value):
+        return [value._variant_tensor]
+
+    def _from_components(self, components):
+        return Optional(components[0], _structure_of(self._element_spec))
 
 
 def get_next_as_optional(iterator):

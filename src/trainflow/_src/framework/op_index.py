@@ -212,6 +212,10 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.ragged.ragged_conversion": (
+        "RaggedGather RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+    "trainflow._src.ops.ragged.ragged_cross": (
+        "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
@@ -277,6 +281,7 @@ _OP_MODULES = {
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
     "trainflow._src.ops.string.logging_ops": "Assert Print PrintV2",
+    "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor StringStrip"),
@@ -288,6 +293,8 @@ _OP_MODULES = {
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
     "trainflow._src.ops.string.timestamp": "Timestamp",
+    "trainflow._src.ops.string.unicode_ops": (
+        "UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript UnicodeTranscode"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),
@@ -478,6 +485,10 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.nn.softmax": "BiasAdd BiasAddGrad BiasAddV1 LogSoftmax Softmax",
     "trainflow._src.ops.nn.xent": (
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
+    "trainflow._src.ops.ragged.ragged_conversion": (
+        "RaggedGather RaggedRange RaggedTensorToSparse RaggedTensorToTensor"),
+    "trainflow._src.ops.ragged.ragged_cross": (
+        "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
     "trainflow._src.ops.random.stateless": (
@@ -532,6 +543,7 @@ _GRADIENT_MODULES = {
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
     "trainflow._src.ops.string.logging_ops": "Assert Print",
+    "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
         "DecodeBase64 EncodeBase64 ParseTensor SerializeTensor"),
@@ -542,6 +554,8 @@ _GRADIENT_MODULES = {
         "ReduceJoin RegexReplace StaticRegexReplace StringJoin StringLength StringLower "
         "StringSplit StringSplitV2 StringUpper Substr"),
     "trainflow._src.ops.string.timestamp": "Timestamp",
+    "trainflow._src.ops.string.unicode_ops": (
+        "UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeScript UnicodeTranscode"),
     "trainflow._src.ops.summary.summary_kernels": (
         "AudioSummary AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary "
         "TensorSummary TensorSummaryV2"),

@@ -14,6 +14,7 @@ from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
+from trainflow._src.framework.type_spec import TensorSpec, TypeSpec
 from trainflow._src.ops.data_flow import tensor_list  # noqa: F401 - registers the ops
 from trainflow._src.ops.data_flow import tensor_list_grad  # noqa: F401 - their gradients
 from trainflow._src.ops.control_flow.grouping import no_op
@@ -93,6 +94,11 @@ class TensorArray:
     @property
     def dynamic_size(self):
         return self._dynamic_size
+
+    @property
+    def _type_spec(self):
+        return TensorArraySpec(self.element_shape, self._dtype, self._dynamic_size,
+                               self._infer_shape)
 
     def _with_flow(self, flow):
         ta = TensorArray.__new__(TensorArray)
@@ -219,3 +225,45 @@ class TensorArray:
 def is_tensor_array(value):
     return isinstance(value, TensorArray)
 
+
+
+class TensorArraySpec(TypeSpec):
+    """The type of a TensorArray: element shape and dtype, whether it grows, whether
+    writes refine the element shape."""
+
+    __slots__ = ("_element_shape", "_dtype", "_dynamic_size", "_infer_shape")
+
+    def __init__(self, element_shape=None, dtype=dtypes.float32, dynamic_size=False,
+                 infer_shape=True):
+        self._element_shape = TensorShape(element_shape) if element_shape is not None \
+            else unknown_shape()
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = dynamic_size
+        self._infer_shape = infer_shape
+
+    @staticmethod
+    def from_value(value):
+        """The spec of a TensorArray.
+
+        Raises:
+          ValueError: for anything else.
+        """
+        if not isinstance(value, TensorArray):
+            raise ValueError(f"Expected value to be a TensorArray, but got: {type(value)}")
+        return value._type_spec
+
+    value_type = property(lambda self: TensorArray, doc="TensorArray.")
+
+    def _serialize(self):
+        return (self._element_shape, self._dtype, self._dynamic_size, self._infer_shape)
+
+    @property
+    def _component_specs(self):
+        return [TensorSpec([None], dtypes.variant)]
+
+    def _to_components(self, value):
+        return [value.flow]
+
+    def _from_components(self, components):
+        return TensorArray(self._dtype, flow=components[0], dynamic_size=self._dynamic_size,
+                           infer_shape=self._infer_shape, element_shape=self._element_shape)

@@ -14,6 +14,9 @@ from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.framework.tensor_util import constant_value
+from trainflow._src.ops.array.shape import expand_dims
+from trainflow._src.ops.ragged.ragged_ops import RaggedTensor, \
+    convert_to_tensor_or_ragged_tensor
 
 __all__ = ["string_split", "string_split_v2", "string_join", "reduce_join", "substr",
            "regex_replace", "string_length", "string_lower", "string_upper"]
@@ -73,7 +76,10 @@ def _split_v2_kernel(input, sep, *, maxsplit):  # noqa: A002
         if sep:
             tokens.append(s.split(sep, maxsplit))
         else:
-            tokens.append(s.split(None, maxsplit))
+            parts = s.split(None, maxsplit)
+            if 0 < maxsplit == len(parts):
+                parts.append(b"")  # TF's kernel keeps the (empty) rest after maxsplit splits
+            tokens.append(parts)
     return _sparse_result(tokens)
 
 
@@ -90,10 +96,8 @@ register_op("StringSplitV2", inputs=["input: string", "sep: string"],
 def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type="SparseTensor",
                  name=None):
     """Splits each string of vector `source` at any of the characters of `delimiter`
-    (default " "; "" splits into bytes). Returns a SparseTensor."""
-    if result_type != "SparseTensor":
-        raise ValueError("result_type must be 'SparseTensor' (RaggedTensors are not "
-                         "supported)")
+    (default " "; "" splits into bytes). Returns a SparseTensor, or a RaggedTensor for
+    result_type="RaggedTensor"."""
     delimiter = sep if sep is not None else delimiter
     if delimiter is None:
         delimiter = " "
@@ -101,23 +105,61 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None, result_type=
         delim = convert_to_tensor(delimiter, dtype=dtypes.string)
         source = convert_to_tensor(source, dtype=dtypes.string)
         op = apply_op("StringSplit", input=source, delimiter=delim, skip_empty=skip_empty)
+        return _split_result(op, result_type)
+
+
+def _split_result(op, result_type):
+    if result_type == "SparseTensor":
         return SparseTensor(*op.outputs)
+    if result_type == "RaggedTensor":
+        indices, values, shape = op.outputs
+        known = op.inputs[0].shape.dims[0].value if op.inputs[0].shape.rank == 1 else None
+        nrows = shape[0] if known is None else np.int64(known)
+        return RaggedTensor.from_value_rowids(values, indices[:, 0], nrows=nrows,
+                                              validate=False)
+    raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
+
+
+def _split_v2_ragged(input, sep, maxsplit):  # noqa: A002 - TF's name
+    """tf.strings.split's RaggedTensor: one more ragged dimension, at any rank."""
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(_split_v2_ragged(input.flat_values, sep, maxsplit))
+    rank = input.shape.rank
+    if rank is None:
+        raise ValueError("input must have a statically-known rank.")
+    if rank == 0:
+        return _split_v2_ragged(expand_dims(input, 0), sep, maxsplit)[0]
+    if rank > 1:
+        return _split_v2_ragged(RaggedTensor.from_tensor(input, ragged_rank=rank - 1), sep,
+                                maxsplit)
+    with name_scope(None, "StringSplit", [input]):
+        sep = convert_to_tensor(sep if sep is not None else "", dtype=dtypes.string)
+        op = apply_op("StringSplitV2", input=input, sep=sep, maxsplit=maxsplit)
+        return _split_result(op, "RaggedTensor")
 
 
 def string_split_v2(input=None, sep=None, maxsplit=-1, result_type="SparseTensor",  # noqa: A002
                     source=None, name=None):
     """Splits each string at `sep` (Python str.split rules; None splits at runs of
-    whitespace). Returns a SparseTensor (`tf.strings.split` in TF1)."""
+    whitespace). Returns a SparseTensor, or a RaggedTensor for result_type="RaggedTensor"
+    (`tf.strings.split` in TF1)."""
     if input is None:
         input = source  # noqa: A001
-    if result_type != "SparseTensor":
-        raise ValueError("result_type must be 'SparseTensor' (RaggedTensors are not "
-                         "supported)")
     with name_scope(name, "StringSplit", [input]):
-        sep = convert_to_tensor(sep if sep is not None else "", dtype=dtypes.string)
-        input = convert_to_tensor(input, dtype=dtypes.string)  # noqa: A001
-        op = apply_op("StringSplitV2", input=input, sep=sep, maxsplit=maxsplit)
-        return SparseTensor(*op.outputs)
+        input = convert_to_tensor_or_ragged_tensor(input, dtype=dtypes.string,  # noqa: A001
+                                                   name="input")
+        if not isinstance(input, RaggedTensor) and input.shape.rank == 0:
+            input = expand_dims(input, 0)  # noqa: A001
+        if result_type == "SparseTensor" and not isinstance(input, RaggedTensor) and \
+                input.shape.rank == 1:
+            sep = convert_to_tensor(sep if sep is not None else "", dtype=dtypes.string)
+            op = apply_op("StringSplitV2", input=input, sep=sep, maxsplit=maxsplit)
+            return SparseTensor(*op.outputs)
+        if result_type == "SparseTensor":
+            return _split_v2_ragged(input, sep, maxsplit).to_sparse()
+        if result_type == "RaggedTensor":
+            return _split_v2_ragged(input, sep, maxsplit)
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
 
 # -- StringJoin / ReduceJoin ---------------------------------------------------------------

@@ -1,0 +1,1 @@
+"""Ragged tensors: `tf.RaggedTensor` and the ops of `tf.ragged`."""
