@@ -26,6 +26,7 @@ FACES = {
     "trainflow.bitwise": "tf.bitwise",
     "trainflow.compat": "tf.compat",
     "trainflow.debugging": "tf.debugging",
+    "trainflow.distributions": "tf.distributions",
     "trainflow.dtypes": "tf.dtypes",
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",

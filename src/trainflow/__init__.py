@@ -142,12 +142,12 @@ from trainflow._src.framework.versions import (  # noqa: E402, F401
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "dtypes", "errors", "estimator",
-               "feature_column", "gfile", "graph_util", "image", "initializers", "io", "layers",
-               "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
-               "python_io", "queue", "random", "resource_loader", "saved_model", "sets",
-               "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
-               "xla")
+_NAMESPACES = ("app", "bitwise", "compat", "data", "debugging", "distributions", "dtypes",
+               "errors", "estimator", "feature_column", "gfile", "graph_util", "image",
+               "initializers", "io", "layers", "linalg", "logging", "lookup", "losses", "manip",
+               "math", "metrics", "nest", "nn", "python_io", "queue", "random",
+               "resource_loader", "saved_model", "sets", "signal", "sparse", "spectral",
+               "strings", "summary", "test", "train", "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {
