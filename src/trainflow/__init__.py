@@ -194,6 +194,8 @@ _LAZY_NAMES = {
     # queues, readers, parsing
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "get_session_handle", "get_session_tensor", "delete_session_tensor"),
     "trainflow._src.ops.data_flow.accumulators": (
         "ConditionalAccumulator", "SparseConditionalAccumulator"),
     "trainflow._src.ops.io.readers": (

@@ -59,6 +59,8 @@ _OP_MODULES = {
         "FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 "
         "QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 QueueIsClosedV2 "
         "QueueSizeV2 RandomShuffleQueueV2"),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "DeleteSessionTensor GetSessionHandle GetSessionHandleV2 GetSessionTensor"),
     "trainflow._src.ops.data_flow.stack_ops": (
         "ControlTrigger StackCloseV2 StackPopV2 StackPushV2 StackV2"),
     "trainflow._src.ops.data_flow.tensor_list": (
@@ -311,6 +313,8 @@ _GRADIENT_MODULES = {
         "FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 "
         "QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 QueueIsClosedV2 "
         "QueueSizeV2 RandomShuffleQueueV2"),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "DeleteSessionTensor GetSessionHandle GetSessionHandleV2 GetSessionTensor"),
     "trainflow._src.ops.data_flow.stack_ops": (
         "ControlTrigger StackCloseV2 StackPopV2 StackPushV2 StackV2"),
     "trainflow._src.ops.data_flow.tensor_list": (
