@@ -256,6 +256,7 @@ _OP_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
+    "trainflow._src.ops.string.fingerprint": "Fingerprint",
     "trainflow._src.ops.string.logging_ops": "Assert Print PrintV2",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (
@@ -494,6 +495,7 @@ _GRADIENT_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
+    "trainflow._src.ops.string.fingerprint": "Fingerprint",
     "trainflow._src.ops.string.logging_ops": "Assert Print",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
     "trainflow._src.ops.string.string_codec": (

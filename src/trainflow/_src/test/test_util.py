@@ -1,6 +1,7 @@
 """`tf.test`'s helpers: the unittest main, device queries and a TestCase with TF1's
 session helpers and array asserts."""
 import contextlib
+import importlib.util
 import tempfile
 import unittest
 
@@ -23,6 +24,21 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
 def is_built_with_cuda():
     """False: trainflow is not built with CUDA."""
     return False
+
+
+def is_built_with_gpu_support():
+    """False: trainflow runs on the CPU (TensorFlow's answer for a CPU build)."""
+    return False
+
+
+def is_built_with_rocm():
+    """False: trainflow is not built with ROCm."""
+    return False
+
+
+def is_built_with_xla():
+    """Whether the XLA backend can run: jax is installed (docs/xla.md)."""
+    return importlib.util.find_spec("jax") is not None
 
 
 def gpu_device_name():
