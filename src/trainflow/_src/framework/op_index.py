@@ -201,6 +201,7 @@ _OP_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
+    "trainflow._src.ops.random.stateful_random": "NonDeterministicInts RngReadAndSkip",
     "trainflow._src.ops.random.stateless": (
         "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
         "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
@@ -449,6 +450,7 @@ _GRADIENT_MODULES = {
         "SoftmaxCrossEntropyWithLogits SparseSoftmaxCrossEntropyWithLogits"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
+    "trainflow._src.ops.random.stateful_random": "NonDeterministicInts RngReadAndSkip",
     "trainflow._src.ops.random.stateless": (
         "StatelessMultinomial StatelessRandomNormal StatelessRandomNormalV2 "
         "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
