@@ -1,5 +1,7 @@
 """Helpers of `tf.distributions`: parameters from logits or probs, and the checks a
 distribution embeds in its tensors when `validate_args` is on."""
+import hashlib
+
 import numpy as np
 
 from trainflow._src.framework import dtypes, tensor_shape, tensor_util
@@ -200,3 +202,21 @@ def pick_vector(cond, true_vector, false_vector, name="pick_vector"):
         return array_ops.slice(array_ops.concat([true_vector, false_vector], 0),
                                [array_ops.where_v2(cond, 0, n)],
                                [array_ops.where(cond, n, -1)])
+
+
+def log_combinations(n, counts, name="log_combinations"):
+    """log(n! / prod(counts!)) over the last dimension of `counts`."""
+    with name_scope(name, values=[n, counts]):
+        n = convert_to_tensor(n, name="n")
+        counts = convert_to_tensor(counts, name="counts")
+        total_permutations = math_ops.lgamma(n + 1)
+        redundant = math_ops.reduce_sum(math_ops.lgamma(counts + 1), axis=[-1])
+        return total_permutations - redundant
+
+
+def gen_new_seed(seed, salt):
+    """A second op seed from `seed` and a salt (None stays None), as TF derives it."""
+    if seed is None:
+        return None
+    digest = hashlib.md5((str(seed) + salt).encode("utf-8")).hexdigest()  # noqa: S324
+    return int(digest[:8], 16) & 0x7FFFFFFF
