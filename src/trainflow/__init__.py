@@ -181,6 +181,7 @@ _LAZY_NAMES = {
         "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
         "unsorted_segment_mean", "unsorted_segment_sqrt_n"),
     "trainflow._src.ops.math.special_gamma": ("igamma", "igammac", "zeta"),
+    "trainflow._src.ops.math.betainc": ("betainc",),
     "trainflow._src.ops.array.depth_space": (
         "batch_gather", "parallel_stack", "depth_to_space", "space_to_depth"),
     "trainflow._src.metrics.metrics_util": ("confusion_matrix",),

@@ -22,6 +22,8 @@ cp = D.Categorical(probs=[0.1, 0.6, 0.3])
 g = D.Gamma(concentration=[0.5, 2.0, 5.0], rate=[1.0, 0.5, 3.0])
 e = D.Exponential(rate=[0.5, 2.0])
 lp = D.Laplace(loc=[0.0, 1.0], scale=[1.0, 0.5])
+be = D.Beta(concentration1=[0.5, 2.0, 3.0], concentration0=[0.5, 5.0, 1.5])
+st = D.StudentT(df=[0.8, 1.5, 3.0, 30.0], loc=[0.0, 1.0, -1.0, 2.0], scale=2.0)
 dr = D.Dirichlet([[1.5, 2.0, 3.0], [0.5, 4.0, 1.0]])
 m = D.Multinomial(total_count=[4.0, 6.0], logits=[[0.0, 1.0, -1.0], [2.0, 0.5, 0.0]])
 mp = D.Multinomial(total_count=5.0, probs=[0.2, 0.3, 0.5])
@@ -84,6 +86,21 @@ EXPRESSIONS = [
     "lp.log_prob([0.5, -1.0])", "lp.prob([0.5, -1.0])", "lp.cdf([[0.5, -1.0], [-3.0, 5.0]])",
     "lp.log_cdf([[-40.0, 0.5], [3.0, 40.0]])", "lp.log_survival_function([0.5, 2.0])",
     "lp.entropy()", "lp.mean()", "lp.stddev()", "lp.mode()", "S(lp.sample(3, seed=13))",
+    # Beta, StudentT
+    "be.log_prob([0.3, 0.5, 0.9])", "be.prob([0.3, 0.5, 0.9])", "be.cdf([0.3, 0.5, 0.9])",
+    "be.log_cdf([0.01, 0.5, 0.999])", "be.survival_function([0.3, 0.5, 0.9])",
+    "be.entropy()", "be.mean()", "be.variance()", "be.stddev()", "be.mode()",
+    "be.total_concentration", "S(be.sample(3, seed=18))",
+    "tf.constant(str(sorted(be.parameters)))",
+    "D.kl_divergence(be, D.Beta([1.0, 1.0, 2.0], [2.0, 1.0, 2.0]))",
+    "D.Beta(0.5, 2.0, allow_nan_stats=False).mode()",
+    "st.log_prob([0.5, 1.0, -4.0, 3.0])", "st.prob([0.5, 1.0, -4.0, 3.0])",
+    "st.cdf([0.5, 1.0, -4.0, 3.0])", "st.log_cdf([-30.0, 1.0, -4.0, 3.0])",
+    "st.entropy()", "st.mean()", "st.variance()", "st.stddev()", "st.mode()",
+    "st.batch_shape_tensor()", "S(st.sample(2, seed=19))",
+    "D.StudentT(2.0, 0.0, 1.0, allow_nan_stats=False).variance()",
+    "D.StudentT(0.5, 0.0, 1.0, allow_nan_stats=False).mean()",
+    "tf.gradients(be.cdf(tf.constant([0.3, 0.5, 0.9])), be.concentration1)",
     # Dirichlet
     "dr.log_prob([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])", "dr.prob([0.2, 0.3, 0.5])",
     "dr.entropy()", "dr.mean()", "dr.variance()", "dr.stddev()", "dr.covariance()",

@@ -28,6 +28,7 @@ from trainflow._src.ops.math.lbeta import lbeta  # noqa: F401
 from trainflow._src.ops.math.math_ops import polygamma  # noqa: F401
 from trainflow._src.ops.math.cumulative_logsumexp import cumulative_logsumexp  # noqa: F401
 from trainflow._src.ops.math.special_gamma import igamma, igammac, zeta  # noqa: F401
+from trainflow._src.ops.math.betainc import betainc  # noqa: F401
 from trainflow._src.ops.math.sparse_segment import (  # noqa: F401
     unsorted_segment_mean, unsorted_segment_sqrt_n)
 

@@ -145,6 +145,7 @@ _OP_MODULES = {
         "MutableHashTableV2"),
     "trainflow._src.ops.math.argmax_scan": "ArgMax ArgMin Cumprod Cumsum",
     "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
+    "trainflow._src.ops.math.betainc": "Betainc",
     "trainflow._src.ops.math.bitwise": "LeftShift RightShift",
     "trainflow._src.ops.math.clip_ops": "ClipByValue",
     "trainflow._src.ops.math.complex_ops": "Complex",
@@ -397,6 +398,7 @@ _GRADIENT_MODULES = {
         "LookupTableSizeV2 MutableDenseHashTableV2 MutableHashTableOfTensorsV2 "
         "MutableHashTableV2"),
     "trainflow._src.ops.math.bessel": "BesselI0 BesselI0e BesselI1 BesselI1e",
+    "trainflow._src.ops.math.betainc": "Betainc",
     "trainflow._src.ops.math.binary_grad": (
         "Add AddV2 Atan2 BitwiseAnd BitwiseOr BitwiseXor Div DivNoNan Equal FloorDiv FloorMod "
         "Greater GreaterEqual Invert Less LessEqual LogicalAnd LogicalNot LogicalOr Maximum "
