@@ -27,6 +27,8 @@ FACES = {
     "trainflow.bitwise": "tf.bitwise",
     "trainflow.compat": "tf.compat",
     "trainflow.debugging": "tf.debugging",
+    "trainflow.distributions": "tf.distributions",
+    "trainflow.random.experimental": "tf.random.experimental",
     "trainflow.dtypes": "tf.dtypes",
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",

@@ -15,6 +15,7 @@ import trainflow
 PACKAGE = pathlib.Path(trainflow.__file__).parent
 FLOORS = {"protos": 0, "formats": 1, "gfile": 1, "datasets": 1, "framework": 2, "kernels": 3,
           "ops": 4, "gradients": 4, "xla": 4, "runtime": 5, "image": 6, "nn": 6, "layers": 6,
+          "distributions": 6,
           "losses": 6, "metrics": 6, "data": 6, "compat": 6, "linalg": 6, "module": 6,
           "summary": 7, "train": 8,
           "lookup": 8, "feature_column": 8, "test": 8, "distributed": 9, "saved_model": 9,

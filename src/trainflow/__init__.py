@@ -140,17 +140,17 @@ no_gradient = NotDifferentiable  # TF 1.15: tf.no_gradient
 # The TF API level this namespace implements ("1.15.0"), as TensorFlow's `tf.__version__`
 # and `tf.VERSION` give it; the package's own version is `trainflow._version.__version__`.
 from trainflow._src.framework.versions import (  # noqa: E402, F401
-    COMPILER_VERSION, GIT_VERSION, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
-    GRAPH_DEF_VERSION_MIN_PRODUCER, VERSION)
+    COMPILER_VERSION, CXX11_ABI_FLAG, CXX_VERSION, GIT_VERSION, GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER, GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD, VERSION)
 __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
-_NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "dtypes", "errors",
-               "estimator", "feature_column", "gfile", "graph_util", "image", "initializers",
-               "io", "layers",
-               "linalg", "logging", "lookup", "losses", "manip", "math", "metrics", "nest", "nn",
-               "python_io", "queue", "ragged", "random", "resource_loader", "saved_model", "sets",
-               "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
+_NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "distributions",
+               "dtypes", "errors", "estimator", "feature_column", "gfile", "graph_util",
+               "image", "initializers", "io", "layers", "linalg", "logging", "lookup",
+               "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
+               "ragged", "random", "resource_loader", "saved_model", "sets", "signal",
+               "sparse", "spectral", "strings", "summary", "test", "train", "version",
                "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
@@ -207,6 +207,10 @@ _LAZY_NAMES = {
     # queues, readers, parsing
     "trainflow._src.ops.data_flow.queues": (
         "QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"),
+    "trainflow._src.ops.string.fingerprint": ("fingerprint",),
+    "trainflow._src.framework.errors": ("OpError",),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "get_session_handle", "get_session_tensor", "delete_session_tensor"),
     "trainflow._src.ops.data_flow.accumulators": (
         "ConditionalAccumulator", "ConditionalAccumulatorBase", "SparseConditionalAccumulator"),
     "trainflow._src.ops.io.readers": (

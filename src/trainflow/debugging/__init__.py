@@ -9,3 +9,4 @@ from trainflow._src.ops.control_flow.assert_op import Assert  # noqa: F401
 from trainflow._src.ops.math.math_ops import is_finite, is_inf, is_nan  # noqa: F401
 from trainflow._src.ops.math.numerics import (  # noqa: F401
     verify_tensor_all_finite as assert_all_finite)
+from trainflow._src.ops.control_flow.assert_shapes import assert_shapes  # noqa: F401

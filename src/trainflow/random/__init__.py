@@ -1,4 +1,5 @@
 """`tf.random`: random tensors and seeds (TF1 names and their TF2-style aliases)."""
+from trainflow.random import experimental  # noqa: F401
 from trainflow._src.framework.random_seed import get_seed, set_random_seed  # noqa: F401
 from trainflow._src.ops.random.random_ops import (  # noqa: F401
     categorical,
@@ -27,3 +28,5 @@ from trainflow._src.ops.random.stateless import (  # noqa: F401
     stateless_random_uniform as stateless_uniform,
     stateless_truncated_normal,
 )
+from trainflow._src.ops.random.stateful_random import (  # noqa: F401
+    Generator, create_rng_state, get_global_generator, set_global_generator)

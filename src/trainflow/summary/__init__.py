@@ -7,5 +7,5 @@ from trainflow._src.protos.summary_pb2 import Summary, SummaryDescription  # noq
 
 # --- summary ops ---
 from trainflow._src.ops.summary.summary_ops import (  # noqa: F401
-    audio, get_summary_description, histogram, image, merge, merge_all, scalar,
+    all_v2_summary_ops, audio, get_summary_description, histogram, image, merge, merge_all, scalar,
     tensor_summary, text)

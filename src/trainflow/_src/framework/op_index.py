@@ -61,6 +61,8 @@ _OP_MODULES = {
         "FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 "
         "QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 QueueIsClosedV2 "
         "QueueSizeV2 RandomShuffleQueueV2"),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "DeleteSessionTensor GetSessionHandle GetSessionHandleV2 GetSessionTensor"),
     "trainflow._src.ops.data_flow.stack_ops": (
         "ControlTrigger StackCloseV2 StackPopV2 StackPushV2 StackV2"),
     "trainflow._src.ops.data_flow.tensor_list": (
@@ -219,6 +221,7 @@ _OP_MODULES = {
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomGamma RandomPoissonV2 RandomShuffle RandomStandardNormal "
         "RandomUniform RandomUniformInt TruncatedNormal"),
+    "trainflow._src.ops.random.stateful_random": "NonDeterministicInts RngReadAndSkip",
     "trainflow._src.ops.random.stateless": (
         "StatelessMultinomial StatelessRandomGetKeyCounter StatelessRandomNormal "
         "StatelessRandomNormalV2 StatelessRandomUniform StatelessRandomUniformFullInt "
@@ -280,6 +283,7 @@ _OP_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
+    "trainflow._src.ops.string.fingerprint": "Fingerprint",
     "trainflow._src.ops.string.logging_ops": "Assert Print PrintV2",
     "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",
@@ -341,6 +345,8 @@ _GRADIENT_MODULES = {
         "FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 "
         "QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 QueueIsClosedV2 "
         "QueueSizeV2 RandomShuffleQueueV2"),
+    "trainflow._src.ops.data_flow.session_ops": (
+        "DeleteSessionTensor GetSessionHandle GetSessionHandleV2 GetSessionTensor"),
     "trainflow._src.ops.data_flow.stack_ops": (
         "ControlTrigger StackCloseV2 StackPopV2 StackPushV2 StackV2"),
     "trainflow._src.ops.data_flow.tensor_list": (
@@ -491,6 +497,7 @@ _GRADIENT_MODULES = {
         "RaggedCross RaggedFillEmptyRows RaggedFillEmptyRowsGrad"),
     "trainflow._src.ops.random.random_kernels": (
         "Multinomial RandomShuffle RandomStandardNormal RandomUniform TruncatedNormal"),
+    "trainflow._src.ops.random.stateful_random": "NonDeterministicInts RngReadAndSkip",
     "trainflow._src.ops.random.stateless": (
         "StatelessMultinomial StatelessRandomNormal StatelessRandomNormalV2 "
         "StatelessRandomUniform StatelessRandomUniformFullInt StatelessRandomUniformFullIntV2 "
@@ -542,6 +549,7 @@ _GRADIENT_MODULES = {
         "SparseApplyAdadelta SparseApplyAdagrad SparseApplyAdagradDA SparseApplyAdagradV2 "
         "SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum "
         "SparseApplyProximalAdagrad SparseApplyProximalGradientDescent SparseApplyRMSProp"),
+    "trainflow._src.ops.string.fingerprint": "Fingerprint",
     "trainflow._src.ops.string.logging_ops": "Assert Print",
     "trainflow._src.ops.string.ngrams": "StringNGrams UnsortedSegmentJoin",
     "trainflow._src.ops.string.regex_match": "RegexFullMatch StaticRegexFullMatch",

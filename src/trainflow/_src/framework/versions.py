@@ -20,3 +20,9 @@ COMPILER_VERSION = ""
 GRAPH_DEF_VERSION = 2474
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
 GRAPH_DEF_VERSION_MIN_PRODUCER = 0
+# TensorFlow's build constants (`tf.CXX11_ABI_FLAG`, `tf.CXX_VERSION`, `tf.MONOLITHIC_BUILD`,
+# also under `tf.sysconfig`): the values TensorFlow 2.21's pip package reports, so code
+# that picks compiler flags for custom ops from them sees what it would with TensorFlow.
+CXX11_ABI_FLAG = 1
+CXX_VERSION = 201703
+MONOLITHIC_BUILD = 0

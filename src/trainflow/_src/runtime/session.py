@@ -20,6 +20,8 @@ from trainflow._src.framework.kernel_context import DEAD
 from trainflow._src.runtime.executor import ExecutionContext, Plan
 from trainflow._src.runtime.fetches import FetchStructure
 from trainflow._src.runtime.resources import ResourceManager
+from trainflow._src.ops.data_flow.session_ops import (
+    HANDLE_OP_TYPES, TensorHandle, delete_handles)
 
 _LOCAL_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 _step_ids = itertools.count(1)
@@ -110,6 +112,7 @@ class BaseSession:
         self._active = {}
         self._closed = False
         self._partial_runs = {}
+        self._dead_handles = []
         self._default_timeout_ms = getattr(config, "operation_timeout_in_ms", 0) or 0
         process_settings.session_created(config)
         self._context_managers = []
@@ -272,6 +275,8 @@ class BaseSession:
                     v = v.copy()
                 if not v.ndim:
                     v = v[()]
+                if el._op.type in HANDLE_OP_TYPES:  # a kept tensor: TF gives a TensorHandle
+                    v = TensorHandle(v, el._op._inputs[0].dtype, self)
             elif v is DEAD:
                 raise errors.InvalidArgumentError(
                     None, el.op, f"Retval[{i - 1}] does not have value ({el.name} is on an "
@@ -357,6 +362,8 @@ class BaseSession:
           TypeError: for a Python int that the dtype can't hold, or a Tensor value.
           ValueError: for a value that can't be converted, or has the wrong shape.
         """
+        if type(value) is TensorHandle:
+            return value._stored_value(t._dtype, t.name)
         np_dtype = t._dtype.as_numpy_dtype  # the same for a ref dtype
         if type(value) is np.ndarray and value.dtype == np_dtype:
             dims = t._shape._dims
@@ -492,6 +499,15 @@ class BaseSession:
         if self._remote is not None:
             return remote_calls.partial_run(self, handle, fetches, feed_dict)
         return partial_run.run(self, handle, fetches, feed_dict)
+
+    def _register_dead_handle(self, handle):
+        """Collects the handle of a TensorHandle gone away; every 10, deletes them."""
+        with self._lock:
+            self._dead_handles.append(handle)
+            if len(self._dead_handles) < 10 or self._closed:
+                return
+            handles, self._dead_handles = self._dead_handles, []
+        delete_handles(self, handles)
 
     # -- lifetime -------------------------------------------------------------------------
     def close(self):

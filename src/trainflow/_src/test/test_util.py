@@ -1,6 +1,9 @@
 """`tf.test`'s helpers: the unittest main, device queries and a TestCase with TF1's
 session helpers and array asserts."""
 import contextlib
+import functools
+import importlib.util
+import os
 import tempfile
 import unittest
 
@@ -23,6 +26,51 @@ def is_gpu_available(cuda_only=False, min_cuda_compute_capability=None):
 def is_built_with_cuda():
     """False: trainflow is not built with CUDA."""
     return False
+
+
+def is_built_with_gpu_support():
+    """False: trainflow runs on the CPU (TensorFlow's answer for a CPU build)."""
+    return False
+
+
+def is_built_with_rocm():
+    """False: trainflow is not built with ROCm."""
+    return False
+
+
+def is_built_with_xla():
+    """Whether the XLA backend can run: jax is installed (docs/xla.md)."""
+    return importlib.util.find_spec("jax") is not None
+
+
+def disable_with_predicate(pred, skip_message):
+    """A test-method decorator: the test is skipped with `skip_message` when `pred()`."""
+    def decorator_disable_with_predicate(func):
+        @functools.wraps(func)
+        def wrapper_disable_with_predicate(self, *args, **kwargs):
+            if pred():
+                self.skipTest(skip_message)
+            else:
+                return func(self, *args, **kwargs)
+        return wrapper_disable_with_predicate
+    return decorator_disable_with_predicate
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """A test-class decorator TF keeps for old tests: the class is returned unchanged
+    (running eager ops as functions is TF's only mode; graph tests are unaffected)."""
+    del only_as_function
+
+    def decorator(cls):
+        return cls
+    return decorator(cls) if cls is not None else decorator
+
+
+def test_src_dir_path(relative_path):
+    """`relative_path` under the tensorflow directory of the Bazel test's source tree
+    ($TEST_SRCDIR/$TEST_WORKSPACE/tensorflow); KeyError outside a Bazel test, as in TF."""
+    return os.path.join(os.environ["TEST_SRCDIR"], os.environ["TEST_WORKSPACE"],
+                        "tensorflow", relative_path)
 
 
 def gpu_device_name():

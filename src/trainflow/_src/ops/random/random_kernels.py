@@ -167,6 +167,9 @@ def _multinomial_shape(op):
     logits = op._inputs[0]._shape
     if logits._dims is not None and len(logits._dims) != 2:
         raise ValueError(f"Shape must be rank 2 but is rank {len(logits._dims)}")
+    samples = op._inputs[1]._shape._dims
+    if samples is not None and len(samples) != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {len(samples)}")
     n = constant_value(op._inputs[1])
     batch = None if logits._dims is None else logits._dims[0]
     return [TensorShape([batch, None if n is None else int(n)])]

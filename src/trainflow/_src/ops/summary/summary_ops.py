@@ -221,4 +221,10 @@ def merge_all_summaries(key=GraphKeys.SUMMARIES):
 
 __all__ = ["scalar", "histogram", "image", "audio", "tensor_summary", "text", "merge",
            "merge_all", "get_summary_description", "scalar_summary", "histogram_summary",
-           "image_summary", "audio_summary", "merge_summary", "merge_all_summaries"]
+           "image_summary", "audio_summary", "merge_summary", "merge_all_summaries",
+           "all_v2_summary_ops"]
+
+
+def all_v2_summary_ops():
+    """The V2-style summary ops of the default graph (its `_SUMMARY_V2` collection)."""
+    return get_collection(GraphKeys._SUMMARY_COLLECTION)

@@ -1,0 +1,1 @@
+"""`tf.distributions`: TF1's (deprecated) probability distributions, built from graph ops."""
