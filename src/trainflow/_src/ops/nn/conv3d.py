@@ -5,6 +5,7 @@ AvgPool3D and their gradient ops), and the 1-D pools built on the 2-D ones
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, partial_shape_value, shape_of, with_rank)
@@ -238,11 +239,11 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None,  # noq
     the result, which conv3d with the same filter and strides maps back to `value`."""
     value = input if value is None else value
     filter = filters if filter is None else filter
-    with get_default_graph().name_scope(name or "conv3d_transpose"):
+    with name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
         return apply_op("Conv3DBackpropInputV2", input_sizes=output_shape, filter=filter,
                         out_backprop=value, strides=list(strides), padding=padding,
                         data_format=data_format,
-                        dilations=list(dilations or (1, 1, 1, 1, 1))).outputs[0]
+                        dilations=list(dilations or (1, 1, 1, 1, 1)), name=scope).outputs[0]
 
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
