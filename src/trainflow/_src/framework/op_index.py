@@ -113,6 +113,7 @@ _OP_MODULES = {
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
     "trainflow._src.ops.image.nms": (
         "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
+    "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
         "ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor "
@@ -364,6 +365,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
     "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
+    "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
     "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
