@@ -20,6 +20,8 @@ _OP_MODULES = {
     "trainflow._src.ops.array.depth_space": "DepthToSpace ParallelConcat SpaceToDepth",
     "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
     "trainflow._src.ops.array.ensure_shape": "EnsureShape GuaranteeConst",
+    "trainflow._src.ops.array.fake_quant_per_channel": (
+        "FakeQuantWithMinMaxVarsPerChannel FakeQuantWithMinMaxVarsPerChannelGradient"),
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
@@ -30,8 +32,8 @@ _OP_MODULES = {
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
     "trainflow._src.ops.array.quantize_dequantize": (
-        "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
-        "QuantizeAndDequantizeV3"),
+        "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
+        "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
     "trainflow._src.ops.array.shape": (
         "BroadcastArgs BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN "
         "Size Squeeze"),
@@ -279,6 +281,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.array.depth_space": "DepthToSpace SpaceToDepth",
     "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
     "trainflow._src.ops.array.ensure_shape": "EnsureShape",
+    "trainflow._src.ops.array.fake_quant_per_channel": (
+        "FakeQuantWithMinMaxVarsPerChannel FakeQuantWithMinMaxVarsPerChannelGradient"),
     "trainflow._src.ops.array.gather": "InvertPermutation",
     "trainflow._src.ops.array.gather_grad": "Gather GatherNd GatherV2 ScatterNd Select SelectV2",
     "trainflow._src.ops.array.identity": "Const Identity PlaceholderWithDefault RefIdentity",
@@ -287,8 +291,8 @@ _GRADIENT_MODULES = {
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
     "trainflow._src.ops.array.quantize_dequantize": (
-        "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
-        "QuantizeAndDequantizeV3"),
+        "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
+        "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
     "trainflow._src.ops.array.shape": "BroadcastGradientArgs Rank Shape ShapeN Size",
     "trainflow._src.ops.array.shape_grad": "BroadcastTo ExpandDims Fill Reshape Squeeze",
     "trainflow._src.ops.array.slicing_grad": "Slice StridedSlice StridedSliceGrad",
