@@ -77,3 +77,16 @@ def test_op_names_follow_tf():
             p, c = sess.run([paddings, crops])
         np.testing.assert_array_equal(p, [[0, 1], [0, 2]])
         np.testing.assert_array_equal(c, [[0, 1], [0, 2]])
+
+
+def test_conv2d_backprop_v2_shapes_and_no_gradient():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5, 5, 2])
+        w = tf.zeros([3, 3, 2, 4])
+        dy = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+        dx = tf.conv2d_backprop_input_v2(x, w, dy, [1, 1, 1, 1], "SAME")
+        dw = tf.conv2d_backprop_filter_v2(x, w, dy, [1, 1, 1, 1], "SAME")
+        assert dx.shape.as_list() == [None, 5, 5, 2] and dw.shape.as_list() == [3, 3, 2, 4]
+        assert (dx.op.type, dw.op.type) == ("Conv2DBackpropInputV2", "Conv2DBackpropFilterV2")
+        with pytest.raises(LookupError):
+            tf.gradients(dx, w)

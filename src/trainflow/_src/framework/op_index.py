@@ -187,6 +187,7 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.conv3d": (
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
+    "trainflow._src.ops.nn.conv_backprop_v2": "Conv2DBackpropFilterV2 Conv2DBackpropInputV2",
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
     "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
     "trainflow._src.ops.nn.norm": "L2Loss",
