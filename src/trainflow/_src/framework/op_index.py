@@ -189,6 +189,8 @@ _OP_MODULES = {
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
     "trainflow._src.ops.nn.conv_backprop_v2": "Conv2DBackpropFilterV2 Conv2DBackpropInputV2",
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
+    "trainflow._src.ops.nn.morphology": (
+        "Dilation2D Dilation2DBackpropFilter Dilation2DBackpropInput"),
     "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
     "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (
@@ -438,6 +440,7 @@ _GRADIENT_MODULES = {
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
+    "trainflow._src.ops.nn.morphology": "Dilation2D",
     "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
     "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (
