@@ -177,6 +177,7 @@ _LAZY_NAMES = {
     "trainflow._src.ops.array.fake_quant_per_channel": (
         "fake_quant_with_min_max_vars_per_channel",
         "fake_quant_with_min_max_vars_per_channel_gradient"),
+    "trainflow._src.ops.nn.conv_generic": ("conv",),
     "trainflow._src.ops.nn.conv_backprop_v2": (
         "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2"),
     "trainflow._src.ops.image.patches": ("extract_image_patches", "extract_volume_patches"),

@@ -90,3 +90,25 @@ def test_conv2d_backprop_v2_shapes_and_no_gradient():
         assert (dx.op.type, dw.op.type) == ("Conv2DBackpropInputV2", "Conv2DBackpropFilterV2")
         with pytest.raises(LookupError):
             tf.gradients(dx, w)
+
+
+def test_generic_conv_shapes_errors_and_no_gradient():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 2, 6, 7, 4])
+        w = tf.zeros([3, 2, 4, 5])
+        y = tf.conv(x, w, [1, 2, 1, 1], "VALID", batch_dims=2)
+        assert y.shape.as_list() == [None, 2, 2, 6, 5] and y.op.type == "Conv"
+        with pytest.raises(ValueError, match="Stride attribute should contain 4"):
+            tf.conv(x, w, [1, 1, 1, 1, 1], "SAME", batch_dims=2)
+        with pytest.raises(ValueError, match="rank 4 or 5"):
+            tf.conv(tf.zeros([2, 5, 4]), w[0], [1, 1, 1], "SAME")
+        with pytest.raises(LookupError):
+            tf.gradients(y, x)
+        grouped = tf.conv(tf.zeros([1, 4, 4, 4]), tf.zeros([2, 2, 2, 4]), [1, 1, 1, 1],
+                          "SAME", groups=2)
+        first = tf.conv(tf.zeros([1, 4, 4, 4]), tf.zeros([2, 2, 4, 4]), [1, 1, 1, 1], "SAME",
+                        data_format="CHANNELS_FIRST")
+        with tf.Session() as sess:
+            for t, match in ((grouped, "Grouped"), (first, "CHANNELS_LAST")):
+                with pytest.raises(tf.errors.UnimplementedError, match=match):
+                    sess.run(t)

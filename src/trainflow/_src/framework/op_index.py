@@ -188,6 +188,7 @@ _OP_MODULES = {
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
     "trainflow._src.ops.nn.conv_backprop_v2": "Conv2DBackpropFilterV2 Conv2DBackpropInputV2",
+    "trainflow._src.ops.nn.conv_generic": "Conv",
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
     "trainflow._src.ops.nn.morphology": (
         "Dilation2D Dilation2DBackpropFilter Dilation2DBackpropInput"),
