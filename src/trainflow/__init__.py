@@ -175,6 +175,17 @@ _LAZY_NAMES = {
     "trainflow._src.ops.signal.fftnd_ops": ("fftnd", "ifftnd", "irfftnd", "rfftnd"),
     "trainflow._src.ops.linalg.norm": ("norm",),
     "trainflow._src.ops.array.set_ops": ("setdiff1d",),
+    "trainflow._src.ops.array.quantize_dequantize": (
+        "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
+        "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient"),
+    "trainflow._src.ops.array.fake_quant_per_channel": (
+        "fake_quant_with_min_max_vars_per_channel",
+        "fake_quant_with_min_max_vars_per_channel_gradient"),
+    "trainflow._src.ops.nn.conv_generic": ("conv",),
+    "trainflow._src.ops.nn.conv_backprop_v2": (
+        "conv2d_backprop_filter_v2", "conv2d_backprop_input_v2"),
+    "trainflow._src.ops.image.patches": ("extract_image_patches", "extract_volume_patches"),
+    "trainflow._src.ops.array.space_batch_paddings": ("required_space_to_batch_paddings",),
     "trainflow._src.ops.linalg.linalg_api": (
         "matrix_inverse", "matrix_determinant", "cholesky", "cholesky_solve",
         "matrix_solve", "matrix_triangular_solve", "svd", "matrix_band_part",

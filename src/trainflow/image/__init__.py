@@ -22,6 +22,9 @@ from trainflow._src.ops.image.resize import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_area, resize_bicubic, resize_bilinear,
     resize_image_with_pad, resize_images, resize_nearest_neighbor)
 from trainflow._src.ops.image.draw_boxes import draw_bounding_boxes  # noqa: F401
+from trainflow._src.ops.image.jpeg_magic import is_jpeg  # noqa: F401
+from trainflow._src.ops.image.patches import (  # noqa: F401
+    extract_image_patches, extract_patches)
 from trainflow._src.ops.image.nms import (  # noqa: F401
     non_max_suppression, non_max_suppression_overlaps, non_max_suppression_with_scores)
 from trainflow._src.ops.image.quality import (  # noqa: F401

@@ -18,6 +18,7 @@ from trainflow._src.ops.state.init_ops import (  # noqa: F401
     lecun_normal,
     lecun_uniform,
 )
+from trainflow._src.ops.state.tables import tables_initializer  # noqa: F401
 from trainflow._src.ops.state.variable_helpers import (  # noqa: F401
     global_variables_initializer as global_variables,
     local_variables_initializer as local_variables,

@@ -20,6 +20,8 @@ _OP_MODULES = {
     "trainflow._src.ops.array.depth_space": "DepthToSpace ParallelConcat SpaceToDepth",
     "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
     "trainflow._src.ops.array.ensure_shape": "EnsureShape GuaranteeConst",
+    "trainflow._src.ops.array.fake_quant_per_channel": (
+        "FakeQuantWithMinMaxVarsPerChannel FakeQuantWithMinMaxVarsPerChannelGradient"),
     "trainflow._src.ops.array.gather": (
         "Gather GatherNd GatherV2 InvertPermutation ScatterNd Select SelectV2 Unique "
         "UniqueWithCounts Where"),
@@ -30,8 +32,8 @@ _OP_MODULES = {
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
     "trainflow._src.ops.array.quantize_dequantize": (
-        "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
-        "QuantizeAndDequantizeV3"),
+        "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
+        "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
     "trainflow._src.ops.array.shape": (
         "BroadcastArgs BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN "
         "Size Squeeze"),
@@ -119,6 +121,7 @@ _OP_MODULES = {
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
     "trainflow._src.ops.image.nms": (
         "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
+    "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
         "ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor "
@@ -202,7 +205,11 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.conv3d": (
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
+    "trainflow._src.ops.nn.conv_backprop_v2": "Conv2DBackpropFilterV2 Conv2DBackpropInputV2",
+    "trainflow._src.ops.nn.conv_generic": "Conv",
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
+    "trainflow._src.ops.nn.morphology": (
+        "Dilation2D Dilation2DBackpropFilter Dilation2DBackpropInput"),
     "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
     "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (
@@ -311,6 +318,8 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.array.depth_space": "DepthToSpace SpaceToDepth",
     "trainflow._src.ops.array.diag": "Diag DiagPart MatrixDiag MatrixDiagPart MatrixSetDiag",
     "trainflow._src.ops.array.ensure_shape": "EnsureShape",
+    "trainflow._src.ops.array.fake_quant_per_channel": (
+        "FakeQuantWithMinMaxVarsPerChannel FakeQuantWithMinMaxVarsPerChannelGradient"),
     "trainflow._src.ops.array.gather": "InvertPermutation",
     "trainflow._src.ops.array.gather_grad": "Gather GatherNd GatherV2 ScatterNd Select SelectV2",
     "trainflow._src.ops.array.identity": "Const Identity PlaceholderWithDefault RefIdentity",
@@ -319,8 +328,8 @@ _GRADIENT_MODULES = {
         "ConjugateTranspose MirrorPad MirrorPadGrad Pad PadV2 ReverseSequence ReverseV2 Tile "
         "Transpose"),
     "trainflow._src.ops.array.quantize_dequantize": (
-        "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 "
-        "QuantizeAndDequantizeV3"),
+        "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
+        "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
     "trainflow._src.ops.array.shape": "BroadcastGradientArgs Rank Shape ShapeN Size",
     "trainflow._src.ops.array.shape_grad": "BroadcastTo ExpandDims Fill Reshape Squeeze",
     "trainflow._src.ops.array.slicing_grad": "Slice StridedSlice StridedSliceGrad",
@@ -402,6 +411,7 @@ _GRADIENT_MODULES = {
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
     "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
+    "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize ResizeBicubic ResizeBilinear ResizeBilinearGrad ResizeNearestNeighbor"),
     "trainflow._src.ops.io.checkpoint_ops": "GenerateVocabRemapping LoadAndRemapMatrix",
@@ -480,6 +490,7 @@ _GRADIENT_MODULES = {
         "AvgPool3D AvgPool3DGrad Conv3D Conv3DBackpropFilterV2 Conv3DBackpropInputV2 "
         "MaxPool3D MaxPool3DGrad MaxPool3DGradGrad"),
     "trainflow._src.ops.nn.ctc": "CTCBeamSearchDecoder CTCGreedyDecoder CTCLoss",
+    "trainflow._src.ops.nn.morphology": "Dilation2D",
     "trainflow._src.ops.nn.nn_ops": "InTopK InTopKV2 TopK TopKV2",
     "trainflow._src.ops.nn.norm": "L2Loss",
     "trainflow._src.ops.nn.pool": (

@@ -9,7 +9,7 @@ from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
 from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.nn import conv, conv_composite, nn_ops
+from trainflow._src.ops.nn import conv, conv3d, conv_composite, nn_ops
 from trainflow._src.ops.state import init_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "Convolution1D", "Convolution2D",
@@ -21,7 +21,7 @@ _ZEROS = init_ops.zeros_initializer()
 
 
 class _Conv(Layer):
-    """N-D convolution layer (N = rank, 1 or 2): `activation(conv(inputs, kernel) + bias)`.
+    """N-D convolution layer (N = rank, 1, 2 or 3): `activation(conv(inputs, kernel) + bias)`.
 
     Args:
       rank: number of spatial dimensions.
@@ -89,6 +89,13 @@ class _Conv(Layer):
                                             padding=self.padding.upper(), data_format=fmt,
                                             dilations=list(self.dilation_rate),
                                             name="Conv1D")
+        if self.rank == 3:
+            first = self.data_format == "channels_first"
+            steps = (1, 1) + self.strides if first else (1,) + self.strides + (1,)
+            rates = (1, 1) + self.dilation_rate if first else (1,) + self.dilation_rate + (1,)
+            return conv3d.conv3d(inputs, self.kernel, strides=list(steps),
+                                 padding=self.padding.upper(), data_format=fmt,
+                                 dilations=list(rates), name="Conv3D")
         return conv.conv2d(inputs, self.kernel, strides=list(self.strides),
                                   padding=self.padding.upper(), data_format=fmt,
                                   dilations=list(self.dilation_rate), name="Conv2D")

@@ -1,17 +1,19 @@
-"""`tf.layers` pooling: max/average pooling in 1-D and 2-D, classes and functions.
+"""`tf.layers` pooling: max/average pooling in 1-D, 2-D and 3-D, classes and functions.
 
 The ops are `MaxPool` / `AvgPool` in the layer's scope (`max_pooling2d/MaxPool`); the
-1-D layers wrap them in `ExpandDims` / `Squeeze`.
+1-D layers wrap them in `ExpandDims` / `Squeeze`; the 3-D ones are `MaxPool3D` /
+`AvgPool3D`.
 """
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.layers import utils
 from trainflow._src.layers.base import InputSpec, Layer
 from trainflow._src.ops.array import array_ops
-from trainflow._src.ops.nn import pool
+from trainflow._src.ops.nn import conv3d, pool
 
-__all__ = ["AveragePooling1D", "AveragePooling2D", "AvgPool1D", "AvgPool2D", "MaxPool1D",
-           "MaxPool2D", "MaxPooling1D", "MaxPooling2D", "average_pooling1d",
-           "average_pooling2d", "max_pooling1d", "max_pooling2d"]
+__all__ = ["AveragePooling1D", "AveragePooling2D", "AveragePooling3D", "AvgPool1D",
+           "AvgPool2D", "AvgPool3D", "MaxPool1D", "MaxPool2D", "MaxPool3D", "MaxPooling1D",
+           "MaxPooling2D", "MaxPooling3D", "average_pooling1d", "average_pooling2d",
+           "average_pooling3d", "max_pooling1d", "max_pooling2d", "max_pooling3d"]
 
 
 class _Pooling(Layer):
@@ -38,6 +40,10 @@ class _Pooling(Layer):
         self.input_spec = InputSpec(ndim=rank + 2)
 
     def _pool(self, inputs, window, strides, data_format):
+        if self.rank == 3:
+            fn = conv3d.max_pool3d if self.pool_fn == "max" else conv3d.avg_pool3d
+            return fn(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
+                      data_format="NCDHW" if data_format == "NCHW" else "NDHWC")
         fn = pool.max_pool if self.pool_fn == "max" else pool.avg_pool
         return fn(inputs, ksize=window, strides=strides, padding=self.padding.upper(),
                   data_format=data_format)
@@ -100,8 +106,26 @@ class AveragePooling2D(_Pooling):
         super().__init__(2, "avg", pool_size, strides, padding, data_format, name, **kwargs)
 
 
+class MaxPooling3D(_Pooling):
+    """3-D max pooling over [batch, depth, height, width, channels] (or channels first)
+    (`tf.layers.MaxPooling3D`); arguments as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(3, "max", pool_size, strides, padding, data_format, name, **kwargs)
+
+
+class AveragePooling3D(_Pooling):
+    """3-D average pooling (`tf.layers.AveragePooling3D`); arguments as `_Pooling`."""
+
+    def __init__(self, pool_size, strides=None, padding="valid",
+                 data_format="channels_last", name=None, **kwargs):
+        super().__init__(3, "avg", pool_size, strides, padding, data_format, name, **kwargs)
+
+
 MaxPool1D, AvgPool1D, MaxPool2D, AvgPool2D = (MaxPooling1D, AveragePooling1D, MaxPooling2D,
                                               AveragePooling2D)
+MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
 
 
 def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -126,3 +150,15 @@ def average_pooling2d(inputs, pool_size, strides, padding="valid",
                       data_format="channels_last", name=None):
     """Functional `AveragePooling2D` (`tf.layers.average_pooling2d`)."""
     return AveragePooling2D(pool_size, strides, padding, data_format, name).apply(inputs)
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """Functional `MaxPooling3D` (`tf.layers.max_pooling3d`)."""
+    return MaxPooling3D(pool_size, strides, padding, data_format, name).apply(inputs)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """Functional `AveragePooling3D` (`tf.layers.average_pooling3d`)."""
+    return AveragePooling3D(pool_size, strides, padding, data_format, name).apply(inputs)

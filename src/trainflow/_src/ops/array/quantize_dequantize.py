@@ -1,8 +1,10 @@
 """QuantizeAndDequantizeV2 / V3 (`tf.quantization.quantize_and_dequantize`): simulated
 integer quantization of a float tensor, one scale for the tensor (axis=-1) or one per
 channel along `axis`, with TF's range arithmetic (the range is widened on one side so
-zero stays exact) and straight-through gradients, as TF registers them; and
-FakeQuantWithMinMaxVars with its gradient op (TF's nudged range, float32 throughout)."""
+zero stays exact) and straight-through gradients, as TF registers them; and the
+FakeQuant ops (a range given as attrs: ...Args; as scalar tensors: ...Vars; one per
+last-axis channel: ...VarsPerChannel) with their gradient ops (TF's nudged range,
+float32 throughout)."""
 import numpy as np
 
 from trainflow._src.framework import errors
@@ -151,18 +153,22 @@ def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True,  
 # -- FakeQuantWithMinMaxVars ---------------------------------------------------------------
 def _nudge(lo, hi, num_bits, narrow_range):
     """TF's Nudge in float32: the range moved so real zero falls on a quantization step.
-    Returns (nudged min, nudged max, scale, zero point - quant min)."""
+    Returns (nudged min, nudged max, scale, inverse scale); the inverse is computed
+    from the range, not as 1 / scale, as TF does."""
     f32 = np.float32
+    lo, hi = f32(lo), f32(hi)
     qmin, qmax = f32(1 if narrow_range else 0), f32((1 << num_bits) - 1)
-    scale = f32((f32(hi) - f32(lo)) / (qmax - qmin))
-    zero_from_min = f32(qmin - f32(lo) / scale)
+    scale = f32((hi - lo) / (qmax - qmin))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inverse = f32((qmax - qmin) / (hi - lo))
+        zero_from_min = f32(qmin - lo / scale)
     if zero_from_min < qmin:
         zero = qmin
     elif zero_from_min > qmax:
         zero = qmax
     else:
-        zero = f32(np.floor(np.abs(zero_from_min) + 0.5) * np.sign(zero_from_min))
-    return f32((qmin - zero) * scale), f32((qmax - zero) * scale), scale, f32(zero - qmin)
+        zero = f32(np.floor(np.abs(zero_from_min) + f32(0.5)) * np.sign(zero_from_min))
+    return f32((qmin - zero) * scale), f32((qmax - zero) * scale), scale, inverse
 
 
 def _check_bits(num_bits):
@@ -170,19 +176,30 @@ def _check_bits(num_bits):
         raise _invalid("num_bits must be between 2 and 16, inclusive")
 
 
-def _fake_quant_kernel(inputs, min, max, *, num_bits, narrow_range):  # noqa: A002
+def _fake_quant_kernel(inputs, min, max, *, num_bits, narrow_range,  # noqa: A002
+                       divide=True):
+    """TF's fake quantization of float32 `inputs` over one range: the step count is
+    shifted / scale (Vars) or shifted * inverse scale (Args, PerChannel), rounded
+    relative to the zero point, times scale."""
     _check_bits(num_bits)
-    lo, hi, scale, offset = _nudge(min, max, num_bits, narrow_range)
-    shifted = np.minimum(np.maximum(inputs, lo), hi) - lo
-    steps = np.floor(shifted / scale + np.float32(0.5))
-    # steps * scale + nudged min, rounded as TF's CPU kernel rounds it: once, from the
-    # integer step count relative to the zero point.
-    return ((steps - offset) * scale).astype(np.float32)
+    inputs = np.asarray(inputs, np.float32)
+    if np.float32(min) == 0 and np.float32(max) == 0:
+        return np.zeros_like(inputs)  # TF: a [0, 0] range quantizes everything to 0
+    lo, hi, scale, inverse = _nudge(min, max, num_bits, narrow_range)
+    half = np.float32(0.5)
+    quant_zero = np.floor(-lo * inverse + half)
+    shifted = np.maximum(np.minimum(inputs, hi), lo) - lo
+    steps = shifted / scale if divide else shifted * inverse
+    return (np.floor(steps - quant_zero + half) * scale).astype(np.float32)
 
 
 def _fake_quant_grad_kernel(gradients, inputs, min, max, *, num_bits,  # noqa: A002
                             narrow_range):
     _check_bits(num_bits)
+    gradients = np.asarray(gradients, np.float32)
+    if np.float32(min) == 0 and np.float32(max) == 0:
+        # TF passes everything to the input then.
+        return gradients.copy(), np.float32(0), np.float32(0)
     lo, hi, _, _ = _nudge(min, max, num_bits, narrow_range)
     inside = (inputs >= lo) & (inputs <= hi)
     zero = np.float32(0)
@@ -221,3 +238,64 @@ def fake_quant_with_min_max_vars(inputs, min, max, num_bits=8, narrow_range=Fals
     (`tf.quantization.fake_quant_with_min_max_vars`)."""
     return apply_op("FakeQuantWithMinMaxVars", inputs=inputs, min=min, max=max,
                     num_bits=num_bits, narrow_range=narrow_range, name=name).outputs[0]
+
+
+def fake_quant_with_min_max_vars_gradient(gradients, inputs, min, max,  # noqa: A002
+                                          num_bits=8, narrow_range=False, name=None):
+    """The gradients of FakeQuantWithMinMaxVars: (wrt inputs, wrt min, wrt max)."""
+    return tuple(apply_op("FakeQuantWithMinMaxVarsGradient", gradients=gradients,
+                          inputs=inputs, min=min, max=max, num_bits=num_bits,
+                          narrow_range=narrow_range, name=name).outputs)
+
+
+# -- FakeQuantWithMinMaxArgs -----------------------------------------------------------------
+def _check_args_range(min, max):  # noqa: A002
+    if not min < max:
+        raise _invalid(f"min has to be smaller than max, was: {min} >= {max}")
+
+
+def _fake_quant_args_kernel(inputs, *, min, max, num_bits, narrow_range):  # noqa: A002
+    _check_args_range(min, max)
+    return _fake_quant_kernel(inputs, min, max, num_bits=num_bits, narrow_range=narrow_range,
+                              divide=False)
+
+
+def _fake_quant_args_grad_kernel(gradients, inputs, *, min, max, num_bits,  # noqa: A002
+                                 narrow_range):
+    _check_args_range(min, max)
+    return _fake_quant_grad_kernel(gradients, inputs, min, max, num_bits=num_bits,
+                                   narrow_range=narrow_range)[0]
+
+
+_FQ_ARGS_ATTRS = ["min: float = -6", "max: float = 6"] + _FQ_ATTRS
+register_op("FakeQuantWithMinMaxArgs", inputs=["inputs: float"], outputs=["outputs: float"],
+            attrs=_FQ_ARGS_ATTRS, shape_fn=_same_shape, kernel=_fake_quant_args_kernel)
+register_op("FakeQuantWithMinMaxArgsGradient", inputs=["gradients: float", "inputs: float"],
+            outputs=["backprops: float"], attrs=_FQ_ARGS_ATTRS,
+            shape_fn=lambda op: [op.inputs[0].get_shape().merge_with(op.inputs[1].get_shape())],
+            kernel=_fake_quant_args_grad_kernel)
+NotDifferentiable("FakeQuantWithMinMaxArgsGradient")
+
+
+@RegisterGradient("FakeQuantWithMinMaxArgs")
+def _fake_quant_args_grad(op, grad):
+    return fake_quant_with_min_max_args_gradient(
+        grad, op.inputs[0], min=op.get_attr("min"), max=op.get_attr("max"),
+        num_bits=op.get_attr("num_bits"), narrow_range=op.get_attr("narrow_range"))
+
+
+def fake_quant_with_min_max_args(inputs, min=-6, max=6, num_bits=8,  # noqa: A002
+                                 narrow_range=False, name=None):
+    """Fake-quantizes float `inputs` to `num_bits` steps over the nudged [min, max]
+    given as attrs (`tf.fake_quant_with_min_max_args`)."""
+    return apply_op("FakeQuantWithMinMaxArgs", inputs=inputs, min=min, max=max,
+                    num_bits=num_bits, narrow_range=narrow_range, name=name).outputs[0]
+
+
+def fake_quant_with_min_max_args_gradient(gradients, inputs, min=-6, max=6,  # noqa: A002
+                                          num_bits=8, narrow_range=False, name=None):
+    """The gradient of FakeQuantWithMinMaxArgs: `gradients` where inputs lie in the
+    nudged range, 0 elsewhere."""
+    return apply_op("FakeQuantWithMinMaxArgsGradient", gradients=gradients, inputs=inputs,
+                    min=min, max=max, num_bits=num_bits, narrow_range=narrow_range,
+                    name=name).outputs[0]

@@ -15,8 +15,8 @@ from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.nn import activation_kernels as K
 from trainflow._src.ops.nn.shape_util import merged_shape_fn
 
-__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "softplus", "softsign",
-           "swish"]
+__all__ = ["crelu", "elu", "leaky_relu", "relu", "relu6", "selu", "silu", "softplus",
+           "softsign", "swish"]
 
 _RELU_TYPES = ("{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, "
                "uint32, uint64, qint8}")
@@ -238,3 +238,6 @@ def swish(features, beta=1.0):
     beta = convert_to_tensor(beta, dtype=features.dtype.base_dtype, name="beta")
     gate = arith.sigmoid(arith.multiply(beta, features, name="mul"))
     return arith.multiply(features, gate, name="mul")
+
+
+silu = swish  # TF exports swish under both names.

@@ -14,6 +14,7 @@ from trainflow._src.ops.nn.conv_geometry import spatial_attrs
 from trainflow._src.ops.array.shape_util import merge_dim, partial_shape_value, with_rank
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input",
            "depthwise_conv2d_native", "depthwise_conv2d_native_backprop_input",
            "depthwise_conv2d_native_backprop_filter"]
 
@@ -464,3 +465,8 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  
                filter_sizes=filter_sizes, out_backprop=out_backprop, strides=strides,
                padding=padding, explicit_paddings=explicit, data_format=data_format,
                dilations=list(dilations))
+
+
+# TF1 exports the native backprops under these shorter names too.
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter

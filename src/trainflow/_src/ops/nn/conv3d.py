@@ -1,10 +1,12 @@
 """3-D convolution and pooling (Conv3D, Conv3DBackpropInputV2/FilterV2, MaxPool3D,
-AvgPool3D and their gradient ops), and the 1-D pools built on the 2-D ones
-(`max_pool1d`, `avg_pool1d`). Kernels: `conv3d_kernels`.
+AvgPool3D and their gradient ops), the 1-D pools built on the 2-D ones
+(`max_pool1d`, `avg_pool1d`) and TF2's rank-dispatching pools (`max_pool_v2`,
+`avg_pool_v2`). Kernels: `conv3d_kernels`.
 """
 from trainflow._src.framework.graph import get_default_graph
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import RegisterGradient, register_op
+from trainflow._src.framework.scopes import name_scope
 from trainflow._src.framework.tensor_conversion import convert_to_tensor
 from trainflow._src.ops.array.shape_util import (
     UNKNOWN, dims_of, partial_shape_value, shape_of, with_rank)
@@ -12,10 +14,11 @@ from trainflow._src.ops.nn import conv3d_kernels as k
 from trainflow._src.ops.nn.conv import get_sequence
 from trainflow._src.ops.array.create import zeros_like
 from trainflow._src.ops.array.shape import expand_dims, shape, squeeze
-from trainflow._src.ops.nn.pool import avg_pool, max_pool
+from trainflow._src.ops.nn.pool import avg_pool, max_pool, max_pool2d
 
-__all__ = ["avg_pool1d", "avg_pool3d", "conv3d", "conv3d_backprop_filter_v2",
-           "conv3d_transpose", "max_pool1d", "max_pool3d"]
+__all__ = ["avg_pool1d", "avg_pool3d", "avg_pool_v2", "conv3d", "conv3d_backprop_filter",
+           "conv3d_backprop_filter_v2",
+           "conv3d_transpose", "max_pool1d", "max_pool3d", "max_pool_v2"]
 
 _FLOATS = "{float16, bfloat16, float32, float64}"
 _POOL_MAX_T = "{float16, bfloat16, float32}"
@@ -231,6 +234,9 @@ def conv3d_backprop_filter_v2(input, filter_sizes, out_backprop, strides, paddin
                     data_format=data_format, dilations=list(dilations), name=name).outputs[0]
 
 
+conv3d_backprop_filter = conv3d_backprop_filter_v2  # TF exports the V2 op under both names
+
+
 def conv3d_transpose(value, filter=None, output_shape=None, strides=None,  # noqa: A002
                      padding="SAME", data_format="NDHWC", name=None,
                      input=None, filters=None, dilations=None):  # noqa: A002 - TF's argument name
@@ -238,11 +244,11 @@ def conv3d_transpose(value, filter=None, output_shape=None, strides=None,  # noq
     the result, which conv3d with the same filter and strides maps back to `value`."""
     value = input if value is None else value
     filter = filters if filter is None else filter
-    with get_default_graph().name_scope(name or "conv3d_transpose"):
+    with name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as scope:
         return apply_op("Conv3DBackpropInputV2", input_sizes=output_shape, filter=filter,
                         out_backprop=value, strides=list(strides), padding=padding,
                         data_format=data_format,
-                        dilations=list(dilations or (1, 1, 1, 1, 1))).outputs[0]
+                        dilations=list(dilations or (1, 1, 1, 1, 1)), name=scope).outputs[0]
 
 
 def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
@@ -261,7 +267,7 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
 
 def _pool1d(pool_fn, default_name, input, ksize, strides, padding, data_format,  # noqa: A002
             name):
-    if data_format == "NWC":
+    if data_format is None or data_format == "NWC":
         fmt, axis, channel = "NHWC", 1, 2
     elif data_format == "NCW":
         fmt, axis, channel = "NCHW", 2, 1
@@ -285,3 +291,41 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     """1-D average pooling over [batch, width, channels] (an AvgPool on an expanded dim)."""
     return _pool1d(avg_pool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
 
+
+def _pool_v2(ops, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    rank = input.shape.ndims if hasattr(input, "shape") else None
+    if rank is not None:
+        n = rank - 2
+    elif data_format is not None:
+        n = len(data_format) - 2
+    else:
+        raise ValueError("`input` must have a static shape or `data_format` must be given. "
+                         f"Received: input.shape={input.shape} and data_format={data_format}")
+    if not 1 <= n <= 3:
+        raise ValueError("`input.shape.rank` must be 3, 4 or 5. Received: "
+                         f"input.shape={input.shape} of rank {n + 2}.")
+    channel = n + 1 if data_format is None or not data_format.startswith("NC") else 1
+    if isinstance(padding, (list, tuple)) and n == 3:
+        raise ValueError("Explicit padding is not supported with an input tensor of rank 5. "
+                         f"Received: padding={padding}")
+    ksize = get_sequence(ksize, n, channel, "ksize")
+    strides = get_sequence(strides, n, channel, "strides")
+    default = (None, "NWC", "NHWC", "NDHWC")[n]
+    return ops[n](input, ksize=ksize, strides=strides, padding=padding,
+                  data_format=default if data_format is None else data_format, name=name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """TF2's `avg_pool`: 1-, 2- or 3-D average pooling chosen by the rank of `input`
+    (AvgPool1D's ExpandDims/AvgPool/Squeeze, AvgPool or AvgPool3D)."""
+    input = convert_to_tensor(input)
+    return _pool_v2({1: avg_pool1d, 2: avg_pool, 3: avg_pool3d}, input, ksize, strides,
+                    padding, data_format, name)
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """TF2's `max_pool`: 1-, 2- or 3-D max pooling chosen by the rank of `input`
+    (explicit padding pairs for ranks 3 and 4 only)."""
+    input = convert_to_tensor(input)
+    return _pool_v2({1: max_pool1d, 2: max_pool2d, 3: max_pool3d}, input, ksize, strides,
+                    padding, data_format, name)
