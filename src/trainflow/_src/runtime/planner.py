@@ -36,7 +36,8 @@ def needed_ops(fetch_ops, fed, done=frozenset()):
       done: Operations already run (partial_run); they are skipped.
 
     Returns:
-      the list of Operations, inputs before consumers, in the order they become ready, ties by creation.
+      the list of Operations, inputs before consumers, in the order they become ready,
+      ties by creation.
     """
     def next_ops(op):
         out = [t._op for t in op._inputs if t not in fed and t._op not in done]
