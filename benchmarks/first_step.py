@@ -8,9 +8,11 @@ Each sample is a fresh interpreter (bytecode caches on, as an installed package 
 that imports numpy, then the TF1 module, builds the big MLP (784-512-512-10, Adam,
 batch 128, fed from NumPy), initializes it and runs --steps training steps. Figures:
 the import (over numpy's), the first step, the whole run (build to last step) and the
-steps/s of the run's last third. Sides: trainflow with XLA off (`numpy`), trainflow with
-TRAINFLOW_XLA_AUTO=1 (`auto`: background compile, per-segment choice) and TensorFlow 2.21
-graph mode (`tensorflow`, under --tf-python), alternating, --rounds rounds, best of each.
+steps/s of the run's last third, and how many programs the run compiled (new entries in
+trainflow's XLA cache folder: after the warm-up run, 0). Sides: trainflow with XLA off
+(`numpy`), trainflow with TRAINFLOW_XLA_AUTO=1 (`auto`: background compile, per-segment
+choice) and TensorFlow 2.21 graph mode (`tensorflow`, under --tf-python), alternating,
+--rounds rounds, best of each.
 
 Targets (issue 31), ratios against TensorFlow in the same rounds: auto's steps/s >= 1.3x
 TF's, its first step >= 2x faster than TF's; trainflow's import <= 0.25 s over numpy's.
@@ -39,6 +41,7 @@ def run(module, steps):
     t2 = time.perf_counter()
     if hasattr(tf, "disable_v2_behavior"):
         tf.disable_v2_behavior()
+    cache = _cache_entries()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from mlp_step import MODELS, build
     x, y, loss, train = build(tf, MODELS["big"], optimizer="adam")
@@ -55,7 +58,17 @@ def run(module, steps):
             ends.append(time.perf_counter())
     tail = ends[-(len(ends) // 3):]
     return {"numpy_s": t1 - t0, "import_s": t2 - t1, "first_step_s": t4 - t3,
-            "run_s": ends[-1] - t2, "steps_per_s": (len(tail) - 1) / (tail[-1] - tail[0])}
+            "run_s": ends[-1] - t2, "steps_per_s": (len(tail) - 1) / (tail[-1] - tail[0]),
+            "compiled": len(_cache_entries() - cache)}
+
+
+def _cache_entries():
+    """The programs in trainflow's XLA cache folder (each compile writes one)."""
+    if "trainflow" not in sys.modules:
+        return set()
+    from trainflow._src.runtime import process_settings
+    folder = process_settings.xla_cache_dir()
+    return set(os.listdir(folder)) if folder and os.path.isdir(folder) else set()
 
 
 def sample(side, steps, python):
@@ -71,7 +84,9 @@ def sample(side, steps, python):
 def best(a, b):
     if a is None:
         return b
-    return {k: max(a[k], b[k]) if k == "steps_per_s" else min(a[k], b[k]) for k in a}
+    out = {k: max(a[k], b[k]) if k == "steps_per_s" else min(a[k], b[k]) for k in a}
+    out["compiled"] = max(a["compiled"], b["compiled"])  # any compile is one too many
+    return out
 
 
 def main(argv=None):
@@ -100,10 +115,11 @@ def main(argv=None):
     print(f"big MLP, Adam, b128, {args.steps} steps from a cold process; best of "
           f"{args.rounds} alternating rounds (load average {before} before, "
           f"{load_average()} after)")
-    print(f"{'side':<12}{'import s':>10}{'first step s':>14}{'run s':>9}{'steps/s':>10}")
+    print(f"{'side':<12}{'import s':>10}{'first step s':>14}{'run s':>9}{'steps/s':>10}"
+          f"{'compiled':>10}")
     for side, r in results.items():
         print(f"{side:<12}{r['import_s']:>10.3f}{r['first_step_s']:>14.3f}{r['run_s']:>9.2f}"
-              f"{r['steps_per_s']:>10.1f}")
+              f"{r['steps_per_s']:>10.1f}{r['compiled']:>10}")
     auto, tf = results["auto"], results.get("tensorflow")
     print(f"target import <= {IMPORT_OVER_NUMPY_S} s over numpy: "
           f"{'met' if auto['import_s'] <= IMPORT_OVER_NUMPY_S else 'MISSED'}")
