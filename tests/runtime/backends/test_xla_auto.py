@@ -49,7 +49,7 @@ def _losses(n, config=None, until_chosen=False):
     out, chosen_at = [], None
     with tf.Session(graph=g, config=config) as s:
         s.run(init)
-        deadline = time.time() + 60
+        deadline = time.time() + 180
         while len(out) < n or (until_chosen and chosen_at is None and time.time() < deadline):
             out.append(s.run([train, loss], feed)[1])
             kernels = _segments(s)

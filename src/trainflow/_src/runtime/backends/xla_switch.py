@@ -13,6 +13,7 @@ environment lets trainflow choose (`Auto`, xla_auto.py): jax loads in a backgrou
 thread while the first steps run on NumPy, then each segment compiles in the background
 and keeps whichever of NumPy and XLA runs it faster. Off by default.
 """
+import functools
 import importlib.util
 import os
 import shlex
@@ -135,6 +136,7 @@ class Auto:
         return xla_auto
 
 
+@functools.lru_cache(maxsize=None)
 def _gpu_plugin():
     """Whether a jax GPU plugin is installed (found without importing jax)."""
     return any(importlib.util.find_spec(m) is not None
