@@ -93,20 +93,24 @@ def test_a_signature_run_once_is_not_compiled(auto):
             assert all(st.compiled is None and st.calls == 1 for st in k.auto._states.values())
 
 
-def test_convolutions_stay_on_numpy_on_cpu(auto):
+def test_a_step_with_a_convolution_keeps_numpy_on_cpu(auto):
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [2, 8, 8, 3])
         w = tf.Variable(tf.ones([3, 3, 3, 4]) * 0.1)
-        loss = tf.reduce_sum(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME") ** 2)
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        loss = tf.reduce_sum(tf.layers.dense(tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), 3) ** 2)
+        train = tf.train.AdamOptimizer(0.01).minimize(loss)
         init = tf.global_variables_initializer()
     with tf.Session(graph=g) as s:
         s.run(init)
         for _ in range(4):
             s.run(train, {x: np.ones([2, 8, 8, 3], np.float32)})
-        conv = [k for k in _segments(s) if any(op.type == "Conv2D" for op in k.ops)]
-        assert conv and all(k.auto.numpy_only and not k.auto._states for k in conv)
+        plans = {tuple(k for k in key[0]): p for key, p in s._plans.items()}
+        step = plans[(train,)]
+        # No segment at all (the dense layer and Adam's updates too): NumPy's kernels.
+        assert not any(op.type == "XlaCluster" for op in step.ops)
+        assert step.provisional is None
+        assert _segments(s)  # the initializer's plan has one
 
 
 @pytest.mark.parametrize("flags, level, want", [

@@ -87,9 +87,9 @@ class Plan:
         # and the session makes it again once the backend is there.
         self.provisional = None
         if isinstance(xla, xla_switch.Auto):
-            if xla.worth_loading(ops):
-                self.provisional = xla
-            xla = xla.backend()
+            auto = xla
+            xla, wait = auto.plan_backend(ops)
+            self.provisional = auto if wait else None
         marked_only = False
         if xla is None and not done and any(op._attrs.get("_XlaCompile") is True
                                             for op in ops):

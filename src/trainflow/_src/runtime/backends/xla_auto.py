@@ -10,19 +10,17 @@ move between host and device between steps only (their slots hand the value over
 every step sees exactly the state the previous one left.
 
 Cost model, checked against measurements (docs/xla.md): on XLA:CPU the convolutions
-are slower than the NumPy backend's im2col kernels, so a segment with a convolution
-stays on NumPy on a CPU without compiling (a compile of a conv step takes seconds of
-the cores the NumPy steps run on).
+are slower than the NumPy backend's im2col kernels, so a plan with a convolution never
+gets here on a CPU (xla_switch.Auto.plan_backend): it keeps NumPy's kernels without
+compiling (a compile of a conv step takes seconds of the cores the NumPy steps run on).
 """
 import threading
 import time
 
-import jax
 import numpy as np
 
 from trainflow._src import tf_logging
 from trainflow._src.runtime.backends import xla_backend, xla_resources
-from trainflow._src.runtime.backends.xla_switch import CPU_SLOW
 
 NAME = xla_backend.NAME
 TRIAL_STEPS = 3  # timed steps per backend (after one untimed step that moves the state)
@@ -34,9 +32,7 @@ add_folded = xla_backend.add_folded
 def lower_segment(*args, **kwargs):
     """xla_backend.lower_segment, the kernel choosing its backend as above."""
     sop, kernel = xla_backend.lower_segment(*args, **kwargs)
-    numpy_only = jax.default_backend() == "cpu" and any(op._type in CPU_SLOW
-                                                         for op in sop.ops)
-    kernel.auto = Chooser(numpy_only)
+    kernel.auto = Chooser()
     return sop, kernel
 
 
@@ -56,14 +52,11 @@ class _State:
 class Chooser:
     """Runs one segment (`call`) on NumPy or compiled, per signature (see above)."""
 
-    def __init__(self, numpy_only=False):
-        self.numpy_only = numpy_only
+    def __init__(self):
         self._states = {}
         self._lock = threading.Lock()
 
     def call(self, kernel, args):
-        if self.numpy_only:
-            return _numpy(kernel, args)
         slots = [xla_resources.slot_of(args[i]) for i in kernel._ref_pos]
         current = [s.current() for s in slots]
         if any(v is None for v in current):

@@ -59,6 +59,11 @@ def _donate_min_bytes():
     return _default_donate_min[0]
 
 
+def on_cpu():
+    """Whether jax computes on the CPU."""
+    return jax.default_backend() == "cpu"
+
+
 def _import_lowering(op_type):
     """Imports the module of op_type's lowering (framework/op_index.py), if it has one."""
     module = op_index.XLA_LOWERING_MODULES.get(op_type)

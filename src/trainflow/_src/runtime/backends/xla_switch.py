@@ -107,11 +107,17 @@ class Auto:
         """Whether the backend is still to load (plans made now run on NumPy)."""
         return _backend is None and not _unavailable
 
-    def worth_loading(self, ops):
-        """Whether a plan of `ops`, made before the backend loaded, should wait for it."""
-        if not self.pending():
-            return False
-        return _gpu_plugin() or not any(op._type in CPU_SLOW for op in ops)
+    def plan_backend(self, ops):
+        """(the planner's backend or None, whether the plan waits for the load) for a plan
+        of `ops`: a step with a convolution keeps NumPy's kernels on a CPU."""
+        slow = any(op._type in CPU_SLOW for op in ops)
+        if _backend is None:
+            return None, not _unavailable and (_gpu_plugin() or not slow)
+        if slow and _backend.on_cpu():
+            return None, False
+        # lazy: xla_auto imports jax, loaded by now
+        from trainflow._src.runtime.backends import xla_auto
+        return xla_auto, False
 
     def timed(self, run):
         """`run` (a plan's), counting its time towards starting the load."""
@@ -126,15 +132,6 @@ class Auto:
                 if self._spent >= self.START_AFTER_S:
                     self.start()
         return timed_run
-
-    def backend(self):
-        """The planner's backend (xla_auto.py) once loaded; None before, or without jax."""
-        if _backend is None:
-            return None
-        # lazy: xla_auto imports jax, loaded by now
-        from trainflow._src.runtime.backends import xla_auto
-        return xla_auto
-
 
 @functools.lru_cache(maxsize=None)
 def _gpu_plugin():
