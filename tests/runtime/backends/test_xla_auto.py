@@ -209,3 +209,18 @@ def test_compiled_programs_persist_across_processes(tmp_path):
     assert os.listdir(tmp_path)
     second = _run_python(_LONG_MLP, env)
     assert second[0] in ("['numpy']", "['xla']") and second[1] == "0"
+
+
+@pytest.mark.parametrize("env, want", [
+    ({"TRAINFLOW_XLA_CACHE_DIR": "/c"}, "/c"),
+    ({"TRAINFLOW_XLA_CACHE_DIR": ""}, None),
+    ({"XDG_CACHE_HOME": "/x"}, os.path.join("/x", "trainflow", "xla")),
+    ({"HOME": "/h"}, os.path.join("/h", ".cache", "trainflow", "xla")),
+])
+def test_cache_folder(monkeypatch, env, want):
+    from trainflow._src.runtime import process_settings
+    for name in ("TRAINFLOW_XLA_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert process_settings.xla_cache_dir() == want
