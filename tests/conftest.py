@@ -3,6 +3,7 @@
 - Makes the shared test helpers in tests/helpers importable (`from tf_interop import
   run_json`): pytest runs with --import-mode=importlib, which puts no test folder on sys.path.
 - TRAINFLOW_XLA=1 switches XLA on for every session (the CI job for the XLA backend).
+- jax's persistent compilation cache is off (TRAINFLOW_XLA_CACHE_DIR empty) unless set.
 - Labels every test with one tier, so a contributor can run one (`pytest -m unit tests`):
   `interop` runs real TensorFlow in a subprocess (needs TRAINFLOW_TF_PYTHON), `xla` needs jax
   (the XLA backend's own tests), `golden` compares against data recorded from TensorFlow
@@ -19,6 +20,10 @@ sys.path.insert(0, os.path.join(_TESTS, "helpers"))
 
 from tf_interop import (  # noqa: E402 - needs the helpers folder on sys.path
     TF_ESTIMATOR_SKIP_REASON, TF_SKIP_REASON)
+
+# Compiled programs are not written to the user's cache folder (tests that need the
+# persistent cache point it at a temporary folder).
+os.environ.setdefault("TRAINFLOW_XLA_CACHE_DIR", "")
 
 if os.environ.get("TRAINFLOW_XLA") == "1" and "--tf_xla_auto_jit" not in \
         os.environ.get("TF_XLA_FLAGS", ""):

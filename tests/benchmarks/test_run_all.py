@@ -20,9 +20,9 @@ def test_list_names_every_benchmark_script():
     scripts = {f for f in os.listdir(os.path.join(ROOT, "benchmarks"))
                if f.endswith(".py") and not f.startswith("_")}
     # Not pairs of trainflow and TF: the GPU script, the bare-NumPy floors, the per-op
-    # XLA lowering times, and the model server's load test.
+    # XLA lowering times, the model server's load test, and the cold-process run.
     assert scripts - listed == {"run_all.py", "gpu_step.py", "bare_numpy.py",
-                                "xla_conv_ops.py", "serve_load.py"}
+                                "xla_conv_ops.py", "serve_load.py", "first_step.py"}
 
 
 def test_one_workload_trainflow_only_as_json():

@@ -4,8 +4,8 @@ A DType is identified by its DataType enum number (`as_datatype_enum`); the
 `_ref` variants (enum + 100) mark reference-typed outputs (variables).
 """
 import builtins
+import sys
 
-import ml_dtypes
 import numpy as np
 
 _REF_OFFSET = 100
@@ -113,10 +113,7 @@ class DType:
         if base in _QUANTIZED or base in (string, resource, variant) or base.is_complex:
             raise TypeError(f"Cannot find minimum/maximum value for {self.name}")
         np_t = base.as_numpy_dtype
-        if base.is_floating:
-            info = ml_dtypes.finfo(np_t) if base == bfloat16 else np.finfo(np_t)
-        else:
-            info = np.iinfo(np_t)
+        info = float_info(np_t) if base.is_floating else np.iinfo(np_t)
         return info.min, info.max
 
     def is_compatible_with(self, other):
@@ -157,15 +154,48 @@ _BASE_NAMES = {
     18: "complex128", 19: "float16", 20: "resource", 21: "variant", 22: "uint32", 23: "uint64",
 }
 
-_NP_TYPES = {
+class _NumpyTypes(dict):
+    """Enum -> NumPy type; bfloat16's type (ml_dtypes, ~1 s to import) loads on first use."""
+
+    def __missing__(self, enum):
+        if enum != 14:
+            raise KeyError(enum)
+        return _load_ml_dtypes().bfloat16
+
+
+def _load_ml_dtypes():
+    """Imports ml_dtypes and registers its types in the lookup tables (once)."""
+    import ml_dtypes  # stays out of `import trainflow`: its import alone takes ~1 s
+    if 14 not in _NP_TYPES:
+        _NP_TO_TF[np.dtype(ml_dtypes.bfloat16)] = bfloat16
+        _NP_TYPES[14] = ml_dtypes.bfloat16
+    return ml_dtypes
+
+
+def float_info(np_type):
+    """`np.finfo` of a floating NumPy type, bfloat16 (ml_dtypes' finfo) included."""
+    dt = np.dtype(np_type)
+    if dt.name == "bfloat16":
+        return _load_ml_dtypes().finfo(dt)
+    return np.finfo(dt)
+
+
+def is_half_float(np_dtype):
+    """True for the NumPy dtypes float16 and bfloat16 (kernels compute them in float32)."""
+    np_dtype = np.dtype(np_dtype)
+    return np_dtype == _FLOAT16 or (np_dtype.kind == "V" and np_dtype.name == "bfloat16")
+
+
+_FLOAT16 = np.dtype(np.float16)
+_NP_TYPES = _NumpyTypes({
     1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8,
     7: np.object_, 8: np.complex64, 9: np.int64, 10: np.bool_,
     11: np.dtype([("qint8", np.int8)]), 12: np.dtype([("quint8", np.uint8)]),
-    13: np.dtype([("qint32", np.int32)]), 14: ml_dtypes.bfloat16,
+    13: np.dtype([("qint32", np.int32)]),
     15: np.dtype([("qint16", np.int16)]), 16: np.dtype([("quint16", np.uint16)]),
     17: np.uint16, 18: np.complex128, 19: np.float16, 20: np.object_, 21: np.object_,
     22: np.uint32, 23: np.uint64,
-}
+})
 
 _BY_ENUM = {}
 for _e in _BASE_NAMES:
@@ -220,7 +250,7 @@ _NP_TO_TF = {
     np.dtype(np.float32): float32, np.dtype(np.float64): float64, np.dtype(np.int32): int32,
     np.dtype(np.uint8): uint8, np.dtype(np.int16): int16, np.dtype(np.int8): int8,
     np.dtype(np.complex64): complex64, np.dtype(np.int64): int64, np.dtype(np.bool_): bool,
-    np.dtype(ml_dtypes.bfloat16): bfloat16, np.dtype(np.uint16): uint16,
+    np.dtype(np.uint16): uint16,
     np.dtype(np.complex128): complex128, np.dtype(np.float16): float16,
     np.dtype(np.uint32): uint32, np.dtype(np.uint64): uint64, np.dtype(np.object_): string,
 }
@@ -264,7 +294,12 @@ def as_dtype(type_value):
     try:
         return _NP_TO_TF[np_dt]
     except KeyError:
-        raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
+        pass
+    if "ml_dtypes" in sys.modules and 14 not in _NP_TYPES:
+        # A bfloat16 array exists only once ml_dtypes is imported (by the user or jax).
+        _load_ml_dtypes()
+        return as_dtype(np_dt)
+    raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.") from None
 
 
 QUANTIZED_DTYPES = frozenset(_QUANTIZED) | frozenset(q._as_ref for q in _QUANTIZED)

@@ -86,6 +86,13 @@ class Plan:
             ops = planner.skip_unread(ops, roots)
         folded = planner.fold_constants(ops, fed)
         xla = context.xla
+        # The default's XLA (xla_switch.Auto): while jax loads, the plan runs on NumPy
+        # and the session makes it again once the backend is there.
+        self.provisional = None
+        if isinstance(xla, xla_switch.Auto):
+            auto = xla
+            xla, wait = auto.plan_backend(ops)
+            self.provisional = auto if wait else None
         marked_only = False
         if xla is None and not done and any(op._attrs.get("_XlaCompile") is True
                                             for op in ops):
@@ -108,4 +115,5 @@ class Plan:
                                    t._op._info.output_aliases_input)
             for t, is_ref in zip(self.fetches, program.fetch_is_ref)]
         # The program's run is the plan's: no extra call per step.
-        self.run = program.run
+        self.run = program.run if self.provisional is None else \
+            self.provisional.timed(program.run)

@@ -90,6 +90,12 @@ class VariableSlot(RefSlot):
         """The host buffer when it is current (no device copy), else None; no sync."""
         return self._host if self._device is None else None
 
+    def current(self):
+        """The current value, on the device or the host, for its shape and dtype only (no
+        sync, no change of owner); None when uninitialized."""
+        device = self._device
+        return self._host if device is None else device
+
     def device_value(self, put):
         """The device copy (made with `put(host buffer)` if there is none); None when
         uninitialized."""

@@ -288,7 +288,7 @@ class BaseSession:
         graph = self._graph
         key = (elements, tuple(feed_tensors), graph._version, graph._structure_version)
         plan = self._plans.get(key)
-        if plan is None:
+        if plan is None or plan.provisional is not None and not plan.provisional.pending():
             for el in elements:
                 if not graph.is_fetchable(el):
                     raise ValueError(f"{'Operation' if isinstance(el, Operation) else 'Tensor'} "
@@ -297,7 +297,8 @@ class BaseSession:
             targets = [e for e in elements if isinstance(e, Operation)]
             with self._lock:
                 plan = self._plans.get(key)
-                if plan is None:
+                if plan is None or (plan.provisional is not None and
+                                    not plan.provisional.pending()):
                     plan = Plan(self._context, fetch_tensors, targets, feed_tensors)
                     if len(self._plans) > 1000:
                         self._plans.clear()

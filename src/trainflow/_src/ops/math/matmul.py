@@ -6,10 +6,10 @@ Half-precision products are computed in float32 and rounded back (NumPy
 promotes bfloat16 products to float32 otherwise); integer products stay in
 their type. Gradients: `matmul_grad`.
 """
-import ml_dtypes
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import is_half_float
 from trainflow._src.framework.registry import register_op
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
 from trainflow._src.kernels import blas_threads
@@ -26,7 +26,6 @@ _V3_OUT_TYPES = "{bfloat16, float16, float32, float64, int16, int32, int64, comp
 _ADD_N_TYPES = ("{float32, float64, int32, uint8, int16, int8, complex64, int64, qint8, "
                 "quint8, qint32, bfloat16, qint16, quint16, uint16, complex128, float16, "
                 "uint32, uint64, variant}")
-_HALF_TYPES = frozenset((np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)))
 
 
 def _shape_str(x):
@@ -37,7 +36,7 @@ def _product(a, b, a_in, b_in):
     """np.matmul with TF's dtype rules and error messages (a_in/b_in: the raw inputs)."""
     dt = a.dtype
     try:
-        if dt in _HALF_TYPES:
+        if is_half_float(dt):
             return blas_threads.matmul(a.astype(np.float32), b.astype(np.float32)).astype(dt)
         return blas_threads.matmul(a, b)
     except ValueError:
@@ -78,7 +77,7 @@ def _batch_matmul(x, y, *, adj_x, adj_y):
 
 def _batch_matmul_v3(x, y, *, adj_x, adj_y, Tout):  # noqa: N803 - TF's attr name
     out = Tout.as_numpy_dtype
-    wide = np.float32 if np.dtype(out) in _HALF_TYPES else out
+    wide = np.float32 if is_half_float(out) else out
     product = _batch_matmul(np.asarray(x).astype(wide), np.asarray(y).astype(wide),
                             adj_x=adj_x, adj_y=adj_y)
     return product.astype(out, copy=False)

@@ -14,7 +14,6 @@ The reduce functions take TF1's spellings: `axis` or `reduction_indices`,
 through a constant `Const` of all axes (or `Range(0, Rank(x))` when the rank is
 unknown), as TensorFlow does, so graphs and names match.
 """
-import ml_dtypes
 import numpy as np
 
 from trainflow._src.framework import dtypes, errors, tensor_util
@@ -33,17 +32,14 @@ _REAL = ("{float32, float64, int32, uint8, int16, int8, int64, bfloat16, uint16,
          "uint32, uint64, qint8, quint8, qint32, qint16, quint16}")
 _TIDX = "Tidx: {int32, int64} = DT_INT32"
 
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-
-
 def accumulation_dtype(dt):
     """The accumulation dtype: float32 for half types, else the dtype itself."""
-    return np.float32 if dt in _HALF_TYPES else dt
+    return np.float32 if dtypes.is_half_float(dt) else dt
 
 
 def is_float_dtype(dt):
     """True for floating dtypes, bfloat16 included (its NumPy kind is 'V')."""
-    return dt.kind == "f" or dt == _HALF_TYPES[1]
+    return dt.kind == "f" or (dt.kind == "V" and dt.name == "bfloat16")
 
 
 def _invalid(message):

@@ -6,10 +6,10 @@ and produce max(id) + 1 segments. Empty segments give the reduction's
 identity for the unsorted forms (0, 1, the type's lowest/highest finite value) and 0 for
 the sorted forms, as in TensorFlow. Gradients: `segment_grad`.
 """
-import ml_dtypes
 import numpy as np
 
 from trainflow._src.framework import errors
+from trainflow._src.framework.dtypes import float_info
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import register_op
 from trainflow._src.framework.tensor_shape import TensorShape, unknown_shape
@@ -37,7 +37,7 @@ def _identity(kind, dt):
         return 1
     if is_float_dtype(dt):
         # The type's lowest/highest finite value, as TensorFlow fills empty segments.
-        info = ml_dtypes.finfo(dt)
+        info = float_info(dt)
         return info.min if kind == "max" else info.max
     info = np.iinfo(dt)
     return info.min if kind == "max" else info.max

@@ -17,6 +17,7 @@ Padded cells never take part.
 """
 import numpy as np
 
+from trainflow._src.framework.dtypes import float_info
 from trainflow._src.ops.nn import max_pool_fast, separable_max
 from trainflow._src.ops.nn.conv_kernels import batch_chunks, pad_nhwc, run_chunks
 from trainflow._src.ops.nn.window_phases import StridePhases
@@ -25,11 +26,8 @@ from trainflow._src.ops.nn.window_phases import StridePhases
 def lowest(dtype):
     """The lowest finite value of `dtype` (as TF's max pooling starts its windows)."""
     dtype = np.dtype(dtype)
-    if dtype.name == "bfloat16":
-        import ml_dtypes
-        return ml_dtypes.finfo(dtype).min
-    if np.issubdtype(dtype, np.floating):
-        return np.finfo(dtype).min
+    if dtype.name == "bfloat16" or np.issubdtype(dtype, np.floating):
+        return float_info(dtype).min
     return np.iinfo(dtype).min
 
 

@@ -59,6 +59,11 @@ def _donate_min_bytes():
     return _default_donate_min[0]
 
 
+def on_cpu():
+    """Whether jax computes on the CPU."""
+    return jax.default_backend() == "cpu"
+
+
 def _import_lowering(op_type):
     """Imports the module of op_type's lowering (framework/op_index.py), if it has one."""
     module = op_index.XLA_LOWERING_MODULES.get(op_type)
@@ -235,6 +240,7 @@ class SegmentKernel:
                          if not xla_resources.is_variable(t)]
         self._traces = {}
         self._lock = threading.Lock()
+        self.auto = None  # chooses NumPy or compiled per step when the default picks XLA
         # The same ops on NumPy: what runs when a signature cannot be traced.
         self._numpy = numpy_backend.Program(
             [op for op, _ in producers] + seg.ops, seg._outputs, seg._inputs, folded,
@@ -360,6 +366,11 @@ class SegmentKernel:
     handles_float_errors = True
 
     def __call__(self, *args):
+        if self.auto is not None:
+            return self.auto.call(self, args)  # xla_auto.Chooser
+        return self._call(args)
+
+    def _call(self, args):
         slots = [xla_resources.slot_of(args[i]) for i in self._ref_pos] \
             if self._ref_pos else ()  # (handles: their slots)
         # Read, compute and write back under the variables' locks: one thread must not
