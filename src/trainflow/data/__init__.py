@@ -2,6 +2,7 @@
 from trainflow.data import experimental  # noqa: F401
 from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
 from trainflow._src.data.dataset_ops import DatasetV1 as Dataset  # noqa: F401
+from trainflow._src.data.dataset_spec import DatasetSpec  # noqa: F401
 from trainflow._src.data.iterator_ops import Iterator  # noqa: F401
 from trainflow._src.data.iterator_ops import (  # noqa: F401
     get_output_classes, get_output_shapes, get_output_types, make_initializable_iterator,

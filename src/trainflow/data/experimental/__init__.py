@@ -1,6 +1,10 @@
 """`tf.data.experimental`: the transformations, readers and iterator tools TF 1.15 kept
 outside `tf.data.Dataset`."""
 from trainflow._src.data.dataset_ops import AUTOTUNE  # noqa: F401
+from trainflow._src.data.dataset_spec import (  # noqa: F401
+    DatasetStructure, RaggedTensorStructure, SparseTensorStructure, Structure,
+    TensorArrayStructure, TensorStructure)
+from trainflow._src.data.optional_ops import OptionalSpec as OptionalStructure  # noqa: F401
 # -- reordering and grouping
 from trainflow._src.data.options import (  # noqa: F401
     AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions, DistributeOptions,
