@@ -83,15 +83,23 @@ def topological_order(ops, dependencies=op_dependencies):
             consumers.setdefault(d, []).append(op)
     # TensorFlow's executor runs an op once its inputs are done, in the order they
     # became ready: reads that race with an update in the same step (a hook's read of
-    # the global step beside the train op's increment) come out as they do in TF.
-    ready = [(0, op._id, op) for op, n in indegree.items() if n == 0]
+    # the global step beside the train op's increment) come out as they do in TF. Its
+    # waiting ops (a Recv, a dequeue) wait asynchronously; run in sequence here, they
+    # come after every op ready beside them, so a Send a peer waits for is never held
+    # back behind a Recv.
+    ready = [(_blocks(op), 0, op._id, op) for op, n in indegree.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
-        _, _, op = heapq.heappop(ready)
+        op = heapq.heappop(ready)[-1]
         order.append(op)
         for c in consumers.get(op, ()):
             indegree[c] -= 1
             if indegree[c] == 0:
-                heapq.heappush(ready, (len(order), c._id, c))
+                heapq.heappush(ready, (_blocks(c), len(order), c._id, c))
     return order
+
+
+def _blocks(op):
+    info = getattr(op, "_info", None)
+    return bool(info is not None and info.blocking)
