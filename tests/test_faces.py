@@ -30,6 +30,7 @@ FACES = {
     "trainflow.distributions": "tf.distributions",
     "trainflow.random.experimental": "tf.random.experimental",
     "trainflow.dtypes": "tf.dtypes",
+    "trainflow.dtypes.experimental": "tf.dtypes.experimental",
     "trainflow.data": "tf.data",
     "trainflow.data.experimental": "tf.data.experimental",
     "trainflow.errors": "tf.errors",
