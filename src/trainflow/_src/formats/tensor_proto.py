@@ -411,6 +411,8 @@ def make_ndarray(tensor_proto, compact_view=False):
             raise ValueError(f"TensorProto of dtype {dtype.name} and shape {shape} needs "
                              f"{num_elements * np_dtype.itemsize} bytes of tensor_content, "
                              f"got {len(content)}.")
+        if dtype in _SMALL_INT_TYPES:  # one byte each, sign-extended as C++ holds them
+            return np.frombuffer(content, dtype=np.int8).astype(np_dtype).reshape(shape)
         return np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(
             np_dtype).reshape(shape)
 

@@ -46,7 +46,7 @@ def cast_array(x, dst):
 
 def _cast_kernel(x, *, DstT):  # noqa: N803 - TF's attr name
     if isinstance(x, np.ndarray) and x.dtype.kind != "O" and x.dtype.kind != "c":
-        if x.dtype.kind in "fV" and DstT.is_integer:  # V: the ml_dtypes floats
+        if x.dtype.kind in "fV" and DstT.is_integer:  # V: ml_dtypes types
             with np.errstate(invalid="ignore", over="ignore"):
                 return x.astype(DstT.as_numpy_dtype)
         if DstT.as_numpy_dtype is not np.object_:
