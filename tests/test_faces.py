@@ -38,6 +38,7 @@ FACES = {
     "trainflow.estimator.experimental": "tf.estimator.experimental",
     "trainflow.estimator.export": "tf.estimator.export",
     "trainflow.estimator.inputs": "tf.estimator.inputs",
+    "trainflow.experimental": "tf.experimental",
     "trainflow.feature_column": "tf.feature_column",
     "trainflow.gfile": "tf.gfile",
     "trainflow.graph_util": "tf.graph_util",

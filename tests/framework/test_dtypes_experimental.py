@@ -163,3 +163,8 @@ def test_unknown_enum_is_still_a_type_error():
     with pytest.raises(errors.UnimplementedError):
         with tf.Graph().as_default():
             tf.Session().run(tf.cast(tf.constant(["a"]), tf.dtypes.experimental.int4))
+
+
+@pytest.mark.parametrize("name", probe.NAMES)
+def test_tf_experimental_shows_the_same_objects(name):
+    assert getattr(tf.experimental, name) is getattr(tf.dtypes.experimental, name)
