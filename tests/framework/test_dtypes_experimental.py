@@ -168,3 +168,22 @@ def test_unknown_enum_is_still_a_type_error():
 @pytest.mark.parametrize("name", probe.NAMES)
 def test_tf_experimental_shows_the_same_objects(name):
     assert getattr(tf.experimental, name) is getattr(tf.dtypes.experimental, name)
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_feeds_and_casts_on_both_backends(jit):
+    # TF 2.21 gives [3.5, 6.5] for the fed float8 and [1.625, 2048, 15] (+1) for the casts.
+    if jit:
+        pytest.importorskip("jax")
+    config = tf.ConfigProto()
+    if jit:
+        config.graph_options.optimizer_options.global_jit_level = tf.OptimizerOptions.ON_2
+    e = tf.dtypes.experimental
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        p8 = tf.placeholder(e.float8_e4m3fn, [None])
+        y = tf.cast(tf.cast(x * 2.0, e.float8_e5m2), tf.float32) + 1.0
+        z = tf.cast(p8, tf.float32) * 2.0
+        with tf.Session(config=config) as sess:
+            got_y, got_z = sess.run([y, z], {x: [0.3, 1000.0, 7.1], p8: [1.7, 3.3]})
+    assert got_y.tolist() == [1.625, 2049.0, 15.0] and got_z.tolist() == [3.5, 6.5]

@@ -23,7 +23,10 @@ def cast_array(x, dst):
     """`x` converted to DType `dst` as TF's Cast kernel converts it.
 
     Float to int truncates toward zero (NaN and out-of-range values give the
-    platform's result, as in TF); complex to real drops the imaginary part.
+    platform's result, as in TF); complex to real drops the imaginary part. The 8-, 4- and
+    2-bit dtypes convert through ml_dtypes, between any numeric types: TF's CPU kernel has
+    only the float8_e4m3fn/e5m2 casts from floats and to numbers (UnimplementedError for
+    the rest), and gives the same values for those.
 
     Raises:
       UnimplementedError: for casts to or from strings.
