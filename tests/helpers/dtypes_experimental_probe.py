@@ -117,6 +117,38 @@ def _casts(tf, np):
     return out
 
 
+# Array ops on a value `a` of dtype `D`. TF's CPU has kernels for some of them only (the
+# others raise there and work in trainflow): the tests compare where TF gives a value.
+OPS = ["tf.identity(a)", "tf.reshape(a, [2, 2])", "tf.concat([a, a], 0)",
+       "tf.gather(a, [3, 0])", "tf.transpose(tf.reshape(a, [2, 2]))", "tf.zeros_like(a)",
+       "tf.ones_like(a)", "tf.saturate_cast(tf.constant([1000., -1000., 1.3]), D)",
+       "tf.bitcast(a, tf.uint8)", "tf.bitcast(tf.constant([56, 184, 1, 255], tf.uint8), D)",
+       "tf.stack([a, a])", "tf.expand_dims(a, 0)", "tf.slice(a, [1], [2])",
+       "tf.strided_slice(a, [1], [3])", "tf.tile(a, [2])", "tf.pad(a, [[1, 0]])",
+       "tf.reverse(a, [0])", "tf.squeeze(tf.reshape(a, [1, 4]))", "tf.split(a, 2)[1]",
+       "tf.shape(a)", "tf.size(a)", "tf.rank(a)"]
+OPS_DTYPES = ["float8_e4m3fn", "float8_e5m2", "int4"]
+
+
+def _ops(tf, np):
+    out = {}
+    for name in OPS_DTYPES:
+        D = getattr(tf.dtypes.experimental, name)  # noqa: N806, F841 - used by OPS
+        for expr in OPS:
+            with tf.Graph().as_default():
+                a = tf.constant([1, -2, 0, 3], D) if D.is_integer else \
+                    tf.cast(tf.constant([1.5, -2.0, 0.5, 3.0]), D)  # noqa: F841 - used by OPS
+                try:
+                    with tf.Session() as sess:
+                        value = np.asarray(sess.run(eval(expr)))
+                except Exception as e:  # noqa: BLE001 - the class name is the answer
+                    out[f"{name} {expr}"] = type(e).__name__
+                    continue
+            out[f"{name} {expr}"] = [str(value.dtype),
+                                     _plain(value.astype(np.float64).ravel().tolist())]
+    return out
+
+
 def _checkpoint(tf, np, ckpt_dir):
     import os
     with tf.Graph().as_default():
@@ -163,6 +195,7 @@ def probe(tf, ckpt_dir):
         result[name] = {"properties": _properties(tf, np, d, name), "protos": protos,
                         "proto_values": back, "graph": _graph_values(tf, np, d)}
     result["casts"] = _casts(tf, np)
+    result["ops"] = _ops(tf, np)
     result["checkpoint_data"] = _checkpoint(tf, np, ckpt_dir)
     result["checkpoint_values"] = read_checkpoint(tf, np, ckpt_dir + "/model")
     return result
