@@ -198,3 +198,18 @@ def test_array_ops_match_recorded_tf(results, recorded, key):
         assert not isinstance(got, str)
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("dtype, limits", [
+    (tf.bool, (0, True)), (tf.float32, (0, 1)), (tf.float64, (0, 1)), (tf.int8, (0, 127)),
+    (tf.uint64, (0, 2**64 - 1)), (tf.int64, (0, 2**63 - 1)), (tf.uint16, (0, 65535)),
+    (tf.float16, ValueError), (tf.bfloat16, ValueError), (tf.complex64, ValueError),
+    (tf.string, ValueError),
+])
+def test_limits_are_tfs_intensity_ranges(dtype, limits):
+    # DType.limits as TF 2.21 gives it (the negative side clipped to 0).
+    if limits is ValueError:
+        with pytest.raises(ValueError, match=f"<dtype: '{dtype.name}'> does not have defined"):
+            dtype.limits
+    else:
+        assert dtype.limits == limits and type(dtype.limits[0]) is int

@@ -112,7 +112,7 @@ class DType:
         base = self._type_enum % _REF_OFFSET
         if base not in _INTENSITY_MAX:
             raise ValueError(f"{self} does not have defined limits.")
-        return (False if base == 10 else 0), _INTENSITY_MAX[base]
+        return 0, _INTENSITY_MAX[base]
 
     def _limits(self):
         base = self.base_dtype
