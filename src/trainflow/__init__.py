@@ -146,12 +146,12 @@ __version__ = VERSION
 
 # TensorFlow's sub-namespaces: each is a face (`trainflow/<name>/`), imported on first use.
 _NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "distributions",
-               "dtypes", "errors", "estimator", "feature_column", "gfile", "graph_util",
-               "image", "initializers", "io", "layers", "linalg", "logging", "lookup",
-               "losses", "manip", "math", "metrics", "nest", "nn", "python_io", "queue",
-               "ragged", "random", "resource_loader", "saved_model", "sets", "signal",
-               "sparse", "spectral", "strings", "summary", "test", "train", "version",
-               "xla")
+               "dtypes", "errors", "estimator", "experimental", "feature_column", "gfile",
+               "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
+               "lookup", "losses", "manip", "math", "metrics", "nest", "nn", "python_io",
+               "queue", "ragged", "random", "resource_loader", "saved_model", "sets",
+               "signal", "sparse", "spectral", "strings", "summary", "test", "train",
+               "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {

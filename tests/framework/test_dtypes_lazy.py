@@ -54,6 +54,13 @@ print('ml_dtypes' in sys.modules)
      "bfloat16"),
     ("tf.constant(np.ones(2, __import__('ml_dtypes').bfloat16)).dtype.name", "bfloat16"),
     ("tf.Session().run(tf.reduce_sum(tf.constant([1., 2.], tf.bfloat16))).item()", "3.0"),
+    ("tf.dtypes.experimental.int4.max", "7"),
+    ("tf.dtypes.experimental.float8_e4m3fn.max", "448"),
+    ("tf.dtypes.experimental.float8_e5m2.as_numpy_dtype.__name__", "float8_e5m2"),
+    ("tf.as_dtype(np.dtype(__import__('ml_dtypes').uint2)).name", "uint2"),
+    ("tf.as_dtype(np.dtype(__import__('ml_dtypes').float8_e5m2fnuz)).name", "float8_e5m2fnuz"),
+    ("tf.Session().run(tf.cast(tf.constant([1.7]), tf.dtypes.experimental.float8_e5m2))"
+     ".astype(float).tolist()", "[1.75]"),
 ])
 def test_bfloat16_works_from_a_cold_start(touch, expected):
     code = f"import numpy as np\nimport trainflow.compat.v1 as tf\nprint({touch})"

@@ -7,3 +7,4 @@ from trainflow._src.ops.array.cast import cast  # noqa: F401
 from trainflow._src.ops.array.saturate import saturate_cast  # noqa: F401
 from trainflow._src.ops.math.complex_ops import complex  # noqa: F401
 from trainflow._src.ops.string.string_convert import as_string  # noqa: F401
+from trainflow.dtypes import experimental  # noqa: F401

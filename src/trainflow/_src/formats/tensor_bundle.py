@@ -63,6 +63,16 @@ def readonly_bytes(arr):
     return view
 
 
+# TF's C++ tensors hold int4 and int2 as one sign-extended byte each; ml_dtypes' arrays keep
+# only the low bits in theirs, so these two go to and from files as int8.
+SIGN_EXTENDED = frozenset([dtypes.int4, dtypes.int2])
+
+
+def file_layout(arr, dtype):
+    """`arr` as its bytes go into a file: int4/int2 widened to int8, the rest as they are."""
+    return arr.astype(np.int8) if dtype in SIGN_EXTENDED else arr
+
+
 def to_little_endian(arr):
     """`arr` with a little-endian (or byte-order-free) dtype, converting only if needed."""
     if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and not _LITTLE_HOST):
@@ -230,7 +240,7 @@ class BundleWriter:
                 for chunk in chunks:
                     self._out.write(chunk)
             else:
-                crc, size = self._write_numeric(to_little_endian(arr))
+                crc, size = self._write_numeric(to_little_endian(file_layout(arr, dt)))
         except BaseException:
             self.abort()
             raise

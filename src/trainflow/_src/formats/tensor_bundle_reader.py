@@ -12,7 +12,8 @@ from trainflow._src.formats import leveldb_table
 from trainflow._src.formats.varint import decode_varint
 from trainflow._src.formats import tensor_bundle_checks as checks
 from trainflow._src.formats.tensor_bundle import (
-    FORMAT_VERSION, HEADER_KEY, as_key, data_filename, index_filename, key_str, readonly_bytes)
+    FORMAT_VERSION, HEADER_KEY, SIGN_EXTENDED, as_key, data_filename, index_filename, key_str,
+    readonly_bytes)
 from trainflow._src.formats.tensor_bundle_slices import (
     TensorSlice, assemble, decode_tensor_name_slice, encode_tensor_name_slice, is_slice_key)
 from trainflow._src.framework import dtypes
@@ -271,7 +272,7 @@ class BundleReader:
         expected = proto.size
         if expected:
             self._check_region(key, proto)
-        file_dtype = np_dtype
+        file_dtype = np.dtype(np.int8) if dtype in SIGN_EXTENDED else np_dtype
         if self._byteorder == ">" and np_dtype.byteorder not in "|>":
             file_dtype = np_dtype.newbyteorder(">")
         if (out is not None and out.shape == shape and out.dtype == file_dtype and

@@ -23,7 +23,21 @@ _TENSOR_CONTENT_TYPES = frozenset([
     dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.int8,
     dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint32, dtypes.uint64,
     dtypes.qint8, dtypes.quint8, dtypes.qint16, dtypes.quint16, dtypes.qint32,
+    dtypes.float8_e5m2, dtypes.float8_e4m3fn, dtypes.float8_e4m3fnuz,
+    dtypes.float8_e4m3b11fnuz, dtypes.float8_e5m2fnuz, dtypes.float4_e2m1fn,
 ])
+
+# Single values of these go into float8_val, one byte each (their bit pattern). TF's
+# make_tensor_proto has no such writer for the three fnuz float8s (TypeError), but a
+# float8_val of any of them reads back.
+_FLOAT8_VAL_WRITTEN = frozenset([dtypes.float8_e5m2, dtypes.float8_e4m3fn,
+                                 dtypes.float4_e2m1fn])
+_FLOAT8_VAL_TYPES = _FLOAT8_VAL_WRITTEN | {dtypes.float8_e4m3fnuz, dtypes.float8_e4m3b11fnuz,
+                                           dtypes.float8_e5m2fnuz}
+
+# The 4- and 2-bit ints: never tensor_content from Python (TF leaves their byte layout to
+# the implementation), their values one per int_val.
+_SMALL_INT_TYPES = frozenset([dtypes.int4, dtypes.uint4, dtypes.int2, dtypes.uint2])
 
 _INT_VAL_TYPES = frozenset([dtypes.int8, dtypes.int16, dtypes.int32, dtypes.uint8,
                             dtypes.uint16, dtypes.qint8, dtypes.quint8, dtypes.qint16,
@@ -154,6 +168,10 @@ def _append_values(proto, dtype, flat):
         proto.string_val.extend(_as_bytes(x) for x in flat.tolist())
     elif dtype in (dtypes.float16, dtypes.bfloat16):
         proto.half_val.extend(flat.view(np.uint16).tolist())
+    elif dtype in _FLOAT8_VAL_WRITTEN:
+        proto.float8_val += np.ascontiguousarray(flat).view(np.uint8).tobytes()
+    elif dtype in _SMALL_INT_TYPES:
+        proto.int_val.extend(flat.astype(np.int8).tolist())
     elif dtype == dtypes.float32:
         proto.float_val.extend(flat.tolist())
     elif dtype == dtypes.float64:
@@ -297,6 +315,10 @@ def _typed_values(proto, dtype, np_dtype):
         return np.array([(v,) for v in proto.int_val], dtype=np_dtype)
     if dtype in _INT_VAL_TYPES:
         return np.array(proto.int_val, dtype=np_dtype)
+    if dtype in _FLOAT8_VAL_TYPES:
+        return np.frombuffer(proto.float8_val, dtype=np.uint8).view(np_dtype)
+    if dtype in _SMALL_INT_TYPES:
+        return np.array(proto.int_val, dtype=np.int8).astype(np_dtype)
     if dtype in (dtypes.complex64, dtypes.complex128):
         field = proto.scomplex_val if dtype == dtypes.complex64 else proto.dcomplex_val
         parts = np.array(field, dtype=np.float64).reshape(-1, 2)
@@ -389,6 +411,8 @@ def make_ndarray(tensor_proto, compact_view=False):
             raise ValueError(f"TensorProto of dtype {dtype.name} and shape {shape} needs "
                              f"{num_elements * np_dtype.itemsize} bytes of tensor_content, "
                              f"got {len(content)}.")
+        if dtype in _SMALL_INT_TYPES:  # one byte each, sign-extended as C++ holds them
+            return np.frombuffer(content, dtype=np.int8).astype(np_dtype).reshape(shape)
         return np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(
             np_dtype).reshape(shape)
 

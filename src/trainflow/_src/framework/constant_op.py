@@ -13,6 +13,11 @@ from trainflow._src.framework.tensor_shape import Dimension, TensorShape, as_sha
 
 _TF_TYPE_STRINGS = {"float32": "float", "float64": "double", "float16": "half"}
 
+# dtypes whose TensorProto holds them only as tensor_content (TF's make_tensor_proto has no
+# single-value writer for them): a scalar, a broadcast value or an empty one is a TypeError.
+_NO_VALUE_FIELD_TYPES = frozenset([dtypes.float8_e4m3fnuz, dtypes.float8_e4m3b11fnuz,
+                                   dtypes.float8_e5m2fnuz])
+
 
 def dtype_string(dtype):
     """TF's C++ name of a dtype ("float" for float32), as its runtime errors print it."""
@@ -81,6 +86,10 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         arr = fit_to_shape(arr, as_shape(shape).as_list(), verify_shape)
     if dtype is None:
         dtype = dtypes.as_dtype(arr.dtype)
+    source = arr if given is None else given
+    if dtype in _NO_VALUE_FIELD_TYPES and not (source.size == arr.size > 1):
+        # A value TF would write into a typed *_val field, which these dtypes lack.
+        raise TypeError(f"Element type not supported in TensorProto: {dtype.name}.")
     arr.flags.writeable = False
     g = get_default_graph()
     op = g._create_op_internal(

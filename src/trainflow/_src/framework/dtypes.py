@@ -67,7 +67,7 @@ class DType:
 
     @property
     def is_floating(self):
-        return self.base_dtype in (float16, float32, float64, bfloat16)
+        return self.base_dtype in _FLOATING_TYPES
 
     @property
     def is_complex(self):
@@ -79,7 +79,7 @@ class DType:
 
     @property
     def is_unsigned(self):
-        return self.base_dtype in (uint8, uint16, uint32, uint64)
+        return self.base_dtype in (uint8, uint16, uint32, uint64, uint4, uint2)
 
     @property
     def is_quantized(self):
@@ -104,7 +104,15 @@ class DType:
 
     @property
     def limits(self):
-        return self._limits()
+        """TF's image intensity range (0, max) of bool, the ints, float32 and float64.
+
+        Raises:
+          ValueError: for any other dtype, as TF does.
+        """
+        base = self._type_enum % _REF_OFFSET
+        if base not in _INTENSITY_MAX:
+            raise ValueError(f"{self} does not have defined limits.")
+        return 0, _INTENSITY_MAX[base]
 
     def _limits(self):
         base = self.base_dtype
@@ -113,7 +121,12 @@ class DType:
         if base in _QUANTIZED or base in (string, resource, variant) or base.is_complex:
             raise TypeError(f"Cannot find minimum/maximum value for {self.name}")
         np_t = base.as_numpy_dtype
-        info = float_info(np_t) if base.is_floating else np.iinfo(np_t)
+        if base.is_floating:
+            info = float_info(np_t)
+        elif base._type_enum in _ML_DTYPE_NAMES:
+            info = _load_ml_dtypes().iinfo(np_t)
+        else:
+            info = np.iinfo(np_t)
         return info.min, info.max
 
     def is_compatible_with(self, other):
@@ -152,30 +165,46 @@ _BASE_NAMES = {
     7: "string", 8: "complex64", 9: "int64", 10: "bool", 11: "qint8", 12: "quint8",
     13: "qint32", 14: "bfloat16", 15: "qint16", 16: "quint16", 17: "uint16",
     18: "complex128", 19: "float16", 20: "resource", 21: "variant", 22: "uint32", 23: "uint64",
+    24: "float8_e5m2", 25: "float8_e4m3fn", 26: "float8_e4m3fnuz", 27: "float8_e4m3b11fnuz",
+    28: "float8_e5m2fnuz", 29: "int4", 30: "uint4", 31: "int2", 32: "uint2",
+    33: "float4_e2m1fn",
 }
 
+# The dtypes whose NumPy types come from ml_dtypes (the same names there).
+_ML_DTYPE_NAMES = {14: "bfloat16", **{e: _BASE_NAMES[e] for e in range(24, 34)}}
+
+# dtype_range of TF's dtypes.py: the upper end of `DType.limits` (the lower one is 0).
+_INTENSITY_MAX = {10: True, 4: 255, 17: 65535, 6: 127, 5: 32767, 9: 2**63 - 1,
+                  23: 2**64 - 1, 3: 2**31 - 1, 22: 2**32 - 1, 1: 1, 2: 1}
+
 class _NumpyTypes(dict):
-    """Enum -> NumPy type; bfloat16's type (ml_dtypes, ~1 s to import) loads on first use."""
+    """Enum -> NumPy type; the types of bfloat16, the float8s, float4 and the 4- and 2-bit
+    ints (ml_dtypes, ~1 s to import) load on first use."""
 
     def __missing__(self, enum):
-        if enum != 14:
+        if enum not in _ML_DTYPE_NAMES:
             raise KeyError(enum)
-        return _load_ml_dtypes().bfloat16
+        return getattr(_load_ml_dtypes(), _ML_DTYPE_NAMES[enum])
 
 
 def _load_ml_dtypes():
     """Imports ml_dtypes and registers its types in the lookup tables (once)."""
     import ml_dtypes  # stays out of `import trainflow`: its import alone takes ~1 s
     if 14 not in _NP_TYPES:
-        _NP_TO_TF[np.dtype(ml_dtypes.bfloat16)] = bfloat16
-        _NP_TYPES[14] = ml_dtypes.bfloat16
+        for enum, name in _ML_DTYPE_NAMES.items():
+            np_type = getattr(ml_dtypes, name)
+            _NP_TO_TF[np.dtype(np_type)] = _BY_ENUM[enum]
+            _NP_TYPES[enum] = np_type
     return ml_dtypes
 
 
+_ML_FLOAT_NAMES = frozenset(n for n in _ML_DTYPE_NAMES.values() if "float" in n)
+
+
 def float_info(np_type):
-    """`np.finfo` of a floating NumPy type, bfloat16 (ml_dtypes' finfo) included."""
+    """`np.finfo` of a floating NumPy type, ml_dtypes' (bfloat16, float8s ...) included."""
     dt = np.dtype(np_type)
-    if dt.name == "bfloat16":
+    if dt.name in _ML_FLOAT_NAMES:
         return _load_ml_dtypes().finfo(dt)
     return np.finfo(dt)
 
@@ -230,13 +259,27 @@ variant = _BY_ENUM[21]
 uint32 = _BY_ENUM[22]
 uint64 = _BY_ENUM[23]
 double = float64
+# tf.dtypes.experimental: the 8-, 4- and 2-bit types (their NumPy types are ml_dtypes').
+float8_e5m2 = _BY_ENUM[24]
+float8_e4m3fn = _BY_ENUM[25]
+float8_e4m3fnuz = _BY_ENUM[26]
+float8_e4m3b11fnuz = _BY_ENUM[27]
+float8_e5m2fnuz = _BY_ENUM[28]
+int4 = _BY_ENUM[29]
+uint4 = _BY_ENUM[30]
+int2 = _BY_ENUM[31]
+uint2 = _BY_ENUM[32]
+float4_e2m1fn = _BY_ENUM[33]
 
 for _e, _n in _BASE_NAMES.items():
     if _e:
         globals()[_n + "_ref"] = _BY_ENUM[_e + _REF_OFFSET]
 half_ref = globals()["float16_ref"]
 
-_INTEGER_TYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_INTEGER_TYPES = (int8, int16, int32, int64, uint8, uint16, uint32, uint64, int4, uint4,
+                  int2, uint2)
+_FLOATING_TYPES = (float16, float32, float64, bfloat16, float8_e5m2, float8_e4m3fn,
+                   float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2fnuz, float4_e2m1fn)
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 
 _STRING_TO_TF = {_n: _BY_ENUM[_e] for _e, _n in _BASE_NAMES.items() if _e}

@@ -23,7 +23,10 @@ def cast_array(x, dst):
     """`x` converted to DType `dst` as TF's Cast kernel converts it.
 
     Float to int truncates toward zero (NaN and out-of-range values give the
-    platform's result, as in TF); complex to real drops the imaginary part.
+    platform's result, as in TF); complex to real drops the imaginary part. The 8-, 4- and
+    2-bit dtypes convert through ml_dtypes, between any numeric types: TF's CPU kernel has
+    only the float8_e4m3fn/e5m2 casts from floats and to numbers (UnimplementedError for
+    the rest), and gives the same values for those.
 
     Raises:
       UnimplementedError: for casts to or from strings.
@@ -46,7 +49,7 @@ def cast_array(x, dst):
 
 def _cast_kernel(x, *, DstT):  # noqa: N803 - TF's attr name
     if isinstance(x, np.ndarray) and x.dtype.kind != "O" and x.dtype.kind != "c":
-        if x.dtype.kind == "f" and DstT.is_integer:
+        if x.dtype.kind in "fV" and DstT.is_integer:  # V: ml_dtypes types
             with np.errstate(invalid="ignore", over="ignore"):
                 return x.astype(DstT.as_numpy_dtype)
         if DstT.as_numpy_dtype is not np.object_:
