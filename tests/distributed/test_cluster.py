@@ -263,3 +263,22 @@ def test_queue_on_the_ps_is_shared_by_workers():
             assert s1.run(deq) == 7.0
             assert s1.run(size) == 1
         assert servers["ps"][0].resources.resources()
+
+
+def test_the_untaken_side_of_a_cond_crosses_tasks_as_a_dead_tensor():
+    """A cond whose Switch sits on the ps and whose result is read on the worker (TF's
+    global-step read, `initialized_value() + 0`, which the hooks fetch): the ps sends the
+    untaken branch's tensor as dead, as TF's Send does, and the worker's Recv gets it
+    instead of waiting until the deadline."""
+    from trainflow._src.train import training_util
+    with local_cluster(workers=1) as (cluster, servers):
+        g, m = _model(cluster, 0)
+        with g.as_default():
+            read = training_util._get_or_create_global_step_read()
+        config = tf.ConfigProto(operation_timeout_in_ms=5000)
+        with tf.Session(servers["worker"][0].target, graph=g, config=config) as sess:
+            assert sess.run(read) == 0  # not initialized: the initial value's branch
+            sess.run(m["init"])
+            for _ in range(3):
+                sess.run(m["train"], {m["x"]: X, m["y"]: Y})
+            assert sess.run(read) == 3  # initialized: the variable's branch

@@ -22,7 +22,10 @@ def _key(tensor_name, send_device, send_device_incarnation, recv_device):
 def _send_kernel(tensor, *, tensor_name, send_device, send_device_incarnation, recv_device):
     ctx = rendezvous.current()
     key = _key(tensor_name, send_device, send_device_incarnation, recv_device)
-    ctx.rendezvous.send(key, tensor)
+    if tensor is DEAD:  # the untaken side of a cond: the Recv gets the dead marker
+        ctx.rendezvous.send(key, None, is_dead=True)
+    else:
+        ctx.rendezvous.send(key, tensor)
 
 
 def _recv_kernel(*, tensor_name, send_device, send_device_incarnation, recv_device,

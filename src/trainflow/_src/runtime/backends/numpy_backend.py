@@ -130,6 +130,10 @@ class Program:
                 indent = "    "
                 if conds:
                     lines.append(f"    if {' or '.join(conds)}:")
+                    if op._type == "_Send":
+                        # TF's Send of a dead input sends the dead marker: the peer's Recv
+                        # gets it instead of waiting for a tensor that never comes.
+                        lines.append(f"        k{k}(DEAD)")
                     lines.append("        " + ", ".join(outs + [marker]) + " = " +
                                  ", ".join(["DEAD"] * (len(outs) + 1)))
                     lines.append("    else:")
