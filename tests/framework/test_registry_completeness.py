@@ -42,6 +42,7 @@ NO_GRADIENT_IN_TF = {
     "IRFFT3D": "tf.signal.irfft3d: TF defines no gradient (only for the 1D and 2D forms)",
     "NonMaxSuppressionV3": "int32 output",
     "NonMaxSuppressionV5": "tf.image.non_max_suppression_with_scores: TF defines no gradient",
+    "CombinedNonMaxSuppression": "tf.image.combined_non_max_suppression: TF defines no gradient",
     "StatelessRandomGetKeyCounter": "uint64 outputs",
     "DrawBoundingBoxesV2": "tf.image.draw_bounding_boxes with colors: TF defines no gradient",
     "FFTND": "tf.signal.fftnd: TF defines no gradient",

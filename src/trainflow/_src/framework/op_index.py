@@ -118,6 +118,7 @@ _OP_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": (
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.combined_nms": "CombinedNonMaxSuppression",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
     "trainflow._src.ops.image.nms": (
         "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
