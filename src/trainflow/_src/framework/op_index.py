@@ -34,6 +34,7 @@ _OP_MODULES = {
     "trainflow._src.ops.array.quantize_dequantize": (
         "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
         "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
+    "trainflow._src.ops.array.quantize_ops": "Dequantize QuantizeV2 QuantizedConcat",
     "trainflow._src.ops.array.shape": (
         "BroadcastArgs BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN "
         "Size Squeeze"),
