@@ -150,8 +150,8 @@ _NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "distri
                "image", "initializers", "io", "layers", "linalg", "logging", "lookup",
                "losses", "manip", "math", "metrics", "nest", "nn", "python_io",
                "quantization", "queue", "ragged", "random", "resource_loader", "saved_model",
-               "sets", "signal", "sparse", "spectral", "strings", "summary", "test", "train", "version",
-               "xla")
+               "sets", "signal", "sparse", "spectral", "strings", "summary", "test", "train",
+               "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
 _LAZY_NAMES = {
