@@ -41,6 +41,7 @@ NO_GRADIENT_IN_TF = {
     "RFFT3D": "tf.signal.rfft3d: TF defines no gradient (only for the 1D and 2D forms)",
     "IRFFT3D": "tf.signal.irfft3d: TF defines no gradient (only for the 1D and 2D forms)",
     "NonMaxSuppressionV3": "int32 output",
+    "NonMaxSuppressionV4": "int32 outputs",
     "NonMaxSuppressionV5": "tf.image.non_max_suppression_with_scores: TF defines no gradient",
     "QuantizeV2": "tf.quantization.quantize: TF defines no gradient",
     "Dequantize": "tf.quantization.dequantize: TF defines no gradient",

@@ -122,7 +122,8 @@ _OP_MODULES = {
     "trainflow._src.ops.image.combined_nms": "CombinedNonMaxSuppression",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
     "trainflow._src.ops.image.nms": (
-        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
+        "NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 "
+        "NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
