@@ -46,6 +46,7 @@ NO_GRADIENT_IN_TF = {
     "QuantizeV2": "tf.quantization.quantize: TF defines no gradient",
     "Dequantize": "tf.quantization.dequantize: TF defines no gradient",
     "QuantizedConcat": "tf.quantization.quantized_concat: TF defines no gradient",
+    "ExtractGlimpseV2": "TF defines no gradient",
     "CombinedNonMaxSuppression": "tf.image.combined_non_max_suppression: TF defines no gradient",
     "StatelessRandomGetKeyCounter": "uint64 outputs",
     "DrawBoundingBoxesV2": "tf.image.draw_bounding_boxes with colors: TF defines no gradient",

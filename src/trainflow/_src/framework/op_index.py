@@ -121,6 +121,7 @@ _OP_MODULES = {
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
     "trainflow._src.ops.image.combined_nms": "CombinedNonMaxSuppression",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
+    "trainflow._src.ops.image.glimpse": "ExtractGlimpse ExtractGlimpseV2",
     "trainflow._src.ops.image.nms": (
         "NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 "
         "NonMaxSuppressionWithOverlaps"),
