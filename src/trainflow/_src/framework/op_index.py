@@ -219,6 +219,7 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.pool": (
         "AvgPool AvgPoolGrad LRN LRNGrad MaxPool MaxPoolGrad MaxPoolGradGrad "
         "MaxPoolGradGradWithArgmax MaxPoolGradWithArgmax MaxPoolWithArgmax"),
+    "trainflow._src.ops.nn.quantized_pool": "QuantizedAvgPool QuantizedMaxPool",
     "trainflow._src.ops.nn.sampling": (
         "AllCandidateSampler ComputeAccidentalHits FixedUnigramCandidateSampler "
         "LearnedUnigramCandidateSampler LogUniformCandidateSampler UniformCandidateSampler"),
@@ -414,6 +415,7 @@ _GRADIENT_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
+    "trainflow._src.ops.image.glimpse": "ExtractGlimpse",
     "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
     "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
