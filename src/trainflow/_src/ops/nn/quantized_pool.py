@@ -54,7 +54,8 @@ def _shape_fn(label):
 for _op_type, _label in (("QuantizedAvgPool", "AvgPool"), ("QuantizedMaxPool", "MaxPool")):
     register_op(_op_type, inputs=["input: T", "min_input: float", "max_input: float"],
                 outputs=["output: T", "min_output: float", "max_output: float"],
-                attrs=["T: {qint8, quint8, qint32, qint16, quint16}", "ksize: list(int)", "strides: list(int)",
+                attrs=["T: {qint8, quint8, qint32, qint16, quint16}", "ksize: list(int)",
+                       "strides: list(int)",
                        "padding: {'SAME', 'VALID'}"],
                 shape_fn=_shape_fn(_label), kernel=_kernel(_op_type))
 
