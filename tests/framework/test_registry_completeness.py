@@ -47,6 +47,7 @@ NO_GRADIENT_IN_TF = {
     "Dequantize": "tf.quantization.dequantize: TF defines no gradient",
     "QuantizedConcat": "tf.quantization.quantized_concat: TF defines no gradient",
     "ExtractGlimpseV2": "TF defines no gradient",
+    "QuantizedConv2D": "tf.nn.quantized_conv2d: TF defines no gradient",
     "QuantizedAvgPool": "tf.nn.quantized_avg_pool: TF defines no gradient",
     "QuantizedMaxPool": "tf.nn.quantized_max_pool: TF defines no gradient",
     "CombinedNonMaxSuppression": "tf.image.combined_non_max_suppression: TF defines no gradient",

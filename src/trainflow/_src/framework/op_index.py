@@ -219,6 +219,7 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.pool": (
         "AvgPool AvgPoolGrad LRN LRNGrad MaxPool MaxPoolGrad MaxPoolGradGrad "
         "MaxPoolGradGradWithArgmax MaxPoolGradWithArgmax MaxPoolWithArgmax"),
+    "trainflow._src.ops.nn.quantized_conv": "QuantizedConv2D",
     "trainflow._src.ops.nn.quantized_pool": "QuantizedAvgPool QuantizedMaxPool",
     "trainflow._src.ops.nn.sampling": (
         "AllCandidateSampler ComputeAccidentalHits FixedUnigramCandidateSampler "
