@@ -66,6 +66,13 @@ EXPRESSIONS = [
     "tf.quantized_concat(0, [ia[0], ib[0]], [ia[1], ib[1]], [ia[2], ib[2]])",
     "tf.quantization.quantized_concat(-1, [ia[0], ia[0]], [-3., -1.], [0., 0.])",
     "sweep()",
+    "tf.quantization.quantize_and_dequantize(x, -2., 3.)",
+    "tf.quantization.quantize_and_dequantize(x, -2., 3., range_given=True, num_bits=4)",
+    "tf.quantization.quantize_and_dequantize(m, lo3, -lo3, range_given=True, axis=0,"
+    " narrow_range=True)",
+    "tf.quantization.quantize_and_dequantize(m, lo4, -lo4, False, 8, True, 'HALF_UP',"
+    " axis=-1)",
+    "tf.gradients(tf.quantization.quantize_and_dequantize(x * 2., -2., 3.), x)",
     # TF's errors
     "tf.quantize(x, 1., -1., tf.qint8)",
     "tf.quantize(x, -1., 1., tf.qint8, round_mode='HALF_TO_EVEN')",
