@@ -2,7 +2,7 @@
 with ranges whose zero points differ, SAME and VALID, strides, the output range.
 (TF aborts on batch strides, raises unequal row/column strides while building the graph,
 and fails every run of a graph holding a QuantizedConv2D of types it has no kernel for,
-so those errors are checked without TF below.)"""
+so those errors are checked without TF in test_quantized_conv.py.)"""
 
 from expr_values import comparison_test
 from tf_interop import needs_tf
@@ -31,25 +31,3 @@ EXPRESSIONS = [
 
 test_quantized_conv_matches_tf = comparison_test(PRELUDE, EXPRESSIONS)
 
-
-def test_unequal_strides_raise_at_construction():
-    import numpy as np
-    import pytest
-
-    import trainflow.compat.v1 as tf
-    x = tf.constant(np.zeros([1, 4, 4, 1], np.uint8), tf.quint8)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="equal length strides"):
-        tf.nn.quantized_conv2d(x, tf.constant(np.zeros([1, 1, 1, 1], np.uint8), tf.quint8),
-                               0., 1., 0., 1., [1, 2, 3, 1], "SAME")
-
-
-def test_missing_kernel_types_fail_at_run():
-    import numpy as np
-    import pytest
-
-    import trainflow.compat.v1 as tf
-    x = tf.constant(np.zeros([1, 4, 4, 1], np.int8), tf.qint8)
-    out = tf.nn.quantized_conv2d(x, x[:, :1, :1], 0., 1., 0., 1., [1, 1, 1, 1], "SAME")
-    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError,
-                                             match="No OpKernel"):
-        sess.run(out)
