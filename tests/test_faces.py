@@ -25,6 +25,7 @@ FACES = {
     "trainflow.app.flags": "tf.app.flags",
     "trainflow.audio": "tf.audio",
     "trainflow.bitwise": "tf.bitwise",
+    "trainflow.quantization": "tf.quantization",
     "trainflow.compat": "tf.compat",
     "trainflow.debugging": "tf.debugging",
     "trainflow.distributions": "tf.distributions",

@@ -149,8 +149,8 @@ _NAMESPACES = ("app", "audio", "bitwise", "compat", "data", "debugging", "distri
                "dtypes", "errors", "estimator", "experimental", "feature_column", "gfile",
                "graph_util", "image", "initializers", "io", "layers", "linalg", "logging",
                "lookup", "losses", "manip", "math", "metrics", "nest", "nn", "python_io",
-               "queue", "ragged", "random", "resource_loader", "saved_model", "sets",
-               "signal", "sparse", "spectral", "strings", "summary", "test", "train",
+               "quantization", "queue", "ragged", "random", "resource_loader", "saved_model",
+               "sets", "signal", "sparse", "spectral", "strings", "summary", "test", "train",
                "version", "xla")
 # Top-level names whose modules load on first use (protos, parsing, linear algebra ...):
 # module -> the names it defines.
@@ -178,6 +178,8 @@ _LAZY_NAMES = {
     "trainflow._src.ops.array.quantize_dequantize": (
         "fake_quant_with_min_max_args", "fake_quant_with_min_max_args_gradient",
         "fake_quant_with_min_max_vars", "fake_quant_with_min_max_vars_gradient"),
+    "trainflow._src.ops.array.quantize_ops": (
+        "dequantize", "quantize", "quantize_v2", "quantized_concat"),
     "trainflow._src.ops.array.fake_quant_per_channel": (
         "fake_quant_with_min_max_vars_per_channel",
         "fake_quant_with_min_max_vars_per_channel_gradient"),

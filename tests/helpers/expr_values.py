@@ -15,6 +15,8 @@ SCRIPT = textwrap.dedent("""
 
     def _value(v):
         v = np.asarray(v)
+        if v.dtype.names:  # a quantized dtype: its integers
+            v = v.view(v.dtype[0])
         if v.dtype == object or v.dtype.kind in "SU":
             return {"shape": list(v.shape), "dtype": "str",
                     "flat": [x.decode() if isinstance(x, bytes) else str(x)

@@ -25,6 +25,9 @@ from trainflow._src.ops.image.draw_boxes import draw_bounding_boxes  # noqa: F40
 from trainflow._src.ops.image.jpeg_magic import is_jpeg  # noqa: F401
 from trainflow._src.ops.image.patches import (  # noqa: F401
     extract_image_patches, extract_patches)
+from trainflow._src.ops.image.combined_nms import combined_non_max_suppression  # noqa: F401
+from trainflow._src.ops.image.nms_padded import non_max_suppression_padded  # noqa: F401
+from trainflow._src.ops.image.glimpse import extract_glimpse  # noqa: F401
 from trainflow._src.ops.image.nms import (  # noqa: F401
     non_max_suppression, non_max_suppression_overlaps, non_max_suppression_with_scores)
 from trainflow._src.ops.image.quality import (  # noqa: F401

@@ -21,7 +21,7 @@ from trainflow._src.ops.io.decode_ops import (  # noqa: F401
 # tf.image's codecs (importing the tf.image face registers all image op types, as before).
 from trainflow.image import (  # noqa: F401
     decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png, encode_jpeg, encode_png,
-    extract_jpeg_shape)
+    extract_jpeg_shape, is_jpeg)
 
 # --- queues ---
 from trainflow._src.ops.data_flow.queues import (  # noqa: F401

@@ -24,6 +24,8 @@ from trainflow._src.ops.nn.ctc import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv_composite import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv3d import *  # noqa: F401,F403
 from trainflow._src.ops.nn.pool import *  # noqa: F401,F403
+from trainflow._src.ops.nn.quantized_conv import *  # noqa: F401,F403
+from trainflow._src.ops.nn.quantized_pool import *  # noqa: F401,F403
 from trainflow._src.ops.nn.conv_transpose import *  # noqa: F401,F403
 from trainflow._src.ops.nn.loss_scaling import *  # noqa: F401,F403
 from trainflow._src.ops.nn.morphology import *  # noqa: F401,F403

@@ -34,6 +34,7 @@ _OP_MODULES = {
     "trainflow._src.ops.array.quantize_dequantize": (
         "FakeQuantWithMinMaxArgs FakeQuantWithMinMaxArgsGradient FakeQuantWithMinMaxVars "
         "FakeQuantWithMinMaxVarsGradient QuantizeAndDequantizeV2 QuantizeAndDequantizeV3"),
+    "trainflow._src.ops.array.quantize_ops": "Dequantize QuantizeV2 QuantizedConcat",
     "trainflow._src.ops.array.shape": (
         "BroadcastArgs BroadcastGradientArgs BroadcastTo ExpandDims Rank Reshape Shape ShapeN "
         "Size Squeeze"),
@@ -118,9 +119,12 @@ _OP_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": (
         "AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV"),
+    "trainflow._src.ops.image.combined_nms": "CombinedNonMaxSuppression",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes DrawBoundingBoxesV2",
+    "trainflow._src.ops.image.glimpse": "ExtractGlimpse ExtractGlimpseV2",
     "trainflow._src.ops.image.nms": (
-        "NonMaxSuppressionV3 NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps"),
+        "NonMaxSuppressionV3 NonMaxSuppressionV4 NonMaxSuppressionV5 "
+        "NonMaxSuppressionWithOverlaps"),
     "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (
         "CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage ResizeArea ResizeBicubic "
@@ -215,6 +219,8 @@ _OP_MODULES = {
     "trainflow._src.ops.nn.pool": (
         "AvgPool AvgPoolGrad LRN LRNGrad MaxPool MaxPoolGrad MaxPoolGradGrad "
         "MaxPoolGradGradWithArgmax MaxPoolGradWithArgmax MaxPoolWithArgmax"),
+    "trainflow._src.ops.nn.quantized_conv": "QuantizedConv2D",
+    "trainflow._src.ops.nn.quantized_pool": "QuantizedAvgPool QuantizedMaxPool",
     "trainflow._src.ops.nn.sampling": (
         "AllCandidateSampler ComputeAccidentalHits FixedUnigramCandidateSampler "
         "LearnedUnigramCandidateSampler LogUniformCandidateSampler UniformCandidateSampler"),
@@ -410,6 +416,7 @@ _GRADIENT_MODULES = {
         "EncodeJpegVariableQuality EncodePng ExtractJpegShape"),
     "trainflow._src.ops.image.color": "HSVToRGB RGBToHSV",
     "trainflow._src.ops.image.draw_boxes": "DrawBoundingBoxes",
+    "trainflow._src.ops.image.glimpse": "ExtractGlimpse",
     "trainflow._src.ops.image.nms": "NonMaxSuppressionWithOverlaps",
     "trainflow._src.ops.image.patches": "ExtractImagePatches ExtractVolumePatches",
     "trainflow._src.ops.image.resize": (

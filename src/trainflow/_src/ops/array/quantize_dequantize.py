@@ -150,6 +150,21 @@ def quantize_and_dequantize_v2(input, input_min, input_max, signed_input=True,  
                     narrow_range=narrow_range, axis=axis, name=name).outputs[0]
 
 
+def quantize_and_dequantize(input, input_min, input_max, signed_input=True,  # noqa: A002
+                            num_bits=8, range_given=False, round_mode="HALF_TO_EVEN",
+                            name=None, narrow_range=False, axis=None):
+    """`tf.quantization.quantize_and_dequantize`: the QuantizeAndDequantizeV2 op, a
+    negative axis counted from the end (straight-through gradient)."""
+    if axis is None:
+        axis = -1
+    elif axis < 0:
+        if input.shape.ndims is None:
+            raise ValueError("input should have known rank to use negative axis.")
+        axis %= input.shape.ndims
+    return quantize_and_dequantize_v2(input, input_min, input_max, signed_input, num_bits,
+                                      range_given, round_mode, narrow_range, axis, name)
+
+
 # -- FakeQuantWithMinMaxVars ---------------------------------------------------------------
 def _nudge(lo, hi, num_bits, narrow_range):
     """TF's Nudge in float32: the range moved so real zero falls on a quantization step.

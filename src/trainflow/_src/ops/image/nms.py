@@ -1,7 +1,7 @@
 """`tf.image.non_max_suppression`, `non_max_suppression_with_scores` (soft-NMS) and
 `non_max_suppression_overlaps`: NonMaxSuppressionV3, NonMaxSuppressionV5 and
-NonMaxSuppressionWithOverlaps (registrations with TF's shape functions, kernels in
-`nms_kernels`; no gradients, as in TF)."""
+NonMaxSuppressionWithOverlaps, and NonMaxSuppressionV4 for the padded form (registrations
+with TF's shape functions, kernels in `nms_kernels`; no gradients, as in TF)."""
 from trainflow._src.framework.op_builder import apply_op
 from trainflow._src.framework.registry import NotDifferentiable, register_op
 from trainflow._src.framework.scopes import name_scope
@@ -31,6 +31,8 @@ def _shape_fn(square):
         shapes = [TensorShape([n])]
         if len(op.outputs) == 3:
             shapes += [TensorShape([n]), TensorShape([])]
+        elif len(op.outputs) == 2:
+            shapes += [TensorShape([])]
         return shapes
     return shape_fn
 
@@ -42,6 +44,13 @@ register_op("NonMaxSuppressionV3",
             outputs=["selected_indices: int32"],
             attrs=["T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT"],
             shape_fn=_shape_fn(False), kernel=nms_kernels.nms_v3)
+register_op("NonMaxSuppressionV4",
+            inputs=["boxes: T", "scores: T"] + _THRESH + ["iou_threshold: T_threshold",
+                                                          "score_threshold: T_threshold"],
+            outputs=["selected_indices: int32", "valid_outputs: int32"],
+            attrs=["T: {half, float} = DT_FLOAT", "T_threshold: {half, float} = DT_FLOAT",
+                   "pad_to_max_output_size: bool = false"],
+            shape_fn=_shape_fn(False), kernel=nms_kernels.nms_v4)
 register_op("NonMaxSuppressionV5",
             inputs=["boxes: T", "scores: T"] + _THRESH + ["iou_threshold: T",
                                                           "score_threshold: T",

@@ -83,6 +83,13 @@ def nms_v3(boxes, scores, max_output_size, iou_threshold, score_threshold, *, T,
     return suppress(_iou_fn(boxes), scores, max_output_size, iou_threshold, score_threshold)[0]
 
 
+def nms_v4(boxes, scores, max_output_size, iou_threshold, score_threshold, *, T,  # noqa: N803
+           T_threshold, pad_to_max_output_size):
+    idx, _, valid = nms_v5(boxes, scores, max_output_size, iou_threshold, score_threshold,
+                           0.0, T=T, pad_to_max_output_size=pad_to_max_output_size)
+    return idx, valid
+
+
 def nms_v5(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, *,
            T, pad_to_max_output_size):  # noqa: N803
     boxes = np.asarray(boxes)
