@@ -35,3 +35,5 @@ from trainflow._src.estimator.extenders import add_metrics  # noqa: F401
 from trainflow._src.estimator.canned.head_v2 import (  # noqa: F401
     BinaryClassHead, Head, LogisticRegressionHead, MultiClassHead, PoissonRegressionHead,
     RegressionHead)
+from trainflow._src.estimator.canned.multi_label_head import MultiLabelHead  # noqa: F401
+from trainflow._src.estimator.canned.multi_head import MultiHead  # noqa: F401

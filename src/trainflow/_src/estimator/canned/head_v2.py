@@ -221,7 +221,7 @@ def _check_thresholds(thresholds):
     thresholds = tuple(thresholds) if thresholds else ()
     for t in thresholds:
         if t <= 0.0 or t >= 1.0:
-            raise ValueError(f"thresholds not in (0, 1): {thresholds}.")
+            raise ValueError(f"thresholds not in (0, 1): {(thresholds,)}.")
     return thresholds
 
 
