@@ -19,20 +19,20 @@ _PER_EXAMPLE = _xent(_LABELS, _LOGITS).mean(axis=1, keepdims=True)
 _W = np.array([[2.0], [1.0]], np.float32)
 
 
-def _SPARSE():
+def _sparse():
     return tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([0, 2, 2], np.int64), [2, 2])
 
 
-def _SPARSE_STR():
+def _sparse_str():
     return tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([b"x", b"z", b"z"]), [2, 2])
 
 
 
 LOSS_CASES = [
     ("dense", lambda: tf.estimator.MultiLabelHead(3), _LABELS, {}, _PER_EXAMPLE.mean()),
-    ("sparse_ids", lambda: tf.estimator.MultiLabelHead(3), _SPARSE, {}, _PER_EXAMPLE.mean()),
+    ("sparse_ids", lambda: tf.estimator.MultiLabelHead(3), _sparse, {}, _PER_EXAMPLE.mean()),
     ("sparse_vocab", lambda: tf.estimator.MultiLabelHead(3, label_vocabulary=["x", "y", "z"]),
-     _SPARSE_STR, {}, _PER_EXAMPLE.mean()),
+     _sparse_str, {}, _PER_EXAMPLE.mean()),
     ("sum", lambda: tf.estimator.MultiLabelHead(3, loss_reduction="sum"), _LABELS, {},
      _PER_EXAMPLE.sum()),
     ("weighted", lambda: tf.estimator.MultiLabelHead(3, weight_column="w"), _LABELS,
