@@ -56,37 +56,7 @@ class NumericColumn(DenseColumn, collections.namedtuple(
         return TensorShape(self.shape)
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        _refuse_sequence(self, "indicator_column")
         return inputs.get(self)
-
-    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        """(multi-hot [batch, T, num_buckets], sequence_length) of a sequence column."""
-        _require_sequence(self, "indicator_column")
-        return _sequence_pair(self, inputs.get(self), inputs)
-
-
-def _refuse_sequence(column, kind):
-    if isinstance(column.categorical_column, SequenceCategoricalColumn):
-        raise ValueError(
-            f"In {kind}: {column.name}. categorical_column must not be of type "
-            "_SequenceCategoricalColumn. Suggested fix A: If you wish to use input_layer, use "
-            "a non-sequence categorical_column_with_*. Suggested fix B: If you wish to create "
-            "sequence input, use sequence_input_layer instead of input_layer. Given (type "
-            f"{type(column.categorical_column)}): {column.categorical_column}")
-
-
-def _require_sequence(column, kind):
-    if not isinstance(column.categorical_column, SequenceCategoricalColumn):
-        raise ValueError(
-            f"In {kind}: {column.name}. categorical_column must be of type "
-            "_SequenceCategoricalColumn to use sequence_input_layer. Suggested fix: Use one "
-            "of sequence_categorical_column_with_*. Given (type "
-            f"{type(column.categorical_column)}): {column.categorical_column}")
-
-
-def _sequence_pair(column, dense_tensor, inputs):
-    ids = column.categorical_column._get_sparse_tensors(inputs).id_tensor
-    return TensorSequenceLengthPair(dense_tensor, sequence_length_from_sparse_tensor(ids))
 
 
 class BucketizedColumn(DenseColumn, CategoricalColumn, collections.namedtuple(
