@@ -116,3 +116,27 @@ def test_linear_logit_fn_builder():
             got = sess.run(logits)
     assert names == ["linear/linear_model/bias_weights", "linear/linear_model/x/weights"]
     np.testing.assert_allclose(got, _X[:4] @ np.array([[2.0], [-1.0]]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("labels,make_estimator,make_classifier", [
+    (_BIN, lambda d, c: tf.estimator.DNNEstimator(
+        tf.estimator.BinaryClassHead(loss_reduction="sum"), [3], [_NUM], model_dir=d,
+        config=c),
+     lambda d, c: tf.estimator.DNNClassifier([3], [_NUM], model_dir=d, config=c)),
+    (_MULTI, lambda d, c: tf.estimator.LinearEstimator(
+        tf.estimator.MultiClassHead(3, loss_reduction="sum"), [_NUM, _CAT], model_dir=d,
+        config=c),
+     lambda d, c: tf.estimator.LinearClassifier([_NUM, _CAT], n_classes=3, model_dir=d,
+                                                config=c)),
+], ids=["dnn", "linear"])
+def test_sum_reduction_head_trains_like_the_classifier(tmp_path, labels, make_estimator,
+                                                       make_classifier):
+    """Under the v1 default reduction (sum) a v2 head gives the classifier's training."""
+    config = tf.estimator.RunConfig(tf_random_seed=7)
+    outputs = []
+    for i, make in enumerate((make_estimator, make_classifier)):
+        est = make(str(tmp_path / str(i)), config)
+        est.train(tf.estimator.inputs.numpy_input_fn(
+            {"x": _X, "c": _C}, labels, batch_size=8, num_epochs=None, shuffle=False), steps=4)
+        outputs.append([p["logits"] for p in est.predict(_inputs(labels, 1))])
+    np.testing.assert_allclose(outputs[0], outputs[1], rtol=1e-6)
