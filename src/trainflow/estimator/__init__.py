@@ -21,13 +21,19 @@ from trainflow._src.train.session_run_hook import (  # noqa: F401
 from trainflow._src.train.session_run_timer import SecondOrStepTimer  # noqa: F401
 from trainflow._src.train.summary_hooks import (  # noqa: F401
     ProfilerHook, StepCounterHook, SummarySaverHook)
-from trainflow._src.estimator.canned.dnn import DNNClassifier, DNNRegressor  # noqa: F401
+from trainflow._src.estimator.canned.dnn import (  # noqa: F401
+    DNNClassifier, DNNEstimator, DNNRegressor)
 from trainflow._src.estimator.canned.baseline import (  # noqa: F401
-    BaselineClassifier, BaselineRegressor)
+    BaselineClassifier, BaselineEstimator, BaselineRegressor)
 from trainflow._src.estimator.canned.dnn_linear_combined import (  # noqa: F401
-    DNNLinearCombinedClassifier, DNNLinearCombinedRegressor)
+    DNNLinearCombinedClassifier, DNNLinearCombinedEstimator, DNNLinearCombinedRegressor)
 from trainflow._src.estimator.canned.linear import (  # noqa: F401
-    LinearClassifier, LinearRegressor)
+    LinearClassifier, LinearEstimator, LinearRegressor)
 from trainflow._src.estimator.canned.parsing_utils import (  # noqa: F401
     classifier_parse_example_spec, regressor_parse_example_spec)
 from trainflow._src.estimator.extenders import add_metrics  # noqa: F401
+from trainflow._src.estimator.canned.head_v2 import (  # noqa: F401
+    BinaryClassHead, Head, LogisticRegressionHead, MultiClassHead, PoissonRegressionHead,
+    RegressionHead)
+from trainflow._src.estimator.canned.multi_label_head import MultiLabelHead  # noqa: F401
+from trainflow._src.estimator.canned.multi_head import MultiHead  # noqa: F401

@@ -8,13 +8,18 @@ from trainflow._src.framework import dtypes
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.feature_column import categorical as cat
 from trainflow._src.feature_column import dense
+from trainflow._src.feature_column import sequence
 from trainflow._src.gfile import file_ops
 from trainflow._src.ops.state import init_ops
 
 __all__ = ["numeric_column", "bucketized_column", "categorical_column_with_hash_bucket",
            "categorical_column_with_vocabulary_file", "categorical_column_with_vocabulary_list",
            "categorical_column_with_identity", "weighted_categorical_column",
-           "embedding_column", "shared_embedding_columns", "indicator_column", "crossed_column"]
+           "embedding_column", "shared_embedding_columns", "indicator_column", "crossed_column",
+           "sequence_numeric_column", "sequence_categorical_column_with_identity",
+           "sequence_categorical_column_with_hash_bucket",
+           "sequence_categorical_column_with_vocabulary_file",
+           "sequence_categorical_column_with_vocabulary_list"]
 
 
 def _check_shape(shape, key):
@@ -283,3 +288,46 @@ def crossed_column(keys, hash_bucket_size, hash_key=None):
 def indicator_column(categorical_column):
     """A dense multi-hot column of a categorical column."""
     return dense.IndicatorColumn(categorical_column)
+
+
+def sequence_numeric_column(key, shape=(1,), default_value=0.0, dtype=dtypes.float32,
+                            normalizer_fn=None):
+    """Sequences of numeric values, `shape` per step (`tf.feature_column.
+    sequence_numeric_column`)."""
+    shape = _check_shape(shape, key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return sequence.SequenceNumericColumn(key, shape=shape, default_value=default_value,
+                                          dtype=dtype, normalizer_fn=normalizer_fn)
+
+
+def sequence_categorical_column_with_identity(key, num_buckets, default_value=None):
+    """Sequences of integer ids in [0, num_buckets)."""
+    return sequence.SequenceCategoricalColumn(categorical_column_with_identity(
+        key=key, num_buckets=num_buckets, default_value=default_value))
+
+
+def sequence_categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtypes.string):
+    """Sequences of terms whose ids are hash buckets."""
+    return sequence.SequenceCategoricalColumn(categorical_column_with_hash_bucket(
+        key=key, hash_bucket_size=hash_bucket_size, dtype=dtype))
+
+
+def sequence_categorical_column_with_vocabulary_file(key, vocabulary_file,
+                                                     vocabulary_size=None, num_oov_buckets=0,
+                                                     default_value=None, dtype=dtypes.string):
+    """Sequences of terms whose ids come from a vocabulary file."""
+    return sequence.SequenceCategoricalColumn(categorical_column_with_vocabulary_file(
+        key=key, vocabulary_file=vocabulary_file, vocabulary_size=vocabulary_size,
+        num_oov_buckets=num_oov_buckets, default_value=default_value, dtype=dtype))
+
+
+def sequence_categorical_column_with_vocabulary_list(key, vocabulary_list, dtype=None,
+                                                     default_value=-1, num_oov_buckets=0):
+    """Sequences of terms whose ids come from an in-memory list."""
+    return sequence.SequenceCategoricalColumn(categorical_column_with_vocabulary_list(
+        key=key, vocabulary_list=vocabulary_list, dtype=dtype, default_value=default_value,
+        num_oov_buckets=num_oov_buckets))

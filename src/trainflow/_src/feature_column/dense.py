@@ -9,6 +9,9 @@ from trainflow._src.framework.sparse_tensor import SparseTensor
 from trainflow._src.framework.tensor_shape import TensorShape
 from trainflow._src.feature_column.categorical import (CategoricalColumn, DenseColumn,
                                                        IdWeightPair)
+from trainflow._src.feature_column.sequence import (SequenceCategoricalColumn,
+                                                    TensorSequenceLengthPair,
+                                                    sequence_length_from_sparse_tensor)
 from trainflow._src.ops.array.cast import cast
 from trainflow._src.ops.array.create import one_hot
 from trainflow._src.ops.array.create import range as range_op
@@ -120,6 +123,16 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
         return TensorShape([self.dimension])
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        _refuse_sequence(self, "embedding_column")
+        return self._dense_internal(inputs, weight_collections, trainable)
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        """(embeddings [batch, T, dimension], sequence_length) of a sequence column."""
+        _require_sequence(self, "embedding_column")
+        return _sequence_pair(self, self._dense_internal(inputs, weight_collections,
+                                                         trainable), inputs)
+
+    def _dense_internal(self, inputs, weight_collections, trainable):
         sparse_tensors = self.categorical_column._get_sparse_tensors(inputs,
                                                                      weight_collections,
                                                                      trainable)
@@ -167,6 +180,16 @@ class SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
         return TensorShape([self.dimension])
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        _refuse_sequence(self, "embedding_column")
+        return self._dense_internal(inputs, weight_collections, trainable)
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        """(embeddings [batch, T, dimension], sequence_length) of a sequence column."""
+        _require_sequence(self, "embedding_column")
+        return _sequence_pair(self, self._dense_internal(inputs, weight_collections,
+                                                         trainable), inputs)
+
+    def _dense_internal(self, inputs, weight_collections, trainable):
         sparse_tensors = self.categorical_column._get_sparse_tensors(inputs,
                                                                      weight_collections,
                                                                      trainable)
@@ -236,4 +259,34 @@ class IndicatorColumn(DenseColumn, collections.namedtuple("_IndicatorColumn",
         return TensorShape([1, self.categorical_column._num_buckets])
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        _refuse_sequence(self, "indicator_column")
         return inputs.get(self)
+
+    def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        """(multi-hot [batch, T, num_buckets], sequence_length) of a sequence column."""
+        _require_sequence(self, "indicator_column")
+        return _sequence_pair(self, inputs.get(self), inputs)
+
+
+def _refuse_sequence(column, kind):
+    if isinstance(column.categorical_column, SequenceCategoricalColumn):
+        raise ValueError(
+            f"In {kind}: {column.name}. categorical_column must not be of type "
+            "_SequenceCategoricalColumn. Suggested fix A: If you wish to use input_layer, use "
+            "a non-sequence categorical_column_with_*. Suggested fix B: If you wish to create "
+            "sequence input, use sequence_input_layer instead of input_layer. Given (type "
+            f"{type(column.categorical_column)}): {column.categorical_column}")
+
+
+def _require_sequence(column, kind):
+    if not isinstance(column.categorical_column, SequenceCategoricalColumn):
+        raise ValueError(
+            f"In {kind}: {column.name}. categorical_column must be of type "
+            "_SequenceCategoricalColumn to use sequence_input_layer. Suggested fix: Use one "
+            "of sequence_categorical_column_with_*. Given (type "
+            f"{type(column.categorical_column)}): {column.categorical_column}")
+
+
+def _sequence_pair(column, dense_tensor, inputs):
+    ids = column.categorical_column._get_sparse_tensors(inputs).id_tensor
+    return TensorSequenceLengthPair(dense_tensor, sequence_length_from_sparse_tensor(ids))

@@ -7,3 +7,5 @@ from trainflow._src.estimator.export import build_raw_supervised_input_receiver_
 from trainflow._src.estimator.hooks import (  # noqa: F401
     InMemoryEvaluatorHook, make_stop_at_checkpoint_step_hook)
 from trainflow._src.estimator.model_fn import call_logit_fn  # noqa: F401
+from trainflow._src.estimator.canned.dnn import dnn_logit_fn_builder  # noqa: F401
+from trainflow._src.estimator.canned.linear import linear_logit_fn_builder  # noqa: F401

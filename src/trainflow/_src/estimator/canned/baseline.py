@@ -68,3 +68,12 @@ class BaselineRegressor(_BaselineEstimator):
                  optimizer="Ftrl", config=None, loss_reduction=Reduction.SUM):
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
         super().__init__(head, model_dir, weight_column, optimizer, config)
+
+
+class BaselineEstimator(_BaselineEstimator):
+    """Logits from one learned bias per logit under a given head (TF's v1
+    `BaselineEstimator`)."""
+
+    def __init__(self, head, model_dir=None, optimizer="Ftrl", config=None):
+        super().__init__(head, model_dir, getattr(head, "_weight_column", None), optimizer,
+                         config)

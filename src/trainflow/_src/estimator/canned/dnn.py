@@ -44,6 +44,21 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     return logits
 
 
+def dnn_logit_fn_builder(units, hidden_units, feature_columns, activation_fn, dropout,
+                         input_layer_partitioner, batch_norm):
+    """A `logit_fn(features, mode)` building the DNN's logits in the caller's variable scope
+    (`tf.estimator.experimental.dnn_logit_fn_builder`)."""
+    del input_layer_partitioner  # one device: the input layer is never partitioned
+    if isinstance(units, bool) or not isinstance(units, int):
+        raise ValueError(f"units must be an int.  Given type: {type(units)}")
+
+    def dnn_logit_fn(features, mode):
+        return dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn,
+                          dropout, batch_norm)
+
+    return dnn_logit_fn
+
+
 def _check_features(features):
     if not isinstance(features, dict):
         raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: "
@@ -102,5 +117,16 @@ class DNNRegressor(_DNNEstimator):
                  loss_reduction=Reduction.SUM, batch_norm=False):
         del input_layer_partitioner  # one device: the input layer is never partitioned
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,
+                         activation_fn, dropout, config, warm_start_from, batch_norm)
+
+
+class DNNEstimator(_DNNEstimator):
+    """A DNN under a given head (TF's v1 `DNNEstimator`)."""
+
+    def __init__(self, head, hidden_units, feature_columns, model_dir=None, optimizer="Adagrad",
+                 activation_fn=relu, dropout=None, input_layer_partitioner=None, config=None,
+                 warm_start_from=None, batch_norm=False):
+        del input_layer_partitioner  # one device: the input layer is never partitioned
         super().__init__(head, hidden_units, feature_columns, model_dir, optimizer,
                          activation_fn, dropout, config, warm_start_from, batch_norm)

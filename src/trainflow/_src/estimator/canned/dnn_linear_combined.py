@@ -130,3 +130,19 @@ class DNNLinearCombinedRegressor(_CombinedEstimator):
                          dnn_optimizer=dnn_optimizer, hidden_units=dnn_hidden_units,
                          activation_fn=dnn_activation_fn, dropout=dnn_dropout,
                          batch_norm=batch_norm, sparse_combiner=linear_sparse_combiner)
+
+
+class DNNLinearCombinedEstimator(_CombinedEstimator):
+    """A wide & deep model under a given head (TF's v1 `DNNLinearCombinedEstimator`)."""
+
+    def __init__(self, head, model_dir=None, linear_feature_columns=None,
+                 linear_optimizer="Ftrl", dnn_feature_columns=None, dnn_optimizer="Adagrad",
+                 dnn_hidden_units=None, dnn_activation_fn=relu, dnn_dropout=None,
+                 input_layer_partitioner=None, config=None, linear_sparse_combiner="sum"):
+        del input_layer_partitioner  # one device: the input layer is never partitioned
+        super().__init__(head, model_dir, config, None,
+                         linear_columns=linear_feature_columns,
+                         linear_optimizer=linear_optimizer, dnn_columns=dnn_feature_columns,
+                         dnn_optimizer=dnn_optimizer, hidden_units=dnn_hidden_units,
+                         activation_fn=dnn_activation_fn, dropout=dnn_dropout,
+                         batch_norm=False, sparse_combiner=linear_sparse_combiner)

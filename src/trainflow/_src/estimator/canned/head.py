@@ -137,6 +137,10 @@ class _Head:
     def name(self):
         return self._name
 
+    def _unreduced_loss(self, labels, logits):
+        processed = self._processed_labels(labels)
+        return self._unweighted_loss(processed, logits), processed
+
     def _losses(self, features, labels, logits):
         """(unreduced loss, weights, processed labels, training loss, regularized loss)."""
         unreduced, processed = self._unreduced_loss(labels, logits)
@@ -236,10 +240,11 @@ class BinaryClassHead(_ClassifierHead):
                  loss_reduction=Reduction.SUM, name=None):
         super().__init__(2, weight_column, label_vocabulary, loss_reduction, name)
 
-    def _unreduced_loss(self, labels, logits):
-        ids = self._label_ids(labels)
-        processed = cast(ids, dtypes.float32)
-        return sigmoid_cross_entropy_with_logits(labels=processed, logits=logits), processed
+    def _processed_labels(self, labels):
+        return cast(self._label_ids(labels), dtypes.float32)
+
+    def _unweighted_loss(self, processed, logits):
+        return sigmoid_cross_entropy_with_logits(labels=processed, logits=logits)
 
     def _predictions(self, logits):
         with name_scope(None, "predictions"):
@@ -308,11 +313,13 @@ class MultiClassHead(_ClassifierHead):
     def logits_dimension(self):
         return self._n_classes
 
-    def _unreduced_loss(self, labels, logits):
-        ids = self._label_ids(labels)
-        loss = sparse_softmax_cross_entropy_with_logits(labels=reshape(ids, [-1]),
+    def _processed_labels(self, labels):
+        return self._label_ids(labels)
+
+    def _unweighted_loss(self, processed, logits):
+        loss = sparse_softmax_cross_entropy_with_logits(labels=reshape(processed, [-1]),
                                                         logits=logits)
-        return expand_dims(loss, axis=-1), ids
+        return expand_dims(loss, axis=-1)
 
     def _predictions(self, logits):
         with name_scope(None, "predictions"):
@@ -355,9 +362,11 @@ class RegressionHead(_Head):
     def logits_dimension(self):
         return self._label_dimension
 
-    def _unreduced_loss(self, labels, logits):
-        labels = cast(_dense_labels(labels, self._label_dimension), dtypes.float32)
-        return squared_difference(labels, logits), labels
+    def _processed_labels(self, labels):
+        return cast(_dense_labels(labels, self._label_dimension), dtypes.float32)
+
+    def _unweighted_loss(self, processed, logits):
+        return squared_difference(processed, logits)
 
     def _predictions(self, logits):
         return {PredictionKeys.PREDICTIONS: logits}

@@ -52,6 +52,15 @@ def linear_logits(features, units, feature_columns, sparse_combiner="sum"):
     return logits
 
 
+def linear_logit_fn_builder(units, feature_columns, sparse_combiner="sum"):
+    """A `logit_fn(features)` building the linear model's logits in the caller's variable
+    scope (`tf.estimator.experimental.linear_logit_fn_builder`)."""
+    def linear_logit_fn(features):
+        return linear_logits(features, units, feature_columns, sparse_combiner)
+
+    return linear_logit_fn
+
+
 def _linear_model_fn(features, labels, mode, config, head, feature_columns, optimizer,
                      sparse_combiner):
     if not isinstance(features, dict):
@@ -103,5 +112,15 @@ class LinearRegressor(_LinearEstimator):
                  loss_reduction=Reduction.SUM, sparse_combiner="sum"):
         del partitioner  # one device: variables are never partitioned
         head = head_lib.RegressionHead(label_dimension, weight_column, loss_reduction)
+        super().__init__(head, feature_columns, model_dir, optimizer, config,
+                         warm_start_from, sparse_combiner)
+
+
+class LinearEstimator(_LinearEstimator):
+    """A linear model under a given head (TF's v1 `LinearEstimator`)."""
+
+    def __init__(self, head, feature_columns, model_dir=None, optimizer="Ftrl", config=None,
+                 partitioner=None, sparse_combiner="sum", warm_start_from=None):
+        del partitioner  # one device: variables are never partitioned
         super().__init__(head, feature_columns, model_dir, optimizer, config,
                          warm_start_from, sparse_combiner)
