@@ -363,7 +363,8 @@ def test_connections_past_the_limit_are_503(limited):
     held = [socket.create_connection(("127.0.0.1", limited.port), timeout=30)
             for _ in range(2)]
     try:
-        time.sleep(0.1)
+        # Both held connections accepted (each holds a slot) before the third comes.
+        assert _wait_for(lambda: limited._httpd.connections._value == 0)  # noqa: SLF001
         status, error = _status_and_error(_raw(limited.port, b"GET /v1/models/m HTTP/1.1\r\n\r\n"))
         assert (status, error) == (503, "Too many connections: 2 are open")
     finally:
