@@ -143,6 +143,8 @@ def test_checkpoint_listener_can_stop_training_and_saver_errors(tmp_path):
         tf.summary.FileWriterCache.clear()
 
 
+@pytest.mark.xla_differs("compiled, the increment and the read share a segment that runs "
+                         "after the host ops; summaries land one step earlier (1, 50, 99, 148)")
 def test_summary_steps_follow_tfs_stale_global_step_read(tmp_path):
     """The hooks fetch TF's shared read of the global step (`global_step/add`), which runs
     before the train op's increment, as in TF: with save_summaries_steps=50 summaries land
