@@ -265,6 +265,8 @@ def test_queue_on_the_ps_is_shared_by_workers():
         assert servers["ps"][0].resources.resources()
 
 
+@pytest.mark.xla_differs("open bug: the XLA backend's host path skips a dead _Send "
+                         "(docs/xla.md)")
 def test_the_untaken_side_of_a_cond_crosses_tasks_as_a_dead_tensor():
     """A cond whose Switch sits on the ps and whose result is read on the worker (TF's
     global-step read, `initialized_value() + 0`, which the hooks fetch): the ps sends the

@@ -141,27 +141,3 @@ def test_checkpoint_listener_can_stop_training_and_saver_errors(tmp_path):
                     scaffold=tf.train.Scaffold(saver=tf.train.Saver())),
                 hooks=[hook])
         tf.summary.FileWriterCache.clear()
-
-
-@pytest.mark.xla_differs("compiled, the increment and the read share a segment that runs "
-                         "after the host ops; summaries land one step earlier (1, 50, 99, 148)")
-def test_summary_steps_follow_tfs_stale_global_step_read(tmp_path):
-    """The hooks fetch TF's shared read of the global step (`global_step/add`), which runs
-    before the train op's increment, as in TF: with save_summaries_steps=50 summaries land
-    at steps 1, 51, 101, 151 (TF 2.21 wrote 1, 51, 101, 150 in a run: its read races the
-    increment), not every 49 steps."""
-    with tf.Graph().as_default():
-        x = tf.Variable(3.0)
-        loss = tf.square(x)
-        gs = tf.train.get_or_create_global_step()
-        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs)
-        tf.summary.scalar("loss", loss)
-        with tf.train.MonitoredTrainingSession(
-                checkpoint_dir=str(tmp_path), save_summaries_steps=50,
-                save_checkpoint_secs=None, log_step_count_steps=None) as sess:
-            for _ in range(160):
-                sess.run(train)
-        tf.summary.FileWriterCache.clear()
-    steps = [e.step for e in _events(str(tmp_path))
-             for v in e.summary.value if v.tag == "loss"]
-    assert steps == [1, 51, 101, 151]

@@ -33,9 +33,11 @@ LOSS_CASES = [
      _BIN_LABELS, {}, _sigmoid_xent(1.0, _BIN_LOGITS).sum()),
     ("binary_weighted", lambda: tf.estimator.BinaryClassHead(weight_column="w"), _BIN_LOGITS,
      _BIN_LABELS, {"w": _W}, (_sigmoid_xent(1.0, _BIN_LOGITS) * _W).sum() / 2),
-    ("binary_vocab", lambda: tf.estimator.BinaryClassHead(label_vocabulary=["no", "yes"]),
-     _BIN_LOGITS, np.array([[b"yes"], [b"no"]]), {},
-     (_sigmoid_xent(1.0, 45.0) + _sigmoid_xent(0.0, -41.0)) / 2),
+    pytest.param(
+        "binary_vocab", lambda: tf.estimator.BinaryClassHead(label_vocabulary=["no", "yes"]),
+        _BIN_LOGITS, np.array([[b"yes"], [b"no"]]), {},
+        (_sigmoid_xent(1.0, 45.0) + _sigmoid_xent(0.0, -41.0)) / 2,
+        marks=pytest.mark.xla_differs("open bug: differs with XLA on (docs/xla.md)")),
     ("multi_class", lambda: tf.estimator.MultiClassHead(3), _MC_LOGITS, _MC_LABELS, {},
      _softmax_xent(_MC_LABELS, _MC_LOGITS).mean()),
     ("multi_class_sum", lambda: tf.estimator.MultiClassHead(3, loss_reduction="sum"),
@@ -64,7 +66,8 @@ LOSS_CASES = [
 
 
 @pytest.mark.parametrize("name,make,logits,labels,features,expected", LOSS_CASES,
-                         ids=[c[0] for c in LOSS_CASES])
+                         ids=[c.values[0] if hasattr(c, "values") else c[0]
+                              for c in LOSS_CASES])
 def test_loss(name, make, logits, labels, features, expected):
     with tf.Graph().as_default():
         head = make()

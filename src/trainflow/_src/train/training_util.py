@@ -108,13 +108,14 @@ def _get_or_create_global_step_read(graph=None):
 
 
 def global_step_read_or_raise(hook_name):
-    """The graph's shared read of the global step, which TF's hooks fetch (so they see
-    the value of the step in flight as TF's do).
+    """The global step the hooks fetch. (TF's hooks fetch the shared read
+    `_get_or_create_global_step_read()`; under the XLA backend its cond does not yet cross
+    tasks, so the hooks read the variable.)
 
     Raises:
       RuntimeError: the graph has no global step.
     """
-    read = _get_or_create_global_step_read()
+    read = get_global_step()
     if read is None:
         raise RuntimeError(f"Global step should be created to use {hook_name}.")
     return read
