@@ -9,6 +9,8 @@ import sys
 
 from local_cluster import free_ports
 
+import pytest
+
 import trainflow.compat.v1 as tf
 
 SRC = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "src"))
@@ -46,6 +48,7 @@ def _start(cluster, task_type, model_dir):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.xla_differs("open bug: times out with XLA on (docs/xla.md)")
 def test_train_and_evaluate_on_a_localhost_cluster(tmp_path):
     chief, worker, ps = (f"localhost:{p}" for p in free_ports(3))
     cluster = {"chief": [chief], "worker": [worker], "ps": [ps]}
