@@ -327,9 +327,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
 
     def determinant(self, name="det"):
         """The determinant of each matrix of the batch, shape [B1, ..., Bb]."""
-        if self.is_square is False:
-            raise NotImplementedError("Determinant not implemented for an operator that is "
-                                      "expected to not be square.")
+        self._check_determinable()
         with self._name_scope(name):
             return self._determinant()
 
@@ -344,9 +342,7 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
 
     def log_abs_determinant(self, name="log_abs_det"):
         """log |det A| of each matrix of the batch."""
-        if self.is_square is False:
-            raise NotImplementedError("Determinant not implemented for an operator that is "
-                                      "expected to not be square.")
+        self._check_determinable()
         with self._name_scope(name):
             return self._log_abs_determinant()
 
@@ -361,6 +357,11 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         tf_logging.warning("Using (possibly slow) default implementation of solve."
                            "  Requires conversion to a dense matrix and O(N^3) operations.")
         return self._dense_solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _check_determinable(self):
+        if self.is_square is False:
+            raise NotImplementedError("Determinant not implemented for an operator that is "
+                                      "expected to not be square.")
 
     def _check_solvable(self):
         if self.is_non_singular is False:
